@@ -1,0 +1,1 @@
+export { ACCOUNTS_SERVICE } from './definition.js';

@@ -1,0 +1,1 @@
+export { APPLICANTS_SERVICE } from './definition.js';

@@ -1,0 +1,5 @@
+import { runService } from '@verity/platform';
+import { ApplicantsModule } from './app.module.js';
+import { APPLICANTS_SERVICE } from './definition.js';
+
+await runService(APPLICANTS_SERVICE, ApplicantsModule);

@@ -1,0 +1,144 @@
+import { Inject, Injectable, type OnApplicationBootstrap } from '@nestjs/common';
+import { EVENTS, SUBJECTS, type Principal } from '@verity/contracts';
+import { DomainError } from '@verity/errors';
+import { hashApiKey, parseApiKey } from '@verity/keys';
+import { RpcClient, type Logger } from '@verity/platform';
+import {
+  decide,
+  ipBucket,
+  keyBuckets,
+  rateLimitDetails,
+  rateLimitHeaders,
+  type Bucket,
+  type BucketState,
+} from '@verity/ratelimit';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { GATEWAY_CONFIG, type GatewayConfig } from '../config.js';
+import { GATEWAY_LOGGER } from '../tokens.js';
+import { KeyCache } from './key-cache.js';
+import { RateLimiter } from './rate-limiter.js';
+import { routeKey, ROUTES, type RouteAccess } from './routes.js';
+
+const DAY_MS = 24 * 60 * 60 * 1000;
+
+/**
+ * The edge of the API, run for every /v1 request before its body is read: pre-authentication IP limit,
+ * bearer key (format, region from the key's own text, lookup), per-key limits by route class and global,
+ * publishable-key and scope checks, billing state. On success the principal is attached to the request.
+ */
+@Injectable()
+export class AccessService implements OnApplicationBootstrap {
+  private readonly cache: KeyCache;
+  private readonly inflight = new Map<string, Promise<Principal | null>>();
+
+  constructor(
+    @Inject(GATEWAY_CONFIG) private readonly cfg: GatewayConfig,
+    @Inject(RpcClient) private readonly rpc: RpcClient,
+    @Inject(RateLimiter) private readonly limiter: RateLimiter,
+    @Inject(GATEWAY_LOGGER) private readonly log: Logger,
+  ) {
+    this.cache = new KeyCache(cfg.KEY_CACHE_TTL_MS);
+  }
+
+  onApplicationBootstrap(): void {
+    this.rpc.subscribe(EVENTS.keyInvalidated, (e) => this.cache.dropKey(e.key_id));
+    this.rpc.subscribe(EVENTS.orgChanged, (e) => this.cache.dropOrg(e.org_id));
+  }
+
+  async authorize(req: FastifyRequest, reply: FastifyReply): Promise<void> {
+    const access = ROUTES[routeKey(req.method, req.routeOptions.url) ?? ''];
+    const now = Date.now();
+    const ip = ipBucket(req.ip, this.cfg.RATE_LIMIT_IP_PER_MINUTE, now);
+
+    const header = req.headers.authorization;
+    const raw = typeof header === 'string' && header.startsWith('Bearer ') ? header.slice(7).trim() : null;
+    const parsed = raw ? parseApiKey(raw) : null;
+    const hash = parsed && parsed.region === this.cfg.REGION ? hashApiKey(raw!) : null;
+    const cached = hash ? this.cache.get(hash, now) : undefined;
+
+    // Hot path: a cached key on a known route counts IP, class and global in one script call.
+    if (cached && access) {
+      const buckets = keyBuckets(cached.key_id, access.routeClass, cached.tier, cached.custom_limits, now);
+      const counts = await this.limiter.increment([ip, ...buckets], now);
+      this.checkIp(ip, counts?.[0], reply);
+      this.applyKeyLimits(cached, buckets, counts?.slice(1) ?? null, reply);
+      this.finish(req, cached, access, now);
+      return;
+    }
+
+    const ipCount = await this.limiter.increment([ip], now);
+    this.checkIp(ip, ipCount?.[0], reply);
+    if (!access) return; // unknown route: answered 404 route_not_found by the router
+    if (raw === null) throw new DomainError('authentication_required');
+    if (!parsed) throw new DomainError('invalid_api_key');
+    if (parsed.region !== this.cfg.REGION) {
+      throw new DomainError('region_mismatch', { details: { key_region: parsed.region, endpoint_region: this.cfg.REGION } });
+    }
+    const principal = await this.lookup(hash!, req.requestId);
+    if (!principal) throw new DomainError('invalid_api_key');
+    const buckets = keyBuckets(principal.key_id, access.routeClass, principal.tier, principal.custom_limits, now);
+    const counts = await this.limiter.increment(buckets, now);
+    this.applyKeyLimits(principal, buckets, counts, reply);
+    this.finish(req, principal, access, now);
+  }
+
+  private checkIp(ip: Bucket, count: number | undefined, reply: FastifyReply): void {
+    if (count === undefined || count <= ip.limit) return;
+    const state: BucketState = { bucket: ip, count, remaining: 0 };
+    reply.headers(rateLimitHeaders(state));
+    throw new DomainError('rate_limit_exceeded', { details: rateLimitDetails(state, null) });
+  }
+
+  private applyKeyLimits(p: Principal, buckets: Bucket[], counts: number[] | null, reply: FastifyReply): void {
+    // Redis away: fail open, and describe the budget as untouched
+    const decision = decide(buckets, counts ?? buckets.map(() => 0));
+    reply.headers(rateLimitHeaders(decision.shown));
+    if (!decision.allowed) {
+      throw new DomainError('rate_limit_exceeded', { details: rateLimitDetails(decision.shown, p.tier) });
+    }
+  }
+
+  private finish(req: FastifyRequest, p: Principal, access: RouteAccess, now: number): void {
+    if (p.key_type === 'pk' && !access.publishable) {
+      throw new DomainError('insufficient_scope', {
+        message: 'Publishable keys can only call GET /v1/me. Use a secret key.',
+        details: { required_scope: access.scope },
+      });
+    }
+    if (access.scope !== null && !p.scopes.includes(access.scope)) {
+      throw new DomainError('insufficient_scope', {
+        message: `The API key lacks the scope ${access.scope}.`,
+        details: { required_scope: access.scope },
+      });
+    }
+    if (!access.billingExempt) this.checkBilling(p, now);
+    req.principal = p;
+  }
+
+  private checkBilling(p: Principal, now: number): void {
+    if (p.mode !== 'live') return; // test mode never bills and never checks
+    const b = p.billing;
+    const pastGrace =
+      b.subscription_status === 'past_due' &&
+      b.past_due_since !== null &&
+      now - Date.parse(b.past_due_since) > this.cfg.BILLING_GRACE_DAYS * DAY_MS;
+    if (b.subscription_status === 'canceled' || pastGrace) throw new DomainError('subscription_required');
+    if (b.wallet_locked || b.wallet_balance === null) throw new DomainError('payment_required');
+  }
+
+  /** One lookup per key at a time, however many requests arrive with it. */
+  private lookup(hash: string, requestId: string): Promise<Principal | null> {
+    let p = this.inflight.get(hash);
+    if (!p) {
+      p = this.rpc
+        .call(SUBJECTS.accountsVerifyKey, { key_hash: hash }, { principal: null, requestId })
+        .then((r) => {
+          if (r.principal) this.cache.set(hash, r.principal);
+          return r.principal;
+        })
+        .finally(() => this.inflight.delete(hash));
+      this.inflight.set(hash, p);
+    }
+    return p;
+  }
+}

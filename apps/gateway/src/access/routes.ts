@@ -1,0 +1,25 @@
+import type { Scope } from '@verity/keys';
+import type { RouteClass } from '@verity/ratelimit';
+
+/** What a /v1 route requires. The table below is the public surface of the gateway. */
+export interface RouteAccess {
+  /** null: any authenticated key (GET /v1/me). */
+  scope: Scope | null;
+  routeClass: RouteClass;
+  /** Publishable keys are allowed (only GET /v1/me). */
+  publishable?: boolean;
+  /** Account-state read exempt from billing refusals. */
+  billingExempt?: boolean;
+}
+
+/** Keyed by `METHOD path-pattern` as Fastify reports the matched route. */
+export const ROUTES: Record<string, RouteAccess> = {
+  'GET /v1/me': { scope: null, routeClass: 'reads', publishable: true, billingExempt: true },
+  'POST /v1/applicants': { scope: 'applicants:write', routeClass: 'applicants:create' },
+  'GET /v1/applicants': { scope: 'applicants:read', routeClass: 'reads' },
+  'GET /v1/applicants/:id': { scope: 'applicants:read', routeClass: 'reads' },
+};
+
+export function routeKey(method: string, url: string | undefined): string | null {
+  return url === undefined ? null : `${method} ${url}`;
+}

@@ -1,0 +1,48 @@
+import { Module, type DynamicModule, type OnApplicationShutdown, Inject, Injectable } from '@nestjs/common';
+import type { NatsConnection } from '@nats-io/transport-node';
+import { subjectRoot } from '@verity/contracts';
+import { RpcClient, type Logger } from '@verity/platform';
+import type { Redis } from 'ioredis';
+import { AccessService } from './access/access.service.js';
+import { RateLimiter } from './access/rate-limiter.js';
+import { ApplicantsController } from './applicants/applicants.controller.js';
+import { GATEWAY_CONFIG, type GatewayConfig } from './config.js';
+import { HealthController } from './health/health.controller.js';
+import { MeController } from './me/me.controller.js';
+import { GATEWAY_LOGGER, GATEWAY_NATS, GATEWAY_REDIS } from './tokens.js';
+
+@Injectable()
+class GatewayLifecycle implements OnApplicationShutdown {
+  constructor(
+    @Inject(GATEWAY_NATS) private readonly nc: NatsConnection,
+    @Inject(GATEWAY_REDIS) private readonly redis: Redis,
+  ) {}
+
+  async onApplicationShutdown(): Promise<void> {
+    await this.nc.drain().catch(() => undefined);
+    this.redis.disconnect();
+  }
+}
+
+@Module({})
+export class GatewayModule {
+  static forRoot(cfg: GatewayConfig, log: Logger, nc: NatsConnection, redis: Redis): DynamicModule {
+    return {
+      module: GatewayModule,
+      controllers: [HealthController, MeController, ApplicantsController],
+      providers: [
+        { provide: GATEWAY_CONFIG, useValue: cfg },
+        { provide: GATEWAY_LOGGER, useValue: log },
+        { provide: GATEWAY_NATS, useValue: nc },
+        { provide: GATEWAY_REDIS, useValue: redis },
+        {
+          provide: RpcClient,
+          useFactory: () => new RpcClient(nc, subjectRoot(cfg.REGION, cfg.NATS_SUBJECT_PREFIX), cfg.RPC_TIMEOUT_MS),
+        },
+        { provide: RateLimiter, useFactory: () => new RateLimiter(redis, cfg.REDIS_KEY_PREFIX, log) },
+        AccessService,
+        GatewayLifecycle,
+      ],
+    };
+  }
+}

@@ -1,0 +1,36 @@
+import { baseEnv, loadConfig, natsEnv, redisEnv } from '@verity/platform';
+import { z } from 'zod';
+
+export const gatewayEnv = {
+  ...baseEnv,
+  ...natsEnv,
+  ...redisEnv,
+  PORT: z.coerce.number().int().min(1).max(65535).optional(),
+  HOST: z.string().default('127.0.0.1'),
+  /** Pre-authentication budget per client IP per 60 s window. */
+  RATE_LIMIT_IP_PER_MINUTE: z.coerce.number().int().min(1).default(1000),
+  /** Comma-separated addresses or CIDRs of proxies whose X-Forwarded-For is trusted. Empty: none. */
+  TRUSTED_PROXIES: z.string().default(''),
+  DOCS_BASE_URL: z.string().url().default('https://docs.verity.dev'),
+  /** How long a verified key is served from the gateway's memory; revocation events clear it sooner. */
+  KEY_CACHE_TTL_MS: z.coerce.number().int().min(0).max(5000).default(5000),
+  /** Days a past_due subscription keeps working before 403 subscription_required. */
+  BILLING_GRACE_DAYS: z.coerce.number().int().min(0).default(7),
+  /** Largest JSON body accepted, in bytes. */
+  JSON_BODY_LIMIT: z.coerce.number().int().min(1024).default(1024 * 1024),
+  /** Timeout of one readiness ping to a service. */
+  HEALTH_TIMEOUT_MS: z.coerce.number().int().min(50).default(1000),
+};
+
+export type GatewayConfig = ReturnType<typeof loadGatewayConfig>;
+
+export function loadGatewayConfig(env: NodeJS.ProcessEnv = process.env) {
+  const cfg = loadConfig(gatewayEnv, env);
+  return {
+    ...cfg,
+    PORT: cfg.PORT ?? (cfg.REGION === 'us' ? 8080 : 8081),
+    REDIS_KEY_PREFIX: cfg.REDIS_KEY_PREFIX ?? `${cfg.REGION}:`,
+  };
+}
+
+export const GATEWAY_CONFIG = Symbol('GATEWAY_CONFIG');

@@ -1,0 +1,16 @@
+import { createParamDecorator, type ExecutionContext } from '@nestjs/common';
+import type { Principal } from '@verity/contracts';
+import type { CallOptions } from '@verity/platform';
+import type { FastifyRequest } from 'fastify';
+
+export interface Caller extends CallOptions {
+  principal: Principal;
+  requestId: string;
+}
+
+/** The authenticated caller of a /v1 route, as the access hook attached it: what every service call carries. */
+export const CallerOf = createParamDecorator((_: unknown, ctx: ExecutionContext): Caller => {
+  const req = ctx.switchToHttp().getRequest<FastifyRequest>();
+  if (!req.principal) throw new Error('route reached without a principal');
+  return { principal: req.principal, requestId: req.requestId };
+});

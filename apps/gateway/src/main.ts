@@ -1,0 +1,60 @@
+import 'reflect-metadata';
+import { NestFactory } from '@nestjs/core';
+import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
+import { newId } from '@verity/keys';
+import { connectNats, createLogger, createRedis, explainStartupFailure } from '@verity/platform';
+import { AccessService } from './access/access.service.js';
+import { GatewayModule } from './app.module.js';
+import { loadGatewayConfig, type GatewayConfig } from './config.js';
+import { EnvelopeFilter } from './http/envelope.filter.js';
+
+let cfg: GatewayConfig;
+try {
+  cfg = loadGatewayConfig();
+} catch (e) {
+  process.stderr.write(`gateway: ${(e as Error).message}\n`);
+  process.exit(78);
+}
+const log = createLogger('gateway', cfg.REGION, cfg.LOG_LEVEL);
+
+try {
+  const nc = await connectNats(cfg.NATS_URL, `gateway-${cfg.REGION}`);
+  const redis = createRedis(cfg.REDIS_URL, `gateway-${cfg.REGION}`);
+  redis.on('error', () => undefined); // reported through readiness; requests fail open
+
+  const proxies = cfg.TRUSTED_PROXIES.split(',').map((s) => s.trim()).filter(Boolean);
+  const adapter = new FastifyAdapter({
+    trustProxy: proxies.length > 0 ? proxies : false,
+    bodyLimit: cfg.JSON_BODY_LIMIT,
+    genReqId: () => newId('request'),
+    requestIdHeader: false,
+    return503OnClosing: true,
+  });
+  const app = await NestFactory.create<NestFastifyApplication>(GatewayModule.forRoot(cfg, log, nc, redis), adapter, {
+    logger: ['error', 'warn'],
+    abortOnError: false,
+    bodyParser: false,
+  });
+  const fastify = app.getHttpAdapter().getInstance();
+  const access = app.get(AccessService);
+
+  fastify.decorateRequest('principal', null);
+  fastify.decorateRequest('requestId', '');
+  // Only JSON bodies; anything else where JSON is expected is 400 invalid_json.
+  fastify.removeAllContentTypeParsers();
+  fastify.addContentTypeParser('application/json', { parseAs: 'string' }, fastify.getDefaultJsonParser('error', 'error'));
+  fastify.addHook('onRequest', async (req, reply) => {
+    req.requestId = req.id;
+    reply.header('x-request-id', req.id);
+    if (req.url === '/v1' || req.url.startsWith('/v1/')) await access.authorize(req, reply);
+  });
+  // Nest installs the Fastify error handler at init; it hands hook and parser errors to this filter too.
+  app.useGlobalFilters(new EnvelopeFilter(log, cfg.DOCS_BASE_URL));
+  app.enableShutdownHooks(['SIGTERM', 'SIGINT']);
+  await app.listen(cfg.PORT, cfg.HOST);
+  log.info({ port: cfg.PORT }, 'ready');
+} catch (e) {
+  log.fatal({ err: e }, 'failed to start');
+  process.stderr.write(`gateway: ${explainStartupFailure(e, cfg)}\n`);
+  process.exit(1);
+}

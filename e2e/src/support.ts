@@ -1,0 +1,114 @@
+import { execFile } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import { subjectRoot, SUBJECTS, type CreatedApiKey, type Organization } from '@verity/contracts';
+import { connectNats, RpcClient } from '@verity/platform';
+import { REPO_ROOT } from '@verity/stack';
+import { api, type ApiResponse } from '@verity/testing';
+
+export type Region = 'us' | 'eu';
+
+function need(name: string): string {
+  const v = process.env[name];
+  if (!v) throw new Error(`${name} is not set: run end-to-end tests with npm test`);
+  return v;
+}
+
+export const E2E = {
+  url: { us: need('E2E_US_URL'), eu: need('E2E_EU_URL') } as Record<Region, string>,
+  prefix: need('E2E_PREFIX'),
+  db: { us: need('E2E_DB_US'), eu: need('E2E_DB_EU') } as Record<Region, string>,
+};
+
+/** A client address of its own for each test, so the per-IP limit of one test never touches another. */
+export function clientIp(): string {
+  const b = randomBytes(3);
+  return `10.${b[0]}.${b[1]}.${b[2]! | 1}`;
+}
+
+/** Calls a region's gateway as a client would, from a client address of its own. */
+export function client(region: Region, key?: string, ip = clientIp()) {
+  return <T = Record<string, unknown>>(
+    method: string,
+    p: string,
+    opts: { body?: unknown; rawBody?: string; headers?: Record<string, string>; key?: string } = {},
+  ): Promise<ApiResponse<T>> =>
+    api<T>(E2E.url[region], method, p, { key: opts.key ?? key, ...opts, headers: { 'x-forwarded-for': ip, ...(opts.headers ?? {}) } });
+}
+
+const execFileP = promisify(execFile);
+
+/** Runs the admin CLI exactly as an operator would; returns its exit code and parsed output. */
+export async function adminCli(args: string[]): Promise<{ code: number; out: unknown; err: unknown }> {
+  try {
+    const { stdout } = await execFileP(process.execPath, [path.join(REPO_ROOT, 'tools/admin/dist/src/main.js'), ...args], {
+      env: { ...process.env, NATS_SUBJECT_PREFIX: E2E.prefix },
+    });
+    return { code: 0, out: JSON.parse(stdout), err: null };
+  } catch (e) {
+    const x = e as { code: number; stdout: string; stderr: string };
+    let err: unknown = x.stderr;
+    try {
+      err = JSON.parse(x.stderr);
+    } catch {
+      /* not JSON */
+    }
+    return { code: x.code, out: x.stdout, err };
+  }
+}
+
+const clients = new Map<Region, Promise<RpcClient>>();
+/** Operator calls over NATS (fast set-up for tests; the CLI itself is tested separately). */
+export function operator(region: Region): Promise<RpcClient> {
+  let c = clients.get(region);
+  if (!c) {
+    c = connectNats('nats://127.0.0.1:4222', `e2e-${region}`).then((nc) => new RpcClient(nc, subjectRoot(region, E2E.prefix), 5000));
+    clients.set(region, c);
+  }
+  return c;
+}
+
+export async function closeOperators(): Promise<void> {
+  for (const c of clients.values()) await (await c).connection.close();
+  clients.clear();
+}
+
+const op = { principal: null, requestId: 'req_e2e' };
+
+export async function createOrg(region: Region, tier?: Organization['tier']): Promise<Organization> {
+  return (await operator(region)).call(SUBJECTS.accountsOrgCreate, { name: `e2e ${randomBytes(3).toString('hex')}`, tier }, op);
+}
+
+export async function createKey(
+  region: Region,
+  orgId: string,
+  opts: { mode?: 'test' | 'live'; type?: 'sk' | 'pk'; scopes?: string[] } = {},
+): Promise<CreatedApiKey> {
+  return (await operator(region)).call(
+    SUBJECTS.accountsKeyCreate,
+    {
+      org_id: orgId,
+      mode: opts.mode ?? 'test',
+      type: opts.type ?? 'sk',
+      scopes: opts.scopes ?? ['applicants:read', 'applicants:write', 'sessions:read', 'sessions:write', 'sessions:read_report', 'workflows:read', 'workflows:write', 'webhooks:read', 'idv:scan', 'dsar:write'],
+    },
+    op,
+  );
+}
+
+/** A fresh organization with one key: the usual start of a test. */
+export async function orgWithKey(region: Region, opts: Parameters<typeof createKey>[2] & { tier?: Organization['tier'] } = {}) {
+  const org = await createOrg(region, opts.tier);
+  const key = await createKey(region, org.id, opts);
+  return { org, key: key.key, keyId: key.id };
+}
+
+/** Asserts the error envelope: code, HTTP status, type, doc_url and request id matching the header. */
+export function errorOf(res: ApiResponse): { code: string; message: string; type: string; param?: string; details?: Record<string, unknown>; request_id: string; doc_url: string } {
+  const e = (res.body as { error?: unknown }).error as ReturnType<typeof errorOf> | undefined;
+  if (!e) throw new Error(`expected an error envelope, got ${res.status} ${res.text}`);
+  if (e.request_id !== res.headers.get('x-request-id')) throw new Error('error.request_id differs from X-Request-Id');
+  if (!e.doc_url.endsWith(`/errors#${e.code}`)) throw new Error(`doc_url ${e.doc_url} does not point at ${e.code}`);
+  return e;
+}

@@ -1,0 +1,5 @@
+export interface Health {
+  service: string;
+  status: 'ok' | 'degraded';
+  checks: Record<string, 'ok' | 'down'>;
+}

@@ -1,0 +1,29 @@
+import type { KeyType, Mode, Region, Scope } from '@verity/keys';
+import type { CustomLimits, Tier } from '@verity/ratelimit';
+
+export type SubscriptionStatus = 'active' | 'past_due' | 'canceled';
+
+/** Billing state of an organization, carried with the principal so the gateway can refuse without a lookup. */
+export interface BillingState {
+  subscription_status: SubscriptionStatus;
+  /** When the subscription became past due (ISO 8601), for the grace period. */
+  past_due_since: string | null;
+  wallet_balance: number | null;
+  wallet_locked: boolean;
+}
+
+/** Who is calling: attached by the gateway to every message it sends. Services trust it and scope every query by it. */
+export interface Principal {
+  org_id: string;
+  key_id: string;
+  key_type: KeyType;
+  mode: Mode;
+  region: Region;
+  scopes: Scope[];
+  tier: Tier;
+  custom_limits: CustomLimits | null;
+  billing: BillingState;
+}
+
+/** The part of a principal a service needs to scope data: organization and mode. */
+export type Owner = Pick<Principal, 'org_id' | 'mode'>;

@@ -1,0 +1,69 @@
+import type { Principal } from './principal.js';
+import type * as A from './accounts.js';
+import type * as P from './applicants.js';
+import type { Health } from './health.js';
+
+/**
+ * Every subject of the system, relative to the region's root (`us`, `eu`, or a test root):
+ * `<root>.<service>.<name>.v<version>`. One typed request/reply pair per subject.
+ */
+export const SUBJECTS = {
+  accountsHealth: 'accounts.health.v1',
+  accountsVerifyKey: 'accounts.keys.verify.v1',
+  accountsOrgCreate: 'accounts.admin.org.create.v1',
+  accountsOrgGet: 'accounts.admin.org.get.v1',
+  accountsOrgSetTier: 'accounts.admin.org.set-tier.v1',
+  accountsBillingSet: 'accounts.admin.billing.set.v1',
+  accountsKeyCreate: 'accounts.admin.key.create.v1',
+  accountsKeyRevoke: 'accounts.admin.key.revoke.v1',
+  accountsKeyRotate: 'accounts.admin.key.rotate.v1',
+  applicantsHealth: 'applicants.health.v1',
+  applicantsCreate: 'applicants.create.v1',
+  applicantsGet: 'applicants.get.v1',
+  applicantsList: 'applicants.list.v1',
+} as const;
+
+/** Broadcast events (every replica receives them; no queue group). */
+export const EVENTS = {
+  /** A key stopped being valid (revoked or rotated): gateways drop it from their caches. */
+  keyInvalidated: 'accounts.events.key-invalidated.v1',
+  /** An organization's tier, limits or billing changed: gateways drop its cached principals. */
+  orgChanged: 'accounts.events.org-changed.v1',
+} as const;
+
+export interface RpcContracts {
+  [SUBJECTS.accountsHealth]: { req: Record<string, never>; res: Health };
+  [SUBJECTS.accountsVerifyKey]: { req: A.VerifyKeyRequest; res: A.VerifyKeyReply };
+  [SUBJECTS.accountsOrgCreate]: { req: A.OrgCreateRequest; res: A.Organization };
+  [SUBJECTS.accountsOrgGet]: { req: { org_id: string }; res: A.Organization };
+  [SUBJECTS.accountsOrgSetTier]: { req: A.OrgSetTierRequest; res: A.Organization };
+  [SUBJECTS.accountsBillingSet]: { req: A.BillingSetRequest; res: A.Organization };
+  [SUBJECTS.accountsKeyCreate]: { req: A.KeyCreateRequest; res: A.CreatedApiKey };
+  [SUBJECTS.accountsKeyRevoke]: { req: { key_id: string }; res: A.ApiKeyRecord };
+  [SUBJECTS.accountsKeyRotate]: { req: { key_id: string }; res: A.CreatedApiKey };
+  [SUBJECTS.applicantsHealth]: { req: Record<string, never>; res: Health };
+  [SUBJECTS.applicantsCreate]: { req: { body: unknown }; res: P.Applicant };
+  [SUBJECTS.applicantsGet]: { req: { id: string }; res: P.Applicant };
+  [SUBJECTS.applicantsList]: { req: P.ListQuery; res: P.Page<P.Applicant> };
+}
+
+export type Subject = keyof RpcContracts;
+export type ReqOf<S extends Subject> = RpcContracts[S]['req'];
+export type ResOf<S extends Subject> = RpcContracts[S]['res'];
+
+export interface EventContracts {
+  [EVENTS.keyInvalidated]: { key_id: string; org_id: string };
+  [EVENTS.orgChanged]: { org_id: string };
+}
+export type EventSubject = keyof EventContracts;
+
+/** The root of a region's subjects: an optional prefix (test isolation) and the region. */
+export function subjectRoot(region: string, prefix = ''): string {
+  return `${prefix}${region}`;
+}
+
+export function qualify(root: string, subject: string): string {
+  return `${root}.${subject}`;
+}
+
+export type { Principal };

@@ -1,0 +1,20 @@
+export {
+  validateSessionMetadata,
+  RESERVED_METADATA_KEYS,
+  METADATA_KEYS,
+  AMOUNT_MIN,
+  AMOUNT_MAX,
+  type MetadataIssue,
+  type MetadataIssueCode,
+  type MetadataValidation,
+  type MetadataKey,
+} from './validate.js';
+export {
+  DOCUMENT_VARIABLES,
+  missingSigningKeys,
+  esignMissingMessage,
+  renderDocumentVariable,
+  type DocumentVariable,
+} from './document.js';
+export { parseOffsetDatetime } from './datetime.js';
+export { LOCATION_MAX_CHARACTERS } from './location.js';

@@ -1,0 +1,59 @@
+import { z } from 'zod';
+
+/**
+ * Validated configuration, fail fast. Each app composes the shared groups below with its own and calls
+ * `loadConfig` once at start; a bad value stops the process with one clear line per problem.
+ */
+export class ConfigError extends Error {
+  constructor(readonly problems: string[]) {
+    super(`invalid configuration:\n${problems.map((p) => `  - ${p}`).join('\n')}`);
+    this.name = 'ConfigError';
+  }
+}
+
+const bool = z
+  .enum(['true', 'false', '1', '0'])
+  .transform((v) => v === 'true' || v === '1');
+
+export const baseEnv = {
+  REGION: z.enum(['us', 'eu']),
+  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+};
+
+export const natsEnv = {
+  NATS_URL: z.string().default('nats://127.0.0.1:4222'),
+  /** Prefix of the region's subject root (`<prefix><region>.`); empty in production, set by tests to isolate runs. */
+  NATS_SUBJECT_PREFIX: z.string().regex(/^[A-Za-z0-9_-]*$/).default(''),
+  RPC_TIMEOUT_MS: z.coerce.number().int().min(50).max(60_000).default(5000),
+};
+
+export const postgresEnv = {
+  /** Defaults to the regional database on loopback: postgres://postgres@127.0.0.1:5432/verity_<region>. */
+  DATABASE_URL: z.string().optional(),
+  PG_POOL_MAX: z.coerce.number().int().min(1).max(100).default(5),
+};
+
+export const redisEnv = {
+  REDIS_URL: z.string().default('redis://127.0.0.1:6379'),
+  /** Defaults to `<region>:`. */
+  REDIS_KEY_PREFIX: z.string().optional(),
+};
+
+export const healthEnv = {
+  /** When set, a service also answers GET /health/live and /health/ready over HTTP on this port (Kubernetes probes). */
+  HEALTH_PORT: z.coerce.number().int().min(1).max(65535).optional(),
+};
+
+export const envBool = bool;
+
+export function loadConfig<T extends z.ZodRawShape>(shape: T, env: NodeJS.ProcessEnv = process.env): z.infer<z.ZodObject<T>> {
+  const result = z.object(shape).safeParse(env);
+  if (!result.success) {
+    throw new ConfigError(result.error.issues.map((i) => `${i.path.join('.') || '(env)'}: ${i.message}`));
+  }
+  return result.data;
+}
+
+export function defaultDatabaseUrl(region: string): string {
+  return `postgres://postgres@127.0.0.1:5432/verity_${region}`;
+}

@@ -1,0 +1,185 @@
+import 'reflect-metadata';
+import http from 'node:http';
+import {
+  Global,
+  Inject,
+  Injectable,
+  Module,
+  type BeforeApplicationShutdown,
+  type DynamicModule,
+  type OnApplicationShutdown,
+} from '@nestjs/common';
+import { NestFactory } from '@nestjs/core';
+import type { NatsConnection } from '@nats-io/transport-node';
+import { subjectRoot, type Health, type Subject } from '@verity/contracts';
+import type { DataSource } from 'typeorm';
+import { z } from 'zod';
+import { baseEnv, defaultDatabaseUrl, healthEnv, loadConfig, natsEnv, postgresEnv } from './config.js';
+import { createServiceDataSource, describeDbError, type MigrationClass } from './database.js';
+import { createLogger, type Logger } from './logger.js';
+import { connectNats, RpcClient, RpcServer } from './nats.js';
+import { Sql } from './sql.js';
+
+export const CONFIG = Symbol('CONFIG');
+export const LOGGER = Symbol('LOGGER');
+export const NATS = Symbol('NATS');
+export const DATA_SOURCE = Symbol('DATA_SOURCE');
+
+export const serviceEnv = { ...baseEnv, ...natsEnv, ...postgresEnv, ...healthEnv };
+export type ServiceConfig = z.infer<z.ZodObject<typeof serviceEnv>>;
+
+export interface ServiceDefinition {
+  /** Service name: the NATS queue group, the log `service` field and the Postgres schema. */
+  name: string;
+  migrations: MigrationClass[];
+  healthSubject: Subject;
+}
+
+export function databaseUrlOf(cfg: Pick<ServiceConfig, 'DATABASE_URL' | 'REGION'>): string {
+  return cfg.DATABASE_URL ?? defaultDatabaseUrl(cfg.REGION);
+}
+
+@Injectable()
+class ServiceLifecycle implements BeforeApplicationShutdown, OnApplicationShutdown {
+  constructor(
+    @Inject(RpcServer) private readonly server: RpcServer,
+    @Inject(NATS) private readonly nc: NatsConnection,
+    @Inject(DATA_SOURCE) private readonly ds: DataSource,
+    @Inject(LOGGER) private readonly log: Logger,
+  ) {}
+
+  async beforeApplicationShutdown(): Promise<void> {
+    // stop taking requests and let those in flight finish
+    await this.server.close();
+  }
+
+  async onApplicationShutdown(signal?: string): Promise<void> {
+    await this.nc.drain().catch(() => undefined);
+    await this.ds.destroy().catch(() => undefined);
+    this.log.info({ signal }, 'stopped');
+  }
+}
+
+/**
+ * The platform of a NATS service: validated config, logger, NATS connection, RPC server (queue group named
+ * after the service) and client, the service's own data source, and a health handler.
+ */
+@Global()
+@Module({})
+export class ServicePlatformModule {
+  static forService(def: ServiceDefinition, cfg: ServiceConfig, log: Logger): DynamicModule {
+    const root = subjectRoot(cfg.REGION, cfg.NATS_SUBJECT_PREFIX);
+    return {
+      module: ServicePlatformModule,
+      providers: [
+        { provide: CONFIG, useValue: cfg },
+        { provide: LOGGER, useValue: log },
+        { provide: NATS, useFactory: () => connectNats(cfg.NATS_URL, `${def.name}-${cfg.REGION}`) },
+        {
+          provide: DATA_SOURCE,
+          useFactory: async () => {
+            const ds = createServiceDataSource({
+              url: databaseUrlOf(cfg),
+              schema: def.name.replace(/-/g, '_'),
+              migrations: def.migrations,
+              poolMax: cfg.PG_POOL_MAX,
+              applicationName: `${def.name}-${cfg.REGION}`,
+            });
+            await ds.initialize();
+            return ds;
+          },
+        },
+        {
+          provide: RpcServer,
+          inject: [NATS, DATA_SOURCE],
+          useFactory: (nc: NatsConnection, ds: DataSource) => {
+            const server = new RpcServer(nc, root, def.name, log);
+            server.handle(def.healthSubject, async () => checkHealth(def.name, ds));
+            return server;
+          },
+        },
+        { provide: Sql, inject: [DATA_SOURCE], useFactory: (ds: DataSource) => new Sql(ds) },
+        { provide: RpcClient, inject: [NATS], useFactory: (nc: NatsConnection) => new RpcClient(nc, root, cfg.RPC_TIMEOUT_MS) },
+        ServiceLifecycle,
+      ],
+      exports: [CONFIG, LOGGER, NATS, DATA_SOURCE, Sql, RpcServer, RpcClient],
+    };
+  }
+}
+
+export async function checkHealth(service: string, ds: DataSource): Promise<Health> {
+  try {
+    await ds.query('SELECT 1');
+    return { service, status: 'ok', checks: { postgres: 'ok' } };
+  } catch {
+    return { service, status: 'degraded', checks: { postgres: 'down' } };
+  }
+}
+
+/** Says which piece of infrastructure is missing and how to start it. */
+export function explainStartupFailure(e: unknown, cfg: { NATS_URL: string }): string {
+  const msg = (e as Error)?.message ?? String(e);
+  const code = (e as { code?: string })?.code;
+  if (/nats|CONNECTION_REFUSED/i.test(msg) || code === 'CONNECTION_REFUSED') {
+    return `NATS is not reachable at ${cfg.NATS_URL}. Start it with: start-stop-daemon --start --oknodo --background --exec /usr/sbin/nats-server -- -a 127.0.0.1 -p 4222 -js -sd /var/lib/nats-server`;
+  }
+  if (describeDbError(e) === 'Postgres is not reachable' || /ECONNREFUSED.*5432|database .* does not exist/.test(msg)) {
+    return `Postgres is not reachable or the database is missing (${msg}). Start it with: pg_ctlcluster --skip-systemctl-redirect $(ls /etc/postgresql) main start, then run the migrations`;
+  }
+  return msg;
+}
+
+/**
+ * Builds a service's Nest application context from a validated config: used by `runService` and, in
+ * process, by integration tests.
+ */
+export async function createServiceApp(def: ServiceDefinition, appModule: new () => unknown, cfg: ServiceConfig, log: Logger) {
+  @Module({ imports: [ServicePlatformModule.forService(def, cfg, log), appModule] })
+  class RootModule {}
+  const app = await NestFactory.createApplicationContext(RootModule, { logger: ['error', 'warn'], abortOnError: false });
+  await app.init();
+  return app;
+}
+
+/**
+ * Boots a NATS service: validates config (exits with a clear message when invalid), builds the Nest
+ * application context, serves its handlers and shuts down gracefully on SIGTERM/SIGINT.
+ */
+export async function runService(def: ServiceDefinition, appModule: new () => unknown, extraEnv: z.ZodRawShape = {}): Promise<void> {
+  let cfg: ServiceConfig;
+  try {
+    cfg = loadConfig({ ...serviceEnv, ...extraEnv }) as ServiceConfig;
+  } catch (e) {
+    process.stderr.write(`${def.name}: ${(e as Error).message}\n`);
+    process.exit(78);
+  }
+  const log = createLogger(def.name, cfg.REGION, cfg.LOG_LEVEL);
+  try {
+    const app = await createServiceApp(def, appModule, cfg, log);
+    app.enableShutdownHooks(['SIGTERM', 'SIGINT']);
+    if (cfg.HEALTH_PORT) serveHealthHttp(cfg.HEALTH_PORT, def.name, app.get(DATA_SOURCE));
+    log.info({ root: subjectRoot(cfg.REGION, cfg.NATS_SUBJECT_PREFIX) }, 'ready');
+  } catch (e) {
+    log.fatal({ err: e }, 'failed to start');
+    process.stderr.write(`${def.name}: ${explainStartupFailure(e, cfg)}\n`);
+    process.exit(1);
+  }
+}
+
+function serveHealthHttp(port: number, service: string, ds: DataSource): void {
+  http
+    .createServer((req, res) => {
+      if (req.url === '/health/live') {
+        res.writeHead(200, { 'content-type': 'application/json' }).end('{"status":"ok"}');
+        return;
+      }
+      if (req.url === '/health/ready') {
+        void checkHealth(service, ds).then((h) => {
+          res.writeHead(h.status === 'ok' ? 200 : 503, { 'content-type': 'application/json' }).end(JSON.stringify(h));
+        });
+        return;
+      }
+      res.writeHead(404).end();
+    })
+    .listen(port, '0.0.0.0');
+}

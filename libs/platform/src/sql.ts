@@ -1,0 +1,46 @@
+import type pg from 'pg';
+import type { DataSource } from 'typeorm';
+
+export interface Queryable {
+  rows<R>(text: string, params?: unknown[]): Promise<R[]>;
+}
+
+class ClientQueryable implements Queryable {
+  constructor(private readonly client: pg.PoolClient) {}
+  async rows<R>(text: string, params: unknown[] = []): Promise<R[]> {
+    return (await this.client.query(text, params)).rows as R[];
+  }
+}
+
+/**
+ * The SQL boundary of a service's repositories: parameterised statements on the data source's own pool,
+ * returning rows for every statement kind, and transactions that roll back on any error.
+ */
+export class Sql implements Queryable {
+  private readonly pool: pg.Pool;
+
+  constructor(ds: DataSource) {
+    const pool = (ds.driver as unknown as { master?: pg.Pool }).master;
+    if (!pool) throw new Error('the data source is not initialized');
+    this.pool = pool;
+  }
+
+  async rows<R>(text: string, params: unknown[] = []): Promise<R[]> {
+    return (await this.pool.query(text, params)).rows as R[];
+  }
+
+  async tx<T>(fn: (q: Queryable) => Promise<T>): Promise<T> {
+    const client = await this.pool.connect();
+    try {
+      await client.query('BEGIN');
+      const out = await fn(new ClientQueryable(client));
+      await client.query('COMMIT');
+      return out;
+    } catch (e) {
+      await client.query('ROLLBACK').catch(() => undefined);
+      throw e;
+    } finally {
+      client.release();
+    }
+  }
+}

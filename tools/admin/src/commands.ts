@@ -1,0 +1,78 @@
+import { SUBJECTS, type SubscriptionStatus } from '@verity/contracts';
+import type { KeyType, Mode } from '@verity/keys';
+import type { RpcClient } from '@verity/platform';
+import type { Tier } from '@verity/ratelimit';
+import { parseBool, required, UsageError, type ParsedArgs } from './args.js';
+
+export const USAGE = `usage: npm run admin -- <command> --region us|eu [options]
+  org create       --name NAME [--tier standard|elevated|enterprise|custom]
+  org get          --org ORG_ID
+  org set-tier     --org ORG_ID --tier TIER [--limits '{"reads":5000}']
+  key create       --org ORG_ID --mode test|live --type sk|pk --scopes a,b,c
+  key revoke       --key KEY_ID
+  key rotate       --key KEY_ID
+  billing set      --org ORG_ID [--subscription active|past_due|canceled] [--wallet-balance N|none] [--wallet-locked true|false]`;
+
+function parseJson(name: string, v: string | undefined): unknown {
+  if (v === undefined) return undefined;
+  try {
+    return JSON.parse(v);
+  } catch {
+    throw new UsageError(`--${name} must be JSON`);
+  }
+}
+
+/** Runs one operator command against the region's services over NATS and returns what to print. */
+export async function runCommand(args: ParsedArgs, rpc: RpcClient, requestId: string): Promise<unknown> {
+  const [resource, action] = args.words;
+  const f = args.flags;
+  const call = { principal: null, requestId };
+  switch (`${resource} ${action}`) {
+    case 'org create':
+      return rpc.call(SUBJECTS.accountsOrgCreate, { name: required(f, 'name'), tier: f.tier as Tier | undefined }, call);
+    case 'org get':
+      return rpc.call(SUBJECTS.accountsOrgGet, { org_id: required(f, 'org') }, call);
+    case 'org set-tier':
+      return rpc.call(
+        SUBJECTS.accountsOrgSetTier,
+        { org_id: required(f, 'org'), tier: required(f, 'tier') as Tier, limits: parseJson('limits', f.limits) },
+        call,
+      );
+    case 'key create':
+      return rpc.call(
+        SUBJECTS.accountsKeyCreate,
+        {
+          org_id: required(f, 'org'),
+          mode: required(f, 'mode') as Mode,
+          type: (f.type ?? 'sk') as KeyType,
+          scopes: (f.scopes ?? '').split(',').map((s) => s.trim()).filter(Boolean),
+        },
+        call,
+      );
+    case 'key revoke':
+      return rpc.call(SUBJECTS.accountsKeyRevoke, { key_id: required(f, 'key') }, call);
+    case 'key rotate':
+      return rpc.call(SUBJECTS.accountsKeyRotate, { key_id: required(f, 'key') }, call);
+    case 'billing set': {
+      const wb = f['wallet-balance'];
+      let wallet_balance: number | null | undefined;
+      if (wb === 'none') wallet_balance = null;
+      else if (wb !== undefined) {
+        if (!/^[0-9]+$/.test(wb)) throw new UsageError('--wallet-balance must be a whole number or none');
+        wallet_balance = Number(wb);
+      }
+      return rpc.call(
+        SUBJECTS.accountsBillingSet,
+        {
+          org_id: required(f, 'org'),
+          subscription_status: f.subscription as SubscriptionStatus | undefined,
+          wallet_balance,
+          wallet_locked: parseBool('wallet-locked', f['wallet-locked']),
+        },
+        call,
+      );
+    }
+    default:
+      throw new UsageError(`unknown command "${args.words.join(' ')}"`);
+  }
+}

@@ -1,0 +1,2 @@
+export { parseArgs } from './args.js';
+export { runCommand, USAGE } from './commands.js';

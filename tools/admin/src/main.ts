@@ -1,0 +1,48 @@
+import { subjectRoot } from '@verity/contracts';
+import { DomainError } from '@verity/errors';
+import { newId } from '@verity/keys';
+import { connectNats, RpcClient } from '@verity/platform';
+import { parseArgs, UsageError } from './args.js';
+import { runCommand, USAGE } from './commands.js';
+
+function fail(code: string, message: string, exit: number): never {
+  process.stderr.write(`${JSON.stringify({ error: { code, message } })}\n`);
+  process.exit(exit);
+}
+
+const NATS_URL = process.env.NATS_URL ?? 'nats://127.0.0.1:4222';
+const PREFIX = process.env.NATS_SUBJECT_PREFIX ?? '';
+
+let args;
+try {
+  args = parseArgs(process.argv.slice(2));
+  if (args.words.length === 0 || args.flags.help !== undefined) {
+    process.stdout.write(`${USAGE}\n`);
+    process.exit(0);
+  }
+  const region = args.flags.region;
+  if (region !== 'us' && region !== 'eu') throw new UsageError('--region must be us or eu');
+} catch (e) {
+  fail('usage', `${(e as Error).message}\n${USAGE}`, 2);
+}
+
+let nc;
+try {
+  nc = await connectNats(NATS_URL, 'admin-cli');
+} catch {
+  fail('service_unavailable', `NATS is not reachable at ${NATS_URL}`, 1);
+}
+const rpc = new RpcClient(nc, subjectRoot(args.flags.region!, PREFIX), Number(process.env.RPC_TIMEOUT_MS ?? 5000));
+try {
+  const out = await runCommand(args, rpc, newId('request'));
+  process.stdout.write(`${JSON.stringify(out)}\n`);
+  await nc.close();
+} catch (e) {
+  await nc.close();
+  if (e instanceof UsageError) fail('usage', `${e.message}\n${USAGE}`, 2);
+  if (e instanceof DomainError) {
+    const msg = e.code === 'service_unavailable' ? `the ${args.flags.region} services did not answer; is the stack running?` : e.message;
+    fail(e.code, msg, 1);
+  }
+  fail('internal_error', (e as Error).message, 1);
+}

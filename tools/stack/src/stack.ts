@@ -1,0 +1,166 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { once } from 'node:events';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+export type Region = 'us' | 'eu';
+
+/** Every NATS service of a region, in start order. The gateway starts last. */
+export const SERVICES = ['accounts', 'applicants'] as const;
+export type ServiceName = (typeof SERVICES)[number] | 'gateway';
+
+export const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../../..');
+
+export interface StackOptions {
+  regions: Region[];
+  /** Gateway port of each region. */
+  ports: Record<Region, number>;
+  /** Database URL of each region. */
+  databaseUrl: (region: Region) => string;
+  natsUrl?: string;
+  redisUrl?: string;
+  /** Prefix of the NATS subject roots and Redis keys, to isolate a run (tests). */
+  isolationPrefix?: string;
+  /** Extra environment for every process. */
+  env?: Record<string, string>;
+  /** Extra environment per service. */
+  serviceEnv?: Partial<Record<ServiceName, Record<string, string>>>;
+  /** Where process output goes: a line sink, or null to drop it. */
+  output?: ((region: Region, service: ServiceName, line: string) => void) | null;
+  /** Restart a service that exits on its own (npm start), with backoff. */
+  restartOnCrash?: boolean;
+  readyTimeoutMs?: number;
+}
+
+function entry(service: ServiceName, file: 'main' | 'migrate'): string {
+  return path.join(REPO_ROOT, 'apps', service, 'dist', 'src', `${file}.js`);
+}
+
+/**
+ * Runs whole regional stacks as separate processes (one per service and region, as they are deployed):
+ * migrates each region's database, starts every service and the gateway, waits for readiness, and can stop
+ * and start single services (fault tests) or everything (Ctrl-C).
+ */
+export class Stack {
+  private readonly procs = new Map<string, ChildProcess>();
+  private readonly stopped = new Set<string>();
+  private closing = false;
+
+  constructor(readonly opts: StackOptions) {}
+
+  baseUrl(region: Region): string {
+    return `http://127.0.0.1:${this.opts.ports[region]}`;
+  }
+
+  envFor(region: Region, service: ServiceName): Record<string, string> {
+    const prefix = this.opts.isolationPrefix ?? '';
+    return {
+      ...(process.env as Record<string, string>),
+      REGION: region,
+      DATABASE_URL: this.opts.databaseUrl(region),
+      NATS_URL: this.opts.natsUrl ?? process.env.NATS_URL ?? 'nats://127.0.0.1:4222',
+      NATS_SUBJECT_PREFIX: prefix,
+      REDIS_URL: this.opts.redisUrl ?? process.env.REDIS_URL ?? 'redis://127.0.0.1:6379',
+      REDIS_KEY_PREFIX: `${prefix}${region}:`,
+      PORT: String(this.opts.ports[region]),
+      LOG_LEVEL: process.env.LOG_LEVEL ?? 'info',
+      ...(this.opts.env ?? {}),
+      ...(this.opts.serviceEnv?.[service] ?? {}),
+    };
+  }
+
+  async migrate(region: Region): Promise<void> {
+    for (const s of SERVICES) {
+      const child = spawn(process.execPath, ['--enable-source-maps', entry(s, 'migrate')], {
+        env: this.envFor(region, s),
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
+      let err = '';
+      child.stderr!.on('data', (d: Buffer) => (err += d.toString()));
+      child.stdout!.on('data', (d: Buffer) => this.emit(region, s, d));
+      const [code] = (await once(child, 'exit')) as [number | null];
+      if (code !== 0) throw new Error(`migrating ${region}/${s} failed: ${err.trim()}`);
+    }
+  }
+
+  private emit(region: Region, service: ServiceName, data: Buffer): void {
+    const out = this.opts.output;
+    if (!out) return;
+    for (const line of data.toString().split('\n')) if (line.trim()) out(region, service, line);
+  }
+
+  startService(region: Region, service: ServiceName): ChildProcess {
+    const id = `${region}/${service}`;
+    this.stopped.delete(id);
+    const child = spawn(process.execPath, ['--enable-source-maps', entry(service, 'main')], {
+      env: this.envFor(region, service),
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    child.stdout!.on('data', (d: Buffer) => this.emit(region, service, d));
+    child.stderr!.on('data', (d: Buffer) => this.emit(region, service, d));
+    child.on('exit', (code, signal) => {
+      if (this.procs.get(id) === child) this.procs.delete(id);
+      if (this.closing || this.stopped.has(id)) return;
+      this.opts.output?.(region, service, `exited (${signal ?? code})`);
+      if (this.opts.restartOnCrash) setTimeout(() => !this.closing && this.startService(region, service), 1000);
+    });
+    this.procs.set(id, child);
+    return child;
+  }
+
+  process(region: Region, service: ServiceName): ChildProcess | undefined {
+    return this.procs.get(`${region}/${service}`);
+  }
+
+  /** Stops one service; `signal` SIGKILL simulates a crash. */
+  async stopService(region: Region, service: ServiceName, signal: NodeJS.Signals = 'SIGTERM'): Promise<void> {
+    const id = `${region}/${service}`;
+    this.stopped.add(id);
+    const child = this.procs.get(id);
+    if (!child || child.exitCode !== null) return;
+    const exited = once(child, 'exit');
+    child.kill(signal);
+    await exited;
+  }
+
+  async start(): Promise<void> {
+    await Promise.all(this.opts.regions.map((r) => this.migrate(r)));
+    for (const r of this.opts.regions) {
+      for (const s of SERVICES) this.startService(r, s);
+      this.startService(r, 'gateway');
+    }
+    await Promise.all(this.opts.regions.map((r) => this.waitReady(r)));
+  }
+
+  async waitReady(region: Region, timeoutMs = this.opts.readyTimeoutMs ?? 60_000): Promise<void> {
+    const deadline = Date.now() + timeoutMs;
+    let last = '';
+    while (Date.now() < deadline) {
+      try {
+        const res = await fetch(`${this.baseUrl(region)}/health/ready`);
+        last = await res.text();
+        if (res.status === 200) return;
+      } catch (e) {
+        last = (e as Error).message;
+      }
+      await new Promise((r) => setTimeout(r, 200));
+    }
+    throw new Error(`${region} stack not ready after ${timeoutMs} ms: ${last}`);
+  }
+
+  async stop(): Promise<void> {
+    this.closing = true;
+    const all = [...this.procs.values()];
+    await Promise.all(
+      all.map(async (c) => {
+        if (c.exitCode !== null || c.signalCode !== null) return;
+        const exited = once(c, 'exit');
+        c.kill('SIGTERM');
+        const timer = setTimeout(() => c.kill('SIGKILL'), 5000);
+        await exited;
+        clearTimeout(timer);
+      }),
+    );
+    this.procs.clear();
+  }
+}
