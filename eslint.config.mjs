@@ -18,7 +18,7 @@ export default [
           depConstraints: [
             // kind: apps may use every kind of lib; libs never use apps
             { sourceTag: 'type:app', onlyDependOnLibsWithTags: ['type:contracts', 'type:core', 'type:platform'] },
-            { sourceTag: 'type:tool', onlyDependOnLibsWithTags: ['type:contracts', 'type:core', 'type:platform'] },
+            { sourceTag: 'type:tool', onlyDependOnLibsWithTags: ['type:contracts', 'type:core', 'type:platform', 'type:tool'] },
             { sourceTag: 'type:e2e', onlyDependOnLibsWithTags: ['type:contracts', 'type:core', 'type:platform', 'type:tool'] },
             { sourceTag: 'type:platform', onlyDependOnLibsWithTags: ['type:contracts', 'type:core', 'type:platform'] },
             { sourceTag: 'type:contracts', onlyDependOnLibsWithTags: ['type:contracts', 'type:core'] },

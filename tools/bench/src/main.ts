@@ -1,0 +1,16 @@
+import { benchApplicants, startBenchStack } from './gateway-bench.js';
+
+/**
+ * `npm run bench`: each figure next to a baseline measured in the same run on the same machine.
+ * `npm run bench -- applicants` runs one section.
+ */
+const only = new Set(process.argv.slice(2));
+const want = (s: string) => only.size === 0 || only.has(s);
+
+process.stdout.write(`Verity benchmarks — ${new Date().toISOString()} — node ${process.version}, ${(await import('node:os')).cpus().length} cores\n`);
+const env = await startBenchStack();
+try {
+  if (want('applicants')) await benchApplicants(env);
+} finally {
+  await env.close();
+}
