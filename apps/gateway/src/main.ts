@@ -4,6 +4,7 @@ import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fa
 import { newId } from '@verity/keys';
 import { connectNats, createLogger, createRedis, explainStartupFailure } from '@verity/platform';
 import { AccessService } from './access/access.service.js';
+import { ROUTES } from './access/routes.js';
 import { GatewayModule } from './app.module.js';
 import { loadGatewayConfig, type GatewayConfig } from './config.js';
 import { EnvelopeFilter } from './http/envelope.filter.js';
@@ -29,6 +30,7 @@ try {
     genReqId: () => newId('request'),
     requestIdHeader: false,
     return503OnClosing: true,
+    exposeHeadRoutes: false,
   });
   const app = await NestFactory.create<NestFastifyApplication>(GatewayModule.forRoot(cfg, log, nc, redis), adapter, {
     logger: ['error', 'warn'],
@@ -43,6 +45,14 @@ try {
   // Only JSON bodies; anything else where JSON is expected is 400 invalid_json.
   fastify.removeAllContentTypeParsers();
   fastify.addContentTypeParser('application/json', { parseAs: 'string' }, fastify.getDefaultJsonParser('error', 'error'));
+  // Fail closed: a /v1 route without an entry in the access table would be reachable unauthenticated.
+  fastify.addHook('onRoute', (route) => {
+    for (const method of [route.method].flat()) {
+      if (route.url.startsWith('/v1') && !ROUTES[`${method} ${route.url}`]) {
+        throw new Error(`route ${method} ${route.url} has no entry in the access table (apps/gateway/src/access/routes.ts)`);
+      }
+    }
+  });
   fastify.addHook('onRequest', async (req, reply) => {
     req.requestId = req.id;
     reply.header('x-request-id', req.id);

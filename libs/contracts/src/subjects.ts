@@ -2,6 +2,8 @@ import type { Principal } from './principal.js';
 import type * as A from './accounts.js';
 import type * as P from './applicants.js';
 import type { Health } from './health.js';
+import type * as S from './screening.js';
+import type * as V from './sessions.js';
 
 /**
  * Every subject of the system, relative to the region's root (`us`, `eu`, or a test root):
@@ -21,6 +23,22 @@ export const SUBJECTS = {
   applicantsCreate: 'applicants.create.v1',
   applicantsGet: 'applicants.get.v1',
   applicantsList: 'applicants.list.v1',
+  screeningHealth: 'screening.health.v1',
+  templatesCreate: 'screening.templates.create.v1',
+  templatesGet: 'screening.templates.get.v1',
+  templatesList: 'screening.templates.list.v1',
+  templatesUpdate: 'screening.templates.update.v1',
+  /** The current (or a given) immutable version of a template, for a verification run. */
+  templatesVersion: 'screening.templates.version.v1',
+  screeningEvaluate: 'screening.evaluate.v1',
+  sessionsHealth: 'sessions.health.v1',
+  sessionsCreate: 'sessions.create.v1',
+  sessionsGet: 'sessions.get.v1',
+  sessionsList: 'sessions.list.v1',
+  sessionsNote: 'sessions.note.v1',
+  sessionsCancel: 'sessions.cancel.v1',
+  sessionsReview: 'sessions.review.v1',
+  sessionsDecision: 'sessions.decision.v1',
 } as const;
 
 /** Broadcast events (every replica receives them; no queue group). */
@@ -45,6 +63,21 @@ export interface RpcContracts {
   [SUBJECTS.applicantsCreate]: { req: { body: unknown }; res: P.Applicant };
   [SUBJECTS.applicantsGet]: { req: { id: string }; res: P.Applicant };
   [SUBJECTS.applicantsList]: { req: P.ListQuery; res: P.Page<P.Applicant> };
+  [SUBJECTS.screeningHealth]: { req: Record<string, never>; res: Health };
+  [SUBJECTS.templatesCreate]: { req: { body: unknown }; res: S.WorkflowTemplate };
+  [SUBJECTS.templatesGet]: { req: { id: string }; res: S.WorkflowTemplate };
+  [SUBJECTS.templatesList]: { req: P.ListQuery; res: P.Page<S.WorkflowTemplate> };
+  [SUBJECTS.templatesUpdate]: { req: { id: string; body: unknown }; res: S.WorkflowTemplate };
+  [SUBJECTS.templatesVersion]: { req: { id: string; version?: number }; res: S.TemplateVersion };
+  [SUBJECTS.screeningEvaluate]: { req: S.EvaluateRequest; res: S.EvaluateReply };
+  [SUBJECTS.sessionsHealth]: { req: Record<string, never>; res: Health };
+  [SUBJECTS.sessionsCreate]: { req: { body: unknown }; res: V.Session };
+  [SUBJECTS.sessionsGet]: { req: { id: string }; res: V.Session };
+  [SUBJECTS.sessionsList]: { req: P.ListQuery; res: P.Page<V.Session> };
+  [SUBJECTS.sessionsNote]: { req: { id: string; body: unknown }; res: V.Session };
+  [SUBJECTS.sessionsCancel]: { req: { id: string; body: unknown }; res: V.Session };
+  [SUBJECTS.sessionsReview]: { req: { id: string; body: unknown }; res: V.Session };
+  [SUBJECTS.sessionsDecision]: { req: { id: string; body: unknown }; res: V.Session };
 }
 
 export type Subject = keyof RpcContracts;

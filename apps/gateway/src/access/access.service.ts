@@ -68,7 +68,11 @@ export class AccessService implements OnApplicationBootstrap {
 
     const ipCount = await this.limiter.increment([ip], now);
     this.checkIp(ip, ipCount?.[0], reply);
-    if (!access) return; // unknown route: answered 404 route_not_found by the router
+    if (!access) {
+      // unknown route: 404 route_not_found; a matched route missing from the table is refused, never served
+      if (!req.is404) throw new DomainError('route_not_found');
+      return;
+    }
     if (raw === null) throw new DomainError('authentication_required');
     if (!parsed) throw new DomainError('invalid_api_key');
     if (parsed.region !== this.cfg.REGION) {

@@ -18,6 +18,17 @@ export const ROUTES: Record<string, RouteAccess> = {
   'POST /v1/applicants': { scope: 'applicants:write', routeClass: 'applicants:create' },
   'GET /v1/applicants': { scope: 'applicants:read', routeClass: 'reads' },
   'GET /v1/applicants/:id': { scope: 'applicants:read', routeClass: 'reads' },
+  'POST /v1/workflow-templates': { scope: 'workflows:write', routeClass: 'global' },
+  'GET /v1/workflow-templates': { scope: 'workflows:read', routeClass: 'reads' },
+  'GET /v1/workflow-templates/:id': { scope: 'workflows:read', routeClass: 'reads' },
+  'PATCH /v1/workflow-templates/:id': { scope: 'workflows:write', routeClass: 'global' },
+  'POST /v1/sessions': { scope: 'sessions:write', routeClass: 'sessions:create' },
+  'GET /v1/sessions': { scope: 'sessions:read', routeClass: 'reads' },
+  'GET /v1/sessions/:id': { scope: 'sessions:read', routeClass: 'reads' },
+  'POST /v1/sessions/:id/notes': { scope: 'sessions:write', routeClass: 'global' },
+  'POST /v1/sessions/:id/cancel': { scope: 'sessions:write', routeClass: 'global' },
+  'POST /v1/sessions/:id/review': { scope: 'sessions:write', routeClass: 'global' },
+  'POST /v1/sessions/:id/decision': { scope: 'sessions:write', routeClass: 'global' },
 };
 
 export function routeKey(method: string, url: string | undefined): string | null {

@@ -1,0 +1,74 @@
+import type { Mode } from '@verity/keys';
+
+/** Check types of a workflow (contract §8); `document`, `face_match` and `liveness` together are the identity check. */
+export const CHECK_TYPES = ['document', 'face_match', 'liveness', 'credit_history', 'watchlist', 'adverse_media', 'device', 'document_signing'] as const;
+export type CheckType = (typeof CHECK_TYPES)[number];
+export type CheckOutcome = 'pass' | 'fail' | 'review' | 'error';
+
+export type SigningVariable = 'start_datetime' | 'end_datetime' | 'amount' | 'currency' | 'location';
+
+export interface WorkflowTemplate {
+  id: string;
+  object: 'workflow_template';
+  mode: Mode;
+  name: string;
+  /** Increments on every accepted change; a version is immutable once created. */
+  version: number;
+  checks: CheckType[];
+  /** Normalized rules as stored (defaults applied). */
+  screening_rules: unknown[];
+  metadata: Record<string, unknown>;
+  device_intelligence: boolean;
+  photo_upload: boolean;
+  review_threshold: number;
+  signing_document: { title: string; variables: SigningVariable[] } | null;
+  created_at: string;
+  updated_at: string;
+}
+
+/** What a verification run needs of a template, pinned to one version. */
+export type TemplateVersion = Omit<WorkflowTemplate, 'object' | 'created_at' | 'updated_at'>;
+
+/** The resolved facts of one run, as the screening engine reads them (see libs/screening-engine). */
+export interface EvaluationContextWire {
+  applicant: {
+    legalName?: string;
+    familyName?: string;
+    givenNames?: string[];
+    email?: string;
+    dateOfBirth?: string;
+    address?: { country?: string };
+    phone?: string;
+  };
+  findings: Array<{
+    id: string;
+    subjectType: string;
+    severity: 'high' | 'medium' | 'low';
+    sourceAuthority: string;
+    findingType: string;
+    evidence: Record<string, unknown>;
+  }>;
+  checks: Partial<Record<CheckType, CheckOutcome>>;
+  fraud?: Record<string, string | number | boolean>;
+  device?: Record<string, unknown>;
+  /** ISO 8601: the instant the run is evaluated at (for applicant.age). */
+  now: string;
+}
+
+export interface EvaluateRequest {
+  template_id: string;
+  version: number;
+  context: EvaluationContextWire;
+}
+
+export type EvaluateReply =
+  | {
+      status: 'ok';
+      decision: 'approve' | 'review' | 'none';
+      score: number;
+      tags: string[];
+      decline_floored: boolean;
+      fired: Array<{ index: number; name: string; ruleType: string; action: string; fields: string[] }>;
+      trace: Array<{ index: number; name: string; fired: boolean; fields: string[] }>;
+    }
+  | { status: 'errored'; reason: 'session_metadata_invalid'; key: string };

@@ -1,0 +1,66 @@
+import type { Mode } from '@verity/keys';
+import type { CheckOutcome, CheckType } from './screening.js';
+
+export const SESSION_STATUSES = ['pending', 'in_progress', 'completed', 'manual_review', 'cancelled', 'expired', 'skipped', 'errored'] as const;
+export type SessionStatus = (typeof SESSION_STATUSES)[number];
+export type SessionOutcome = 'approved' | 'declined' | null;
+export type ExpectedOutcome = 'pass' | 'review' | 'fail' | 'doc_quality';
+export type EvidenceArtifact = 'portrait' | 'front' | 'selfie';
+
+export interface Session {
+  id: string;
+  object: 'session';
+  applicant_id: string;
+  workflow_template_id: string;
+  mode: Mode;
+  status: SessionStatus;
+  outcome: SessionOutcome;
+  checks: Array<{ type: CheckType; outcome: CheckOutcome | null }>;
+  metadata: Record<string, unknown>;
+  /** Only on GET /v1/sessions/{id}, only for runs with an identity check. */
+  idv?: { capture_acquisition: 'camera' | 'upload' | null; available_images: EvidenceArtifact[] };
+  created_at: string;
+  updated_at: string;
+}
+
+/** Payload of every kyc.session.* event: reference fields only, no personal data. */
+export interface SessionEventData {
+  sessionId: string;
+  status: SessionStatus;
+  outcome: SessionOutcome;
+  occurredAt: string;
+}
+
+export const SESSION_EVENT_TYPES = [
+  'kyc.session.completed',
+  'kyc.session.cancelled',
+  'kyc.session.manual_review_requested',
+  'kyc.session.expired',
+  'kyc.session.skipped_by_applicant',
+] as const;
+export type SessionEventType = (typeof SESSION_EVENT_TYPES)[number];
+/** Types actually delivered; the other two are reserved (accepted on a subscription, never emitted). */
+export const DELIVERED_SESSION_EVENT_TYPES: readonly SessionEventType[] = [
+  'kyc.session.completed',
+  'kyc.session.cancelled',
+  'kyc.session.manual_review_requested',
+];
+
+/** A message of the region's event stream. Its JetStream message id is `id`, so a relay twice publishes once. */
+export interface DomainEvent {
+  id: string;
+  type: SessionEventType;
+  /** ISO 8601 */
+  timestamp: string;
+  org_id: string;
+  mode: Mode;
+  data: SessionEventData;
+}
+
+/** The region's JetStream stream of domain events and its subjects: `<root>.events.<type>`. */
+export function eventStreamName(root: string): string {
+  return `${root.replace(/[^A-Za-z0-9_-]/g, '_')}_EVENTS`;
+}
+export function eventSubject(root: string, type: string): string {
+  return `${root}.events.${type}`;
+}
