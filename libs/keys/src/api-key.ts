@@ -43,14 +43,25 @@ export function parseApiKey(raw: string): ParsedKey | null {
   return { type: m[1] as KeyType, region: m[2] as Region, mode: m[3] as Mode };
 }
 
+// Random bytes are drawn from the CSPRNG in blocks: one system call per few hundred identifiers.
+const POOL_SIZE = 8192;
+let pool = randomBytes(POOL_SIZE);
+let poolPos = 0;
+
+function nextRandomByte(): number {
+  if (poolPos >= POOL_SIZE) {
+    pool = randomBytes(POOL_SIZE);
+    poolPos = 0;
+  }
+  return pool[poolPos++]!;
+}
+
 /** Uniformly random characters of [A-Za-z0-9], by rejection sampling (no modulo bias). */
 export function randomAlphanumeric(length: number): string {
   let out = '';
   while (out.length < length) {
-    for (const b of randomBytes(length * 2)) {
-      if (b < 248) out += ALPHANUM[b % 62];
-      if (out.length === length) break;
-    }
+    const b = nextRandomByte();
+    if (b < 248) out += ALPHANUM[b % 62];
   }
   return out;
 }

@@ -6,7 +6,7 @@ import { fileURLToPath } from 'node:url';
 export type Region = 'us' | 'eu';
 
 /** Every NATS service of a region, in start order. The gateway starts last. */
-export const SERVICES = ['accounts', 'applicants'] as const;
+export const SERVICES = ['accounts', 'applicants', 'screening'] as const;
 export type ServiceName = (typeof SERVICES)[number] | 'gateway';
 
 export const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../../..');
@@ -92,7 +92,9 @@ export class Stack {
   startService(region: Region, service: ServiceName): ChildProcess {
     const id = `${region}/${service}`;
     this.stopped.delete(id);
-    const child = spawn(process.execPath, ['--enable-source-maps', entry(service, 'main')], {
+    // VERITY_NODE_ARGS: extra flags for service processes, e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof"
+    const extra = (process.env.VERITY_NODE_ARGS ?? '').split(' ').filter(Boolean);
+    const child = spawn(process.execPath, ['--enable-source-maps', ...extra, entry(service, 'main')], {
       env: this.envFor(region, service),
       stdio: ['ignore', 'pipe', 'pipe'],
     });
