@@ -10,6 +10,7 @@ import { GATEWAY_CONFIG, type GatewayConfig } from './config.js';
 import { HealthController } from './health/health.controller.js';
 import { MeController } from './me/me.controller.js';
 import { SessionsController } from './sessions/sessions.controller.js';
+import { WebhookEventsController } from './webhooks/webhook-events.controller.js';
 import { WorkflowTemplatesController } from './workflow-templates/workflow-templates.controller.js';
 import { GATEWAY_LOGGER, GATEWAY_NATS, GATEWAY_REDIS } from './tokens.js';
 
@@ -31,7 +32,7 @@ export class GatewayModule {
   static forRoot(cfg: GatewayConfig, log: Logger, nc: NatsConnection, redis: Redis): DynamicModule {
     return {
       module: GatewayModule,
-      controllers: [HealthController, MeController, ApplicantsController, WorkflowTemplatesController, SessionsController],
+      controllers: [HealthController, MeController, ApplicantsController, WorkflowTemplatesController, SessionsController, WebhookEventsController],
       providers: [
         { provide: GATEWAY_CONFIG, useValue: cfg },
         { provide: GATEWAY_LOGGER, useValue: log },

@@ -6,3 +6,4 @@ export type * from './accounts.js';
 export type * from './applicants.js';
 export * from './screening.js';
 export * from './sessions.js';
+export * from './webhooks.js';

@@ -4,6 +4,7 @@ import type * as P from './applicants.js';
 import type { Health } from './health.js';
 import type * as S from './screening.js';
 import type * as V from './sessions.js';
+import type * as W from './webhooks.js';
 
 /**
  * Every subject of the system, relative to the region's root (`us`, `eu`, or a test root):
@@ -39,6 +40,8 @@ export const SUBJECTS = {
   sessionsCancel: 'sessions.cancel.v1',
   sessionsReview: 'sessions.review.v1',
   sessionsDecision: 'sessions.decision.v1',
+  webhooksHealth: 'webhook-delivery.health.v1',
+  webhookAttemptsList: 'webhook-delivery.attempts.list.v1',
 } as const;
 
 /** Broadcast events (every replica receives them; no queue group). */
@@ -78,6 +81,8 @@ export interface RpcContracts {
   [SUBJECTS.sessionsCancel]: { req: { id: string; body: unknown }; res: V.Session };
   [SUBJECTS.sessionsReview]: { req: { id: string; body: unknown }; res: V.Session };
   [SUBJECTS.sessionsDecision]: { req: { id: string; body: unknown }; res: V.Session };
+  [SUBJECTS.webhooksHealth]: { req: Record<string, never>; res: Health };
+  [SUBJECTS.webhookAttemptsList]: { req: P.ListQuery; res: P.Page<W.WebhookAttempt> };
 }
 
 export type Subject = keyof RpcContracts;

@@ -29,6 +29,7 @@ export const ROUTES: Record<string, RouteAccess> = {
   'POST /v1/sessions/:id/cancel': { scope: 'sessions:write', routeClass: 'global' },
   'POST /v1/sessions/:id/review': { scope: 'sessions:write', routeClass: 'global' },
   'POST /v1/sessions/:id/decision': { scope: 'sessions:write', routeClass: 'global' },
+  'GET /v1/webhook-events': { scope: 'webhooks:read', routeClass: 'reads' },
 };
 
 export function routeKey(method: string, url: string | undefined): string | null {
