@@ -1,3 +1,4 @@
+import { benchScreeningEngine } from './engine-bench.js';
 import { benchApplicants, startBenchStack } from './gateway-bench.js';
 
 /**
@@ -8,6 +9,8 @@ const only = new Set(process.argv.slice(2));
 const want = (s: string) => only.size === 0 || only.has(s);
 
 process.stdout.write(`Verity benchmarks — ${new Date().toISOString()} — node ${process.version}, ${(await import('node:os')).cpus().length} cores\n`);
+// pure CPU first, before any stack process competes for the cores
+if (want('engine')) await benchScreeningEngine();
 const env = await startBenchStack();
 try {
   if (want('applicants')) await benchApplicants(env);
