@@ -10,6 +10,9 @@ import { GATEWAY_CONFIG, type GatewayConfig } from './config.js';
 import { HealthController } from './health/health.controller.js';
 import { MeController } from './me/me.controller.js';
 import { SessionsController } from './sessions/sessions.controller.js';
+import { IdScanController } from './streams/id-scan.controller.js';
+import { IdvImageController } from './streams/idv-image.controller.js';
+import { StreamProxy } from './streams/stream-proxy.js';
 import { WebhookEventsController } from './webhooks/webhook-events.controller.js';
 import { WorkflowTemplatesController } from './workflow-templates/workflow-templates.controller.js';
 import { GATEWAY_LOGGER, GATEWAY_NATS, GATEWAY_REDIS } from './tokens.js';
@@ -32,7 +35,7 @@ export class GatewayModule {
   static forRoot(cfg: GatewayConfig, log: Logger, nc: NatsConnection, redis: Redis): DynamicModule {
     return {
       module: GatewayModule,
-      controllers: [HealthController, MeController, ApplicantsController, WorkflowTemplatesController, SessionsController, WebhookEventsController],
+      controllers: [HealthController, MeController, ApplicantsController, WorkflowTemplatesController, SessionsController, WebhookEventsController, IdScanController, IdvImageController],
       providers: [
         { provide: GATEWAY_CONFIG, useValue: cfg },
         { provide: GATEWAY_LOGGER, useValue: log },
@@ -44,6 +47,7 @@ export class GatewayModule {
         },
         { provide: RateLimiter, useFactory: () => new RateLimiter(redis, cfg.REDIS_KEY_PREFIX, log) },
         AccessService,
+        StreamProxy,
         GatewayLifecycle,
       ],
     };

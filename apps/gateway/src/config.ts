@@ -18,6 +18,14 @@ export const gatewayEnv = {
   BILLING_GRACE_DAYS: z.coerce.number().int().min(0).default(7),
   /** Largest JSON body accepted, in bytes. */
   JSON_BODY_LIMIT: z.coerce.number().int().min(1024).default(1024 * 1024),
+  /** Internal HTTP base URLs of the services that take or serve byte streams. */
+  ID_SCAN_URL: z.string().url().optional(),
+  EVIDENCE_URL: z.string().url().optional(),
+  /** Secret shared inside the region's stack; signs the caller on internal HTTP requests. */
+  INTERNAL_AUTH_SECRET: z.string().min(32).optional(),
+  /** Largest ID-scan body accepted (21 MiB plus multipart framing). */
+  ID_SCAN_BODY_LIMIT: z.coerce.number().int().default(21 * 1024 * 1024 + 64 * 1024),
+  ID_SCAN_TIMEOUT_MS: z.coerce.number().int().min(100).default(30_000),
   /** Timeout of one readiness ping to a service. */
   HEALTH_TIMEOUT_MS: z.coerce.number().int().min(50).default(1000),
 };

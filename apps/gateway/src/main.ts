@@ -1,6 +1,7 @@
 import 'reflect-metadata';
 import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
+import { DomainError } from '@verity/errors';
 import { newId } from '@verity/keys';
 import { connectNats, createLogger, createRedis, explainStartupFailure } from '@verity/platform';
 import { AccessService } from './access/access.service.js';
@@ -45,6 +46,11 @@ try {
   // Only JSON bodies; anything else where JSON is expected is 400 invalid_json.
   fastify.removeAllContentTypeParsers();
   fastify.addContentTypeParser('application/json', { parseAs: 'string' }, fastify.getDefaultJsonParser('error', 'error'));
+  // Multipart is streamed, unread, to the one route that takes it; anywhere else it is not JSON.
+  fastify.addContentTypeParser('multipart/form-data', (req, payload, done) => {
+    if (req.routeOptions.url === '/v1/id-verification') done(null, payload);
+    else done(new DomainError('invalid_json'), undefined);
+  });
   // Fail closed: a /v1 route without an entry in the access table would be reachable unauthenticated.
   fastify.addHook('onRoute', (route) => {
     for (const method of [route.method].flat()) {

@@ -7,3 +7,4 @@ export * from './service.js';
 export * from './migrate.js';
 export * from './pagination.js';
 export * from './sql.js';
+export * from './internal-http.js';

@@ -30,6 +30,8 @@ export const ROUTES: Record<string, RouteAccess> = {
   'POST /v1/sessions/:id/review': { scope: 'sessions:write', routeClass: 'global' },
   'POST /v1/sessions/:id/decision': { scope: 'sessions:write', routeClass: 'global' },
   'GET /v1/webhook-events': { scope: 'webhooks:read', routeClass: 'reads' },
+  'POST /v1/id-verification': { scope: 'idv:scan', routeClass: 'global' },
+  'GET /v1/sessions/:id/idv-image/:artifact': { scope: 'sessions:read_report', routeClass: 'sessions:read_image' },
 };
 
 export function routeKey(method: string, url: string | undefined): string | null {
