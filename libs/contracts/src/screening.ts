@@ -5,7 +5,15 @@ export const CHECK_TYPES = ['document', 'face_match', 'liveness', 'credit_histor
 export type CheckType = (typeof CHECK_TYPES)[number];
 export type CheckOutcome = 'pass' | 'fail' | 'review' | 'error';
 
-export type SigningVariable = 'start_datetime' | 'end_datetime' | 'amount' | 'currency' | 'location';
+/** Variables a signing document can place (contract §8), each fed by the session metadata key of the same name. */
+export const SIGNING_VARIABLES = ['start_datetime', 'end_datetime', 'amount', 'currency', 'location'] as const;
+export type SigningVariable = (typeof SIGNING_VARIABLES)[number];
+
+export interface SigningDocument {
+  title: string;
+  /** The variables the document places, in document order. */
+  variables: SigningVariable[];
+}
 
 export interface WorkflowTemplate {
   id: string;
@@ -21,7 +29,8 @@ export interface WorkflowTemplate {
   device_intelligence: boolean;
   photo_upload: boolean;
   review_threshold: number;
-  signing_document: { title: string; variables: SigningVariable[] } | null;
+  /** Present exactly when `checks` holds `document_signing`. */
+  signing_document: SigningDocument | null;
   created_at: string;
   updated_at: string;
 }

@@ -1,4 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import net from 'node:net';
 import { once } from 'node:events';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -8,6 +10,9 @@ export type Region = 'us' | 'eu';
 /** Every NATS service of a region, in start order. The gateway starts last. */
 export const SERVICES = ['accounts', 'applicants', 'screening'] as const;
 export type ServiceName = (typeof SERVICES)[number] | 'gateway';
+
+/** Services that also take or serve byte streams over internal HTTP, and the gateway variable naming their URL. */
+export const INTERNAL_HTTP_SERVICES: Record<string, string> = { 'id-scan': 'ID_SCAN_URL', evidence: 'EVIDENCE_URL' };
 
 export const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../../..');
 
@@ -45,6 +50,9 @@ export class Stack {
   private readonly procs = new Map<string, ChildProcess>();
   private readonly stopped = new Set<string>();
   private closing = false;
+  private readonly internalPorts = new Map<string, number>();
+  /** Shared inside this stack: signs the caller on internal HTTP requests from the gateway. */
+  private readonly internalSecret = randomBytes(32).toString('base64url');
 
   constructor(readonly opts: StackOptions) {}
 
@@ -54,6 +62,13 @@ export class Stack {
 
   envFor(region: Region, service: ServiceName): Record<string, string> {
     const prefix = this.opts.isolationPrefix ?? '';
+    const internal: Record<string, string> = { INTERNAL_AUTH_SECRET: this.internalSecret };
+    for (const [s, urlVar] of Object.entries(INTERNAL_HTTP_SERVICES)) {
+      const port = this.internalPorts.get(`${region}/${s}`);
+      if (port === undefined) continue;
+      if (service === 'gateway') internal[urlVar] = `http://127.0.0.1:${port}`;
+      if (service === s) internal.INTERNAL_PORT = String(port);
+    }
     return {
       ...(process.env as Record<string, string>),
       REGION: region,
@@ -63,6 +78,7 @@ export class Stack {
       REDIS_URL: this.opts.redisUrl ?? process.env.REDIS_URL ?? 'redis://127.0.0.1:6379',
       REDIS_KEY_PREFIX: `${prefix}${region}:`,
       PORT: String(this.opts.ports[region]),
+      ...internal,
       LOG_LEVEL: process.env.LOG_LEVEL ?? 'info',
       ...(this.opts.env ?? {}),
       ...(this.opts.serviceEnv?.[service] ?? {}),
@@ -126,6 +142,11 @@ export class Stack {
   }
 
   async start(): Promise<void> {
+    for (const r of this.opts.regions) {
+      for (const s of SERVICES as readonly string[]) {
+        if (INTERNAL_HTTP_SERVICES[s] && !this.internalPorts.has(`${r}/${s}`)) this.internalPorts.set(`${r}/${s}`, await freePort());
+      }
+    }
     await Promise.all(this.opts.regions.map((r) => this.migrate(r)));
     for (const r of this.opts.regions) {
       for (const s of SERVICES) this.startService(r, s);
@@ -165,4 +186,16 @@ export class Stack {
     );
     this.procs.clear();
   }
+}
+
+/** A free TCP port on loopback. */
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const srv = net.createServer();
+    srv.on('error', reject);
+    srv.listen(0, '127.0.0.1', () => {
+      const { port } = srv.address() as net.AddressInfo;
+      srv.close(() => resolve(port));
+    });
+  });
 }

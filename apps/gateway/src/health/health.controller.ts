@@ -9,6 +9,7 @@ import { GATEWAY_CONFIG, type GatewayConfig } from '../config.js';
 export const REGION_SERVICES: Array<{ name: string; subject: Subject }> = [
   { name: 'accounts', subject: SUBJECTS.accountsHealth },
   { name: 'applicants', subject: SUBJECTS.applicantsHealth },
+  { name: 'screening', subject: SUBJECTS.screeningHealth },
 ];
 
 @Controller('health')

@@ -1,0 +1,8 @@
+import { Module } from '@nestjs/common';
+import { EvaluationService } from './evaluation/evaluation.service.js';
+import { ScreeningRpcController } from './screening.rpc.controller.js';
+import { TemplatesRepository } from './templates/templates.repository.js';
+import { TemplatesService } from './templates/templates.service.js';
+
+@Module({ providers: [TemplatesRepository, TemplatesService, EvaluationService, ScreeningRpcController] })
+export class ScreeningModule {}

@@ -1,0 +1,79 @@
+import { Inject, Injectable } from '@nestjs/common';
+import type { EvaluateReply, Owner } from '@verity/contracts';
+import { DomainError } from '@verity/errors';
+import { isId } from '@verity/keys';
+import { CONFIG } from '@verity/platform';
+import { compileRules, type CompiledRuleSet, type EvaluationResult } from '@verity/screening-engine';
+import { DEFAULT_RULESET_CACHE_SIZE, type ScreeningConfig } from '../definition.js';
+import { TemplatesRepository } from '../templates/templates.repository.js';
+import { isVersionNumber } from '../templates/templates.service.js';
+import { toEvaluationContext } from './evaluation-context.js';
+import { LruCache } from './lru-cache.js';
+
+export function toEvaluateReply(r: EvaluationResult): EvaluateReply {
+  if (r.status === 'errored') return { status: 'errored', reason: r.reason, key: r.key };
+  return {
+    status: 'ok',
+    decision: r.decision,
+    score: r.score,
+    tags: r.tags,
+    decline_floored: r.declineFloored,
+    fired: r.fired.map((f) => ({ index: f.index, name: f.name, ruleType: f.ruleType, action: f.action, fields: f.fields })),
+    trace: r.trace.map((t) => ({ index: t.index, name: t.name, fired: t.fired, fields: t.fields })),
+  };
+}
+
+/**
+ * Evaluates the screening rules of one pinned template version against one run. Versions are immutable,
+ * so each (owner, template, version) is compiled once and kept in a bounded LRU; concurrent first calls
+ * share one compilation. The owner is part of the key: another organization's id finds nothing.
+ */
+@Injectable()
+export class EvaluationService {
+  private readonly cache: LruCache<string, Promise<CompiledRuleSet>>;
+  private compilations = 0;
+
+  constructor(
+    private readonly repo: TemplatesRepository,
+    @Inject(CONFIG) cfg: Partial<ScreeningConfig>,
+  ) {
+    this.cache = new LruCache(cfg.SCREENING_RULESET_CACHE_SIZE ?? DEFAULT_RULESET_CACHE_SIZE);
+  }
+
+  /** How many rule sets were compiled and how many are held (operations and tests). */
+  stats(): { compilations: number; cached: number } {
+    return { compilations: this.compilations, cached: this.cache.size };
+  }
+
+  async evaluate(owner: Owner, templateId: unknown, version: unknown, context: unknown): Promise<EvaluateReply> {
+    if (!isId('workflowTemplate', templateId)) throw DomainError.notFound('template_id');
+    if (!isVersionNumber(version)) throw DomainError.notFound('version');
+    const ctx = toEvaluationContext(context);
+    const rules = await this.compiled(owner, templateId, version);
+    return toEvaluateReply(rules.evaluate(ctx));
+  }
+
+  private compiled(owner: Owner, templateId: string, version: number): Promise<CompiledRuleSet> {
+    const key = `${owner.org_id}/${owner.mode}/${templateId}/${version}`;
+    let entry = this.cache.get(key);
+    if (!entry) {
+      entry = this.compile(owner, templateId, version);
+      this.cache.set(key, entry);
+      const settled = entry;
+      // a failed load (unknown version, database away) is not remembered
+      settled.catch(() => this.cache.deleteIf(key, settled));
+    }
+    return entry;
+  }
+
+  private async compile(owner: Owner, templateId: string, version: number): Promise<CompiledRuleSet> {
+    const row = await this.repo.findVersion(owner, templateId, version);
+    if (!row) throw DomainError.notFound((await this.repo.find(owner, templateId)) ? 'version' : 'template_id');
+    this.compilations += 1;
+    return compileRules(row.screening_rules, {
+      deviceIntelligence: row.device_intelligence,
+      templateMetadata: row.metadata,
+      reviewThreshold: row.review_threshold,
+    });
+  }
+}

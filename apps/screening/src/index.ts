@@ -1,0 +1,2 @@
+export { SCREENING_SERVICE, screeningEnv, type ScreeningConfig } from './definition.js';
+export { ScreeningModule } from './app.module.js';

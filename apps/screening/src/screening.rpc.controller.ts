@@ -1,0 +1,25 @@
+import { Inject, Injectable, type OnApplicationBootstrap } from '@nestjs/common';
+import { SUBJECTS } from '@verity/contracts';
+import { requirePrincipal, RpcServer } from '@verity/platform';
+import { EvaluationService } from './evaluation/evaluation.service.js';
+import { TemplatesService } from './templates/templates.service.js';
+
+@Injectable()
+export class ScreeningRpcController implements OnApplicationBootstrap {
+  constructor(
+    @Inject(RpcServer) private readonly server: RpcServer,
+    private readonly templates: TemplatesService,
+    private readonly evaluation: EvaluationService,
+  ) {}
+
+  onApplicationBootstrap(): void {
+    this.server.handle(SUBJECTS.templatesCreate, (p, ctx) => this.templates.create(requirePrincipal(ctx), p.body, ctx));
+    this.server.handle(SUBJECTS.templatesGet, (p, ctx) => this.templates.get(requirePrincipal(ctx), p.id));
+    this.server.handle(SUBJECTS.templatesList, (p, ctx) => this.templates.list(requirePrincipal(ctx), p));
+    this.server.handle(SUBJECTS.templatesUpdate, (p, ctx) => this.templates.update(requirePrincipal(ctx), p.id, p.body, ctx));
+    this.server.handle(SUBJECTS.templatesVersion, (p, ctx) => this.templates.version(requirePrincipal(ctx), p.id, p.version));
+    this.server.handle(SUBJECTS.screeningEvaluate, (p, ctx) =>
+      this.evaluation.evaluate(requirePrincipal(ctx), p.template_id, p.version, p.context),
+    );
+  }
+}
