@@ -1,11 +1,12 @@
 import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
+import net from 'node:net';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { subjectRoot, SUBJECTS, type CreatedApiKey, type Organization } from '@verity/contracts';
 import { connectNats, RpcClient } from '@verity/platform';
 import { REPO_ROOT } from '@verity/stack';
-import { api, type ApiResponse } from '@verity/testing';
+import { api, query, type ApiResponse } from '@verity/testing';
 
 export type Region = 'us' | 'eu';
 
@@ -39,13 +40,13 @@ export function client(region: Region, key?: string, ip = clientIp()) {
 
 const execFileP = promisify(execFile);
 
-/** Runs the admin CLI exactly as an operator would; returns its exit code and parsed output. */
-export async function adminCli(args: string[]): Promise<{ code: number; out: unknown; err: unknown }> {
+/** Runs the admin CLI exactly as an operator would; returns its exit code, parsed output and raw output. */
+export async function adminCli(args: string[]): Promise<{ code: number; out: unknown; err: unknown; stdout: string; stderr: string }> {
   try {
-    const { stdout } = await execFileP(process.execPath, [path.join(REPO_ROOT, 'tools/admin/dist/src/main.js'), ...args], {
+    const { stdout, stderr } = await execFileP(process.execPath, [path.join(REPO_ROOT, 'tools/admin/dist/src/main.js'), ...args], {
       env: { ...process.env, NATS_SUBJECT_PREFIX: E2E.prefix },
     });
-    return { code: 0, out: JSON.parse(stdout), err: null };
+    return { code: 0, out: JSON.parse(stdout), err: null, stdout, stderr };
   } catch (e) {
     const x = e as { code: number; stdout: string; stderr: string };
     let err: unknown = x.stderr;
@@ -54,7 +55,7 @@ export async function adminCli(args: string[]): Promise<{ code: number; out: unk
     } catch {
       /* not JSON */
     }
-    return { code: x.code, out: x.stdout, err };
+    return { code: x.code, out: x.stdout, err, stdout: x.stdout, stderr: x.stderr };
   }
 }
 
@@ -111,4 +112,60 @@ export function errorOf(res: ApiResponse): { code: string; message: string; type
   if (e.request_id !== res.headers.get('x-request-id')) throw new Error('error.request_id differs from X-Request-Id');
   if (!e.doc_url.endsWith(`/errors#${e.code}`)) throw new Error(`doc_url ${e.doc_url} does not point at ${e.code}`);
   return e;
+}
+
+/** Rows of a region's database (for assertions on what was stored). */
+export function rows<R extends Record<string, unknown> = Record<string, unknown>>(region: Region, sql: string, params: unknown[] = []): Promise<R[]> {
+  return query<R>(E2E.db[region], sql, params);
+}
+
+/** How many applicants rows an organization has in a region's database. */
+export async function applicantRows(region: Region, orgId: string): Promise<number> {
+  const [r] = await rows<{ n: number }>(region, 'SELECT count(*)::int AS n FROM applicants.applicants WHERE org_id = $1', [orgId]);
+  return r!.n;
+}
+
+/**
+ * Rate-limit windows are fixed and aligned to the epoch minute: a test that counts within one window waits for
+ * the next minute when fewer than `seconds` remain in the current one.
+ */
+export async function freshWindow(seconds = 15): Promise<void> {
+  const left = 60_000 - (Date.now() % 60_000);
+  if (left < seconds * 1000) await new Promise((r) => setTimeout(r, left + 50));
+}
+
+/** Runs `fn` `n` times with at most `concurrency` calls in flight; results in call order. */
+export async function times<T>(n: number, concurrency: number, fn: (i: number) => Promise<T>): Promise<T[]> {
+  const out: T[] = new Array<T>(n);
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: Math.min(n, concurrency) }, async () => {
+      while (next < n) {
+        const i = next++;
+        out[i] = await fn(i);
+      }
+    }),
+  );
+  return out;
+}
+
+/** The X-RateLimit-* headers of a response, as numbers (NaN when absent). */
+export function rateLimitOf(res: ApiResponse): { limit: number; remaining: number; reset: number; window: number } {
+  const n = (h: string) => {
+    const v = res.headers.get(`x-ratelimit-${h}`);
+    return v !== null && /^[0-9]+$/.test(v) ? Number(v) : NaN;
+  };
+  return { limit: n('limit'), remaining: n('remaining'), reset: n('reset'), window: n('window') };
+}
+
+/** A TCP port nobody listens on right now, on loopback. */
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const s = net.createServer();
+    s.once('error', reject);
+    s.listen(0, '127.0.0.1', () => {
+      const { port } = s.address() as net.AddressInfo;
+      s.close(() => resolve(port));
+    });
+  });
 }

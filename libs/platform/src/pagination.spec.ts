@@ -22,6 +22,7 @@ describe('list parameters', () => {
     const p = parseListQuery({ limit: '100', cursor: encodeCursor(42n) });
     assert.equal(p.limit, 100);
     assert.equal(p.after, 42n);
+    assert.equal(parseListQuery({ cursor: encodeCursor(9_223_372_036_854_775_807n) }).after, 9_223_372_036_854_775_807n);
   });
   it('refuses bad limits, foreign cursors and unknown parameters', () => {
     for (const limit of ['0', '101', '-1', '1.5', 'ten', '']) {
@@ -29,7 +30,8 @@ describe('list parameters', () => {
         { code: 'invalid_value', message: 'limit must be a whole number from 1 to 100', path: ['limit'] },
       ]);
     }
-    for (const cursor of ['abc', Buffer.from('c1.x').toString('base64url'), '../../etc']) {
+    const beyondBigint = Buffer.from('c1.9223372036854775808').toString('base64url');
+    for (const cursor of ['abc', Buffer.from('c1.x').toString('base64url'), '../../etc', beyondBigint]) {
       assert.equal((issuesOf(() => parseListQuery({ cursor })) as Array<{ path: string[] }>)[0]!.path[0], 'cursor');
     }
     assert.equal((issuesOf(() => parseListQuery({ colour: 'red' })) as Array<{ code: string }>)[0]!.code, 'unrecognized_keys');

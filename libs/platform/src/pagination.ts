@@ -9,6 +9,8 @@ export interface ListParams {
 }
 
 const CURSOR_RE = /^c1\.([0-9]{1,19})$/;
+/** Positions are Postgres bigint: a larger number was never issued, and would fail the query. */
+const MAX_POSITION = 9_223_372_036_854_775_807n;
 
 /** Cursors are opaque to clients: a version tag and a position, base64url encoded. */
 export function encodeCursor(position: bigint | string | number): string {
@@ -18,7 +20,9 @@ export function encodeCursor(position: bigint | string | number): string {
 function decodeCursor(raw: string): bigint | null {
   if (!/^[A-Za-z0-9_-]{1,64}$/.test(raw)) return null;
   const m = CURSOR_RE.exec(Buffer.from(raw, 'base64url').toString());
-  return m ? BigInt(m[1]!) : null;
+  if (!m) return null;
+  const position = BigInt(m[1]!);
+  return position <= MAX_POSITION ? position : null;
 }
 
 /**

@@ -9,7 +9,7 @@ export function createRedis(url: string, name: string): Redis {
     connectionName: name,
     enableOfflineQueue: false,
     maxRetriesPerRequest: 0,
-    commandTimeout: 250,
+    commandTimeout: 1000,
     connectTimeout: 1000,
     lazyConnect: false,
     // commands issued in the same tick share one write: far fewer system calls under concurrency

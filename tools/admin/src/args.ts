@@ -18,6 +18,10 @@ export function parseArgs(argv: string[]): ParsedArgs {
         continue;
       }
       const v = argv[i + 1];
+      if (a === '--help') {
+        flags.help = 'true';
+        continue;
+      }
       if (v === undefined || v.startsWith('--')) throw new UsageError(`${a} needs a value`);
       flags[a.slice(2)] = v;
       i++;

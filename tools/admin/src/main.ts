@@ -1,7 +1,8 @@
 import { subjectRoot } from '@verity/contracts';
 import { DomainError } from '@verity/errors';
 import { newId } from '@verity/keys';
-import { connectNats, RpcClient } from '@verity/platform';
+// the NATS client alone: the CLI starts without loading Nest or TypeORM
+import { connectNats, RpcClient } from '@verity/platform/nats';
 import { parseArgs, UsageError } from './args.js';
 import { runCommand, USAGE } from './commands.js';
 

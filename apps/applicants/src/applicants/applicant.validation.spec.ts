@@ -66,6 +66,13 @@ describe('applicant input', () => {
       [{ family_name: 'X', date_of_birth: '01/02/1990' }, ['date_of_birth']],
       [{ family_name: 'X', address: { country: 'UK' } }, ['address', 'country']],
       [{ family_name: 'X', address: { country: 'de' } }, ['address', 'country']],
+      // NUL cannot be stored by Postgres, year 0000 does not exist: refused, never a 500
+      [{ family_name: 'A\u0000B' }, ['family_name']],
+      [{ family_name: 'X', given_names: ['Ann', 'B\u0000'] }, ['given_names', 1]],
+      [{ family_name: 'X', external_id: 'crm\u0000' }, ['external_id']],
+      [{ family_name: 'X', address: { line2: '\u0000' } }, ['address', 'line2']],
+      [{ family_name: 'X', address: { postal_code: '1\u00002' } }, ['address', 'postal_code']],
+      [{ family_name: 'X', date_of_birth: '0000-01-01' }, ['date_of_birth']],
     ];
     for (const [body, path] of cases) assert.deepEqual(issues(body)[0]!.path, path, JSON.stringify(body));
   });

@@ -12,20 +12,28 @@ const LEGACY_FIELDS: Record<string, string> = {
   full_name: 'a whole-name field is not accepted: send family_name, given_names and name_suffix',
 };
 
+/** Text Postgres can store: NUL is the one character it refuses in text and jsonb. */
+const hasNoNul = (s: string) => !s.includes('\u0000');
+const NO_NUL = { message: 'must not contain the NUL character' };
+
+const text = (max: number) => z.string().max(max).refine(hasNoNul, NO_NUL);
+
 const nonBlank = (max: number) =>
   z
     .string()
     .min(1)
     .max(max)
-    .refine((s) => s.trim().length > 0, { message: 'must not be blank' });
+    .refine((s) => s.trim().length > 0, { message: 'must not be blank' })
+    .refine(hasNoNul, NO_NUL);
 
 const isoDate = z
   .string()
   .regex(/^\d{4}-\d{2}-\d{2}$/, { message: 'must be a date as YYYY-MM-DD' })
   .refine(
     (s) => {
+      // there is no year 0000 (1 BC is followed by AD 1), and Postgres refuses it
       const d = new Date(`${s}T00:00:00Z`);
-      return !Number.isNaN(d.getTime()) && d.toISOString().slice(0, 10) === s;
+      return s >= '0001-01-01' && !Number.isNaN(d.getTime()) && d.toISOString().slice(0, 10) === s;
     },
     { message: 'must be a real calendar date' },
   )
@@ -33,10 +41,10 @@ const isoDate = z
 
 const address = z.strictObject({
   line1: nonBlank(200).optional(),
-  line2: z.string().max(200).optional(),
+  line2: text(200).optional(),
   city: nonBlank(100).optional(),
-  region: z.string().max(100).optional(),
-  postal_code: z.string().max(20).optional(),
+  region: text(100).optional(),
+  postal_code: text(20).optional(),
   country: z
     .string()
     .refine((c) => /^[A-Z]{2}$/.test(c) && countries.isValid(c), { message: 'must be an ISO 3166-1 alpha-2 code, e.g. DE' })

@@ -1,0 +1,230 @@
+import { after, before, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { headers as natsHeaders, type NatsConnection } from '@nats-io/transport-node';
+import {
+  qualify,
+  REQUEST_ID_HEADER,
+  subjectRoot,
+  SUBJECTS,
+  type Applicant,
+  type Principal,
+  type ReqOf,
+  type ResOf,
+  type RpcReply,
+  type RpcRequest,
+  type Subject,
+} from '@verity/contracts';
+import { DomainError } from '@verity/errors';
+import { newId } from '@verity/keys';
+import { connectNats, createLogger, createServiceApp, decodeJson, encodeJson, loadConfig, RpcClient, serviceEnv } from '@verity/platform';
+import { cloneTestDatabase, isolationPrefix, query } from '@verity/testing';
+import { ApplicantsModule } from '../src/app.module.js';
+import { APPLICANTS_SERVICE } from '../src/definition.js';
+
+type App = Awaited<ReturnType<typeof createServiceApp>>;
+
+let db: Awaited<ReturnType<typeof cloneTestDatabase>>;
+let app: App;
+let nc: NatsConnection;
+let rpc: RpcClient;
+let root: string;
+
+before(async () => {
+  db = await cloneTestDatabase('applicants');
+  const prefix = isolationPrefix('applicants');
+  root = subjectRoot('us', prefix);
+  const cfg = loadConfig(serviceEnv, { REGION: 'us', DATABASE_URL: db.url, NATS_SUBJECT_PREFIX: prefix, LOG_LEVEL: 'silent' });
+  app = await createServiceApp(APPLICANTS_SERVICE, ApplicantsModule, cfg, createLogger('applicants', 'us', 'silent'));
+  nc = await connectNats(cfg.NATS_URL, 'applicants-int-test');
+  rpc = new RpcClient(nc, root, 5000);
+});
+
+after(async () => {
+  await nc?.close();
+  await app?.close();
+  await db?.drop();
+});
+
+/** What the gateway attaches to each call: the caller's organization and mode are all the service scopes by. */
+function principal(mode: 'test' | 'live' = 'test', org = newId('org')): Principal {
+  return {
+    org_id: org,
+    key_id: newId('key'),
+    key_type: 'sk',
+    mode,
+    region: 'us',
+    scopes: ['applicants:read', 'applicants:write'],
+    tier: 'standard',
+    custom_limits: null,
+    billing: { subscription_status: 'active', past_due_since: null, wallet_balance: 0, wallet_locked: false },
+  };
+}
+
+function call<S extends Subject>(p: Principal | null, subject: S, payload: ReqOf<S>): Promise<ResOf<S>> {
+  return rpc.call(subject, payload, { principal: p, requestId: 'req_int_applicants' });
+}
+
+const create = (p: Principal, body: unknown) => call(p, SUBJECTS.applicantsCreate, { body });
+
+async function refusal(pending: Promise<unknown>): Promise<DomainError> {
+  try {
+    await pending;
+  } catch (e) {
+    assert.ok(e instanceof DomainError, String(e));
+    return e;
+  }
+  assert.fail('expected a refusal');
+}
+
+async function storedCount(orgId: string): Promise<number> {
+  const [r] = await query<{ n: number }>(db.url, 'SELECT count(*)::int AS n FROM applicants.applicants WHERE org_id = $1', [orgId]);
+  return r!.n;
+}
+
+describe('create and get', () => {
+  it('stores the applicant for the caller’s organization and mode and reads it back', async () => {
+    const p = principal('live');
+    const a = await create(p, {
+      family_name: 'Okonkwo',
+      given_names: ['Chinua'],
+      email: 'c@example.com',
+      date_of_birth: '1930-11-16',
+      address: { city: 'Ogidi', country: 'NG' },
+    });
+    assert.match(a.id, /^app_[A-Za-z0-9]{24}$/);
+    assert.deepEqual(a, {
+      id: a.id,
+      object: 'applicant',
+      mode: 'live',
+      family_name: 'Okonkwo',
+      given_names: ['Chinua'],
+      name_suffix: null,
+      email: 'c@example.com',
+      phone: null,
+      date_of_birth: '1930-11-16',
+      address: { city: 'Ogidi', country: 'NG' },
+      external_id: null,
+      created_at: a.created_at,
+    });
+    assert.deepEqual(await call(p, SUBJECTS.applicantsGet, { id: a.id }), a);
+    const rows = await query(db.url, 'SELECT org_id, mode, family_name FROM applicants.applicants WHERE id = $1', [a.id]);
+    assert.deepEqual(rows, [{ org_id: p.org_id, mode: 'live', family_name: 'Okonkwo' }]);
+  });
+
+  it("another organization's or the other mode's applicant does not exist for the caller", async () => {
+    const owner = principal('test');
+    const a = await create(owner, { family_name: 'Private' });
+    const sameOrgLive = principal('live', owner.org_id);
+    const otherOrg = principal('test');
+    for (const p of [sameOrgLive, otherOrg]) {
+      const e = await refusal(call(p, SUBJECTS.applicantsGet, { id: a.id }));
+      assert.equal(e.code, 'resource_not_found');
+      assert.equal(e.param, undefined);
+      assert.ok(!e.message.includes(a.id));
+      assert.deepEqual((await call(p, SUBJECTS.applicantsList, {})).data, []);
+    }
+    for (const id of ['app_short', `ses_${'A'.repeat(24)}`, `app_${'A'.repeat(24)}`, '']) {
+      assert.equal((await refusal(call(owner, SUBJECTS.applicantsGet, { id }))).code, 'resource_not_found', id);
+    }
+  });
+
+  it('a refused create writes no row', async () => {
+    const p = principal();
+    for (const body of [{}, { family_name: 'X', first_name: 'Y' }, { family_name: 'X', colour: 'red' }, { family_name: 'X', email: 'nope' }, null, []]) {
+      const e = await refusal(create(p, body));
+      assert.equal(e.code, 'validation_error', JSON.stringify(body));
+      assert.ok(Array.isArray((e.details as { issues: unknown[] }).issues));
+    }
+    assert.equal(await storedCount(p.org_id), 0);
+  });
+
+  it('a message without a principal is refused and writes nothing', async () => {
+    const e = await refusal(call(null, SUBJECTS.applicantsCreate, { body: { family_name: 'Anonymous' } }));
+    assert.equal(e.code, 'internal_error');
+    const rows = await query(db.url, "SELECT id FROM applicants.applicants WHERE family_name = 'Anonymous'");
+    assert.deepEqual(rows, []);
+  });
+
+  it('a request whose deadline has passed writes nothing: the caller already answered 503', async () => {
+    const p = principal();
+    const req: RpcRequest<ReqOf<typeof SUBJECTS.applicantsCreate>> = {
+      principal: p,
+      deadline: Date.now() - 1000,
+      payload: { body: { family_name: 'Too late' } },
+    };
+    const h = natsHeaders();
+    h.set(REQUEST_ID_HEADER, 'req_int_late');
+    const msg = await nc.request(qualify(root, SUBJECTS.applicantsCreate), encodeJson(req), { timeout: 5000, headers: h });
+    const reply = decodeJson<RpcReply<Applicant>>(msg.data);
+    assert.equal(reply.ok, false);
+    assert.equal(!reply.ok && reply.error.code, 'service_unavailable');
+    assert.equal(await storedCount(p.org_id), 0);
+    // the same request within its deadline is written
+    await create(p, { family_name: 'On time' });
+    assert.equal(await storedCount(p.org_id), 1);
+  });
+});
+
+describe('list', () => {
+  it('newest first, paged with limit and next_cursor, scoped by organization and mode', async () => {
+    const p = principal('test');
+    const ids: string[] = [];
+    for (let i = 0; i < 5; i++) ids.push((await create(p, { family_name: `Page ${i}` })).id);
+    // rows of the same organization in the other mode, and of another organization, interleaved
+    await create(principal('live', p.org_id), { family_name: 'Live' });
+    await create(principal('test'), { family_name: 'Stranger' });
+    const newestFirst = [...ids].reverse();
+
+    const all = await call(p, SUBJECTS.applicantsList, {});
+    assert.deepEqual(all.data.map((a) => a.id), newestFirst);
+    assert.equal(all.next_cursor, null);
+
+    const pages: string[][] = [];
+    let cursor: string | null = null;
+    do {
+      const page: ResOf<typeof SUBJECTS.applicantsList> = await call(p, SUBJECTS.applicantsList, cursor === null ? { limit: '2' } : { limit: '2', cursor });
+      pages.push(page.data.map((a) => a.id));
+      cursor = page.next_cursor;
+    } while (cursor !== null && pages.length < 10);
+    assert.deepEqual(pages, [newestFirst.slice(0, 2), newestFirst.slice(2, 4), newestFirst.slice(4)]);
+
+    // a cursor only positions within the caller's own rows
+    const first = await call(p, SUBJECTS.applicantsList, { limit: '2' });
+    const stranger = principal('test');
+    assert.deepEqual((await call(stranger, SUBJECTS.applicantsList, { cursor: first.next_cursor! })).data, []);
+  });
+
+  it('refuses bad limits, cursors and unknown parameters with validation_error naming them', async () => {
+    const p = principal();
+    const cases: Array<[ReqOf<typeof SUBJECTS.applicantsList>, string]> = [
+      [{ limit: '0' }, 'limit'],
+      [{ limit: '101' }, 'limit'],
+      [{ limit: 'x' }, 'limit'],
+      [{ limit: ['1', '2'] }, 'limit'],
+      [{ cursor: 'nope' }, 'cursor'],
+      [{ cursor: Buffer.from('c1.99999999999999999999').toString('base64url') }, 'cursor'],
+      [{ cursor: Buffer.from('c1.9223372036854775808').toString('base64url') }, 'cursor'],
+      [{ status: 'pending' }, 'status'],
+    ];
+    for (const [q, param] of cases) {
+      const e = await refusal(call(p, SUBJECTS.applicantsList, q));
+      assert.equal(e.code, 'validation_error', JSON.stringify(q));
+      assert.equal(e.param, param, JSON.stringify(q));
+    }
+  });
+});
+
+describe('what Postgres cannot store is refused, never an internal error', () => {
+  it('NUL characters and year 0000 are validation errors, and nothing is written', async () => {
+    const p = principal();
+    for (const body of [
+      { family_name: `Nul${String.fromCharCode(0)}` },
+      { family_name: 'X', given_names: [`A${String.fromCharCode(0)}`] },
+      { family_name: 'X', address: { region: String.fromCharCode(0) } },
+      { family_name: 'X', date_of_birth: '0000-12-31' },
+    ]) {
+      assert.equal((await refusal(create(p, body))).code, 'validation_error', JSON.stringify(body));
+    }
+    assert.equal(await storedCount(p.org_id), 0);
+  });
+});
