@@ -4,11 +4,16 @@
 // and exits non-zero on any failure.
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { readdirSync, statSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
+import os from 'node:os';
 import net from 'node:net';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { jetstreamManager } from '@nats-io/jetstream';
+import { connect } from '@nats-io/transport-node';
 import pg from 'pg';
+import { eventStreamName, subjectRoot } from '../../libs/contracts/dist/src/index.js';
 import { checkInfrastructure, SERVICES, Stack } from '../stack/dist/src/index.js';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
@@ -98,6 +103,32 @@ function migrateInto(dbName) {
   );
 }
 
+async function deleteStreams(names) {
+  const nc = await connect({ servers: 'nats://127.0.0.1:4222' });
+  try {
+    const jsm = await jetstreamManager(nc);
+    for (const name of names) await jsm.streams.delete(name).catch(() => undefined);
+  } finally {
+    await nc.close();
+  }
+}
+
+/**
+ * A self-signed certificate for 127.0.0.1, ::1 and localhost: the HTTPS webhook receivers of the tests serve
+ * it and the services under test trust it through NODE_EXTRA_CA_CERTS.
+ */
+function makeTestCert() {
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'verity-tls-'));
+  const cert = path.join(dir, 'cert.pem');
+  const key = path.join(dir, 'key.pem');
+  execFileSync('openssl', [
+    'req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes', '-days', '2',
+    '-subj', '/CN=verity test receiver', '-addext', 'subjectAltName=DNS:localhost,IP:127.0.0.1,IP:::1',
+    '-keyout', key, '-out', cert,
+  ], { stdio: 'ignore' });
+  return { dir, cert, key };
+}
+
 function freePort() {
   return new Promise((resolve) => {
     const s = net.createServer();
@@ -128,6 +159,11 @@ try {
     await migrateInto(TEMPLATE);
   }
   const testEnv = { TEST_TEMPLATE_DB: TEMPLATE, TEST_PG_ADMIN_URL: ADMIN_URL, LOG_LEVEL: process.env.LOG_LEVEL ?? 'warn' };
+  if (!only || only === 'int' || only === 'e2e') {
+    const tls = makeTestCert();
+    cleanups.push(async () => rmSync(tls.dir, { recursive: true, force: true }));
+    Object.assign(testEnv, { WEBHOOK_TEST_TLS_CERT: tls.cert, WEBHOOK_TEST_TLS_KEY: tls.key, NODE_EXTRA_CA_CERTS: tls.cert });
+  }
 
   if (!only || only === 'int') await nodeTest('integration', distFiles('test', '.int-spec.js'), testEnv, 2);
 
@@ -138,6 +174,8 @@ try {
       cleanups.push(() => pgAdmin(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`));
     }
     const prefix = `e2e${run}_`;
+    // the regions' event streams (created by the sessions relay) go with the run
+    cleanups.push(() => deleteStreams(['us', 'eu'].map((r) => eventStreamName(subjectRoot(r, prefix)))));
     const ports = { us: await freePort(), eu: await freePort() };
     stack = new Stack({
       regions: ['us', 'eu'],
@@ -145,6 +183,15 @@ try {
       databaseUrl: (r) => dbUrl(dbs[r]),
       isolationPrefix: prefix,
       env: { LOG_LEVEL: 'warn', TRUSTED_PROXIES: '127.0.0.1', RPC_TIMEOUT_MS: '3000' },
+      serviceEnv: {
+        // receivers of the tests run on loopback with the test certificate; retries compressed to seconds
+        'webhook-delivery': {
+          WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true',
+          WEBHOOK_RETRY_SCHEDULE: '1s,1s,1s',
+          NODE_EXTRA_CA_CERTS: testEnv.NODE_EXTRA_CA_CERTS,
+          WEBHOOK_SECRET_KEY: randomBytes(32).toString('base64'),
+        },
+      },
       output: (r, s, line) => process.stderr.write(`[e2e ${r}/${s}] ${line}\n`),
     });
     await stack.start();

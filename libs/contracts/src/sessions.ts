@@ -64,3 +64,28 @@ export function eventStreamName(root: string): string {
 export function eventSubject(root: string, type: string): string {
   return `${root}.events.${type}`;
 }
+
+/** Operator request of `sessions.email-log.v1`: newest first, `limit` 1 to 100 (default 20). */
+export interface EmailLogRequest {
+  org_id: string;
+  limit?: number;
+  mode?: Mode;
+}
+
+/**
+ * One email the platform sent or, in test mode, would have sent. The recipient is masked (`j***@e***.com`);
+ * the address itself and the body are never stored.
+ */
+export interface EmailLogEntry {
+  id: string;
+  object: 'email';
+  session_id: string;
+  mode: Mode;
+  template: string;
+  subject: string;
+  recipient: string;
+  /** `suppressed` (test mode: never delivered), `pending`, `sent`, `failed`, `skipped` (the session left pending first). */
+  status: 'suppressed' | 'pending' | 'sent' | 'failed' | 'skipped';
+  created_at: string;
+  sent_at: string | null;
+}

@@ -40,6 +40,7 @@ export const SUBJECTS = {
   sessionsCancel: 'sessions.cancel.v1',
   sessionsReview: 'sessions.review.v1',
   sessionsDecision: 'sessions.decision.v1',
+  sessionsEmailLog: 'sessions.email-log.v1',
   webhooksHealth: 'webhook-delivery.health.v1',
   webhookAttemptsList: 'webhook-delivery.attempts.list.v1',
 } as const;
@@ -81,6 +82,7 @@ export interface RpcContracts {
   [SUBJECTS.sessionsCancel]: { req: { id: string; body: unknown }; res: V.Session };
   [SUBJECTS.sessionsReview]: { req: { id: string; body: unknown }; res: V.Session };
   [SUBJECTS.sessionsDecision]: { req: { id: string; body: unknown }; res: V.Session };
+  [SUBJECTS.sessionsEmailLog]: { req: V.EmailLogRequest; res: { data: V.EmailLogEntry[] } };
   [SUBJECTS.webhooksHealth]: { req: Record<string, never>; res: Health };
   [SUBJECTS.webhookAttemptsList]: { req: P.ListQuery; res: P.Page<W.WebhookAttempt> };
 }

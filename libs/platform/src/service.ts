@@ -138,6 +138,8 @@ export async function createServiceApp(def: ServiceDefinition, appModule: new ()
   class RootModule {}
   const app = await NestFactory.createApplicationContext(RootModule, { logger: ['error', 'warn'], abortOnError: false });
   await app.init();
+  // the server has every subscription once this returns: a request sent next finds its responder
+  await app.get<NatsConnection>(NATS).flush();
   return app;
 }
 

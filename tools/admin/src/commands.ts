@@ -11,7 +11,8 @@ export const USAGE = `usage: npm run admin -- <command> --region us|eu [options]
   key create       --org ORG_ID --mode test|live --type sk|pk --scopes a,b,c
   key revoke       --key KEY_ID
   key rotate       --key KEY_ID
-  billing set      --org ORG_ID [--subscription active|past_due|canceled] [--wallet-balance N|none] [--wallet-locked true|false]`;
+  billing set      --org ORG_ID [--subscription active|past_due|canceled] [--wallet-balance N|none] [--wallet-locked true|false]
+  email-log        --org ORG_ID [--limit 1-100] [--mode test|live]`;
 
 function parseJson(name: string, v: string | undefined): unknown {
   if (v === undefined) return undefined;
@@ -27,7 +28,7 @@ export async function runCommand(args: ParsedArgs, rpc: RpcClient, requestId: st
   const [resource, action] = args.words;
   const f = args.flags;
   const call = { principal: null, requestId };
-  switch (`${resource} ${action}`) {
+  switch (action === undefined ? resource : `${resource} ${action}`) {
     case 'org create':
       return rpc.call(SUBJECTS.accountsOrgCreate, { name: required(f, 'name'), tier: f.tier as Tier | undefined }, call);
     case 'org get':
@@ -69,6 +70,16 @@ export async function runCommand(args: ParsedArgs, rpc: RpcClient, requestId: st
           wallet_balance,
           wallet_locked: parseBool('wallet-locked', f['wallet-locked']),
         },
+        call,
+      );
+    }
+    case 'email-log': {
+      const limit = f.limit;
+      if (limit !== undefined && !/^[0-9]{1,3}$/.test(limit)) throw new UsageError('--limit must be a whole number from 1 to 100');
+      if (f.mode !== undefined && f.mode !== 'test' && f.mode !== 'live') throw new UsageError('--mode must be test or live');
+      return rpc.call(
+        SUBJECTS.sessionsEmailLog,
+        { org_id: required(f, 'org'), limit: limit === undefined ? undefined : Number(limit), mode: f.mode as Mode | undefined },
         call,
       );
     }

@@ -1,21 +1,10 @@
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
-import net from 'node:net';
 import path from 'node:path';
 import { subjectRoot, SUBJECTS } from '@verity/contracts';
 import { connectNats, RpcClient } from '@verity/platform';
-import { REPO_ROOT, Stack } from '@verity/stack';
+import { freePort, REPO_ROOT, Stack } from '@verity/stack';
 import { formatRow, measure, type LoadResult } from './load.js';
-
-export function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const s = net.createServer();
-    s.listen(0, '127.0.0.1', () => {
-      const { port } = s.address() as net.AddressInfo;
-      s.close(() => resolve(port));
-    });
-  });
-}
 
 export interface BenchEnv {
   stack: Stack;

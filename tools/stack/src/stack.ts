@@ -4,11 +4,12 @@ import net from 'node:net';
 import { once } from 'node:events';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { devWebhookSecretKey } from './dev-keys.js';
 
 export type Region = 'us' | 'eu';
 
 /** Every NATS service of a region, in start order. The gateway starts last. */
-export const SERVICES = ['accounts', 'applicants', 'screening'] as const;
+export const SERVICES = ['accounts', 'applicants', 'screening', 'sessions'] as const;
 export type ServiceName = (typeof SERVICES)[number] | 'gateway';
 
 /** Services that also take or serve byte streams over internal HTTP, and the gateway variable naming their URL. */
@@ -79,6 +80,7 @@ export class Stack {
       REDIS_KEY_PREFIX: `${prefix}${region}:`,
       PORT: String(this.opts.ports[region]),
       ...internal,
+      ...((service as string) === 'webhook-delivery' && !process.env.WEBHOOK_SECRET_KEY ? { WEBHOOK_SECRET_KEY: devWebhookSecretKey(REPO_ROOT) } : {}),
       LOG_LEVEL: process.env.LOG_LEVEL ?? 'info',
       ...(this.opts.env ?? {}),
       ...(this.opts.serviceEnv?.[service] ?? {}),

@@ -10,6 +10,7 @@ export const REGION_SERVICES: Array<{ name: string; subject: Subject }> = [
   { name: 'accounts', subject: SUBJECTS.accountsHealth },
   { name: 'applicants', subject: SUBJECTS.applicantsHealth },
   { name: 'screening', subject: SUBJECTS.screeningHealth },
+  { name: 'sessions', subject: SUBJECTS.sessionsHealth },
 ];
 
 @Controller('health')

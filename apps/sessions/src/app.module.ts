@@ -1,0 +1,24 @@
+import { Module } from '@nestjs/common';
+import { CONFIG, type ServiceConfig } from '@verity/platform';
+import { SESSIONS_CONFIG, sessionsConfigOf } from './config.js';
+import { EmailLogRepository } from './emails/email-log.repository.js';
+import { Mailer } from './emails/mailer.js';
+import { Outbox } from './events/outbox.js';
+import { JobsWorker } from './runs/jobs.worker.js';
+import { SessionsRpcController } from './sessions.rpc.controller.js';
+import { SessionsRepository } from './sessions/sessions.repository.js';
+import { SessionsService } from './sessions/sessions.service.js';
+
+@Module({
+  providers: [
+    { provide: SESSIONS_CONFIG, inject: [CONFIG], useFactory: (cfg: ServiceConfig) => sessionsConfigOf(cfg) },
+    SessionsRepository,
+    EmailLogRepository,
+    Mailer,
+    Outbox,
+    JobsWorker,
+    SessionsService,
+    SessionsRpcController,
+  ],
+})
+export class SessionsModule {}

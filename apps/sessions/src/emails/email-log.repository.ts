@@ -1,0 +1,67 @@
+import { Inject, Injectable } from '@nestjs/common';
+import type { EmailLogEntry, Owner } from '@verity/contracts';
+import { randomAlphanumeric, type Mode } from '@verity/keys';
+import { Sql, type Queryable } from '@verity/platform';
+
+interface EmailLogRow {
+  id: string;
+  mode: Mode;
+  session_id: string;
+  template: string;
+  subject: string;
+  recipient: string;
+  status: EmailLogEntry['status'];
+  created_at: Date;
+  sent_at: Date | null;
+}
+
+function toEntry(r: EmailLogRow): EmailLogEntry {
+  return {
+    id: r.id,
+    object: 'email',
+    session_id: r.session_id,
+    mode: r.mode,
+    template: r.template,
+    subject: r.subject,
+    recipient: r.recipient,
+    status: r.status,
+    created_at: r.created_at.toISOString(),
+    sent_at: r.sent_at ? r.sent_at.toISOString() : null,
+  };
+}
+
+/** The email log: one row per email a session sends (live) or would have sent (test, `suppressed`). */
+@Injectable()
+export class EmailLogRepository {
+  constructor(@Inject(Sql) private readonly db: Sql) {}
+
+  async insert(
+    q: Queryable,
+    owner: Owner,
+    e: { session_id: string; template: string; subject: string; recipient: string; status: 'suppressed' | 'pending' },
+  ): Promise<void> {
+    await q.rows(
+      `INSERT INTO sessions.email_log (id, org_id, mode, session_id, template, subject, recipient, status)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`,
+      [`eml_${randomAlphanumeric(24)}`, owner.org_id, owner.mode, e.session_id, e.template, e.subject, e.recipient, e.status],
+    );
+  }
+
+  /** Settles the pending email of a session's template. */
+  async settle(q: Queryable, sessionId: string, template: string, status: 'sent' | 'failed' | 'skipped'): Promise<void> {
+    await q.rows(
+      `UPDATE sessions.email_log SET status = $3, sent_at = CASE WHEN $3 = 'sent' THEN now() ELSE NULL END
+        WHERE session_id = $1 AND template = $2 AND status = 'pending'`,
+      [sessionId, template, status],
+    );
+  }
+
+  async list(orgId: string, limit: number, mode: Mode | null): Promise<EmailLogEntry[]> {
+    const rows = await this.db.rows<EmailLogRow>(
+      `SELECT id, mode, session_id, template, subject, recipient, status, created_at, sent_at FROM sessions.email_log
+        WHERE org_id = $1 AND ($2::text IS NULL OR mode = $2) ORDER BY seq DESC LIMIT $3`,
+      [orgId, mode, limit],
+    );
+    return rows.map(toEntry);
+  }
+}

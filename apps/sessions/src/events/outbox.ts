@@ -1,0 +1,128 @@
+import {
+  Inject,
+  Injectable,
+  type BeforeApplicationShutdown,
+  type OnApplicationBootstrap,
+} from '@nestjs/common';
+import { jetstream, type JetStreamClient } from '@nats-io/jetstream';
+import type { NatsConnection } from '@nats-io/transport-node';
+import { eventSubject, subjectRoot, type DomainEvent, type SessionOutcome, type SessionStatus } from '@verity/contracts';
+import type { Mode } from '@verity/keys';
+import { CONFIG, encodeJson, ensureEventStream, LOGGER, NATS, Sql, type Logger, type Queryable, type ServiceConfig } from '@verity/platform';
+import { SESSIONS_CONFIG, type SessionsConfig } from '../config.js';
+import { sessionEvent } from './session-event.js';
+
+const BATCH = 100;
+const PUBLISH_TIMEOUT_MS = 5000;
+
+/**
+ * The transactional outbox of session events. `add` writes the event of a status change in the caller's
+ * transaction; the relay publishes unrelayed rows to the region's JetStream stream with the event id as
+ * `Nats-Msg-Id` (so a row published twice is stored once) and marks them relayed only after the ack.
+ */
+@Injectable()
+export class Outbox implements OnApplicationBootstrap, BeforeApplicationShutdown {
+  private readonly root: string;
+  private js: JetStreamClient | null = null;
+  private timer: NodeJS.Timeout | null = null;
+  private running: Promise<void> | null = null;
+  private again = false;
+  private closing = false;
+
+  constructor(
+    @Inject(Sql) private readonly db: Sql,
+    @Inject(NATS) private readonly nc: NatsConnection,
+    @Inject(CONFIG) service: ServiceConfig,
+    @Inject(SESSIONS_CONFIG) private readonly cfg: SessionsConfig,
+    @Inject(LOGGER) private readonly log: Logger,
+  ) {
+    this.root = subjectRoot(service.REGION, service.NATS_SUBJECT_PREFIX);
+  }
+
+  /** Writes the event the new status delivers, if any, in the transaction `q`; true when one was written. */
+  async add(
+    q: Queryable,
+    s: { id: string; org_id: string; mode: Mode; status: SessionStatus; outcome: SessionOutcome },
+    occurredAt: Date,
+  ): Promise<boolean> {
+    const event = sessionEvent(s, occurredAt);
+    if (!event) return false;
+    await q.rows(`INSERT INTO sessions.outbox (event_id, session_id, type, event) VALUES ($1, $2, $3, $4)`, [
+      event.id,
+      s.id,
+      event.type,
+      JSON.stringify(event),
+    ]);
+    return true;
+  }
+
+  onApplicationBootstrap(): void {
+    // whatever a previous process committed but did not relay goes out first
+    this.kick();
+    this.timer = setInterval(() => this.kick(), this.cfg.OUTBOX_POLL_MS);
+    this.timer.unref();
+  }
+
+  async beforeApplicationShutdown(): Promise<void> {
+    this.closing = true;
+    if (this.timer) clearInterval(this.timer);
+    await this.running;
+  }
+
+  /** Starts a relay pass now (or another one right after the pass under way). */
+  kick(): void {
+    if (this.closing) return;
+    if (this.running) {
+      this.again = true;
+      return;
+    }
+    this.running = this.drain().finally(() => {
+      this.running = null;
+    });
+  }
+
+  /** Relays until nothing is left; a failure is logged and retried on the next tick. */
+  private async drain(): Promise<void> {
+    try {
+      let n: number;
+      do {
+        this.again = false;
+        n = await this.relayBatch();
+      } while (!this.closing && (this.again || n === BATCH));
+    } catch (e) {
+      this.log.warn({ err: e }, 'outbox relay failed; retrying');
+    }
+  }
+
+  /**
+   * One batch, oldest first, in one transaction holding the rows (other replicas skip them). Published one
+   * after the other so that a session's events keep their order; marked relayed only once every ack arrived.
+   * If the process dies before the commit, the rows stay unrelayed and the next pass publishes them again:
+   * JetStream drops the copies by message id.
+   */
+  async relayBatch(): Promise<number> {
+    return this.db.tx(async (q) => {
+      const rows = await q.rows<{ seq: string; event_id: string; type: string; event: DomainEvent }>(
+        `SELECT seq, event_id, type, event FROM sessions.outbox WHERE relayed_at IS NULL ORDER BY seq LIMIT ${BATCH} FOR UPDATE SKIP LOCKED`,
+      );
+      if (rows.length === 0) return 0;
+      const js = await this.client();
+      for (const r of rows) {
+        await js.publish(eventSubject(this.root, r.type), encodeJson(r.event), { msgID: r.event_id, timeout: PUBLISH_TIMEOUT_MS });
+      }
+      await q.rows(`UPDATE sessions.outbox SET relayed_at = now() WHERE seq = ANY($1::bigint[])`, [rows.map((r) => r.seq)]);
+      return rows.length;
+    });
+  }
+
+  /** The JetStream client, once the region's stream exists (created when missing, on the first event to relay). */
+  private async client(): Promise<JetStreamClient> {
+    if (this.js) return this.js;
+    await ensureEventStream(this.nc, this.root, {
+      duplicateWindowMs: this.cfg.EVENTS_DUPLICATE_WINDOW_MS,
+      maxAgeMs: this.cfg.EVENTS_MAX_AGE_MS,
+    });
+    this.js = jetstream(this.nc);
+    return this.js;
+  }
+}

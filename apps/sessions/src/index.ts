@@ -1,0 +1,1 @@
+export { SESSIONS_SERVICE } from './definition.js';

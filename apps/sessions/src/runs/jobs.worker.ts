@@ -1,0 +1,233 @@
+import { Inject, Injectable, type BeforeApplicationShutdown, type OnApplicationBootstrap } from '@nestjs/common';
+import { SUBJECTS, type Applicant, type CheckType, type EvaluationContextWire, type Principal } from '@verity/contracts';
+import { DomainError } from '@verity/errors';
+import { newId } from '@verity/keys';
+import { LOGGER, RpcClient, Sql, type Logger, type Queryable } from '@verity/platform';
+import { SESSIONS_CONFIG, type SessionsConfig } from '../config.js';
+import { EmailLogRepository } from '../emails/email-log.repository.js';
+import { INVITE_TEMPLATE, inviteMessage } from '../emails/invite.js';
+import { Mailer } from '../emails/mailer.js';
+import { Outbox } from '../events/outbox.js';
+import { SessionsRepository, type JobRow, type SessionRow } from '../sessions/sessions.repository.js';
+import { CREDIT_RECORDINGS, restingOf, syntheticChecks, syntheticFindings, syntheticIdv, type Resting } from './synthetic.js';
+
+/** Jobs run at once side by side per process; each holds one database connection while it runs. */
+const CONCURRENCY = 2;
+/** A job failing for a passing reason (a service not answering) is retried with these delays, then given up. */
+export const RETRY_DELAYS_MS = [200, 500, 1000, 2000, 5000, 10_000, 30_000, 60_000];
+const RPC_TIMEOUT_MS = 4000;
+
+const STALLED_REASON = 'The verification stalled: a service it depends on did not answer.';
+
+/**
+ * Background work of sessions, kept in the `jobs` table so that nothing is lost when the process dies:
+ * the synthetic run of a test session and the invitation email of a live one. A job is written in the same
+ * transaction as its session; workers pick due jobs at once after create, at start and every
+ * `JOBS_POLL_MS`. A job runs inside a transaction that row-locks it: a worker that dies releases it with its
+ * connection, so another (or the restarted process) picks it up immediately, and its result commits
+ * together with the job's deletion, so it takes effect once.
+ */
+@Injectable()
+export class JobsWorker implements OnApplicationBootstrap, BeforeApplicationShutdown {
+  private active = 0;
+  private readonly slots = new Set<Promise<void>>();
+  private timer: NodeJS.Timeout | null = null;
+  private closing = false;
+  private again = false;
+
+  constructor(
+    @Inject(Sql) private readonly db: Sql,
+    private readonly repo: SessionsRepository,
+    private readonly emails: EmailLogRepository,
+    private readonly outbox: Outbox,
+    private readonly mailer: Mailer,
+    @Inject(RpcClient) private readonly rpc: RpcClient,
+    @Inject(SESSIONS_CONFIG) private readonly cfg: SessionsConfig,
+    @Inject(LOGGER) private readonly log: Logger,
+  ) {}
+
+  onApplicationBootstrap(): void {
+    // unfinished jobs of a previous process first
+    this.kick();
+    this.timer = setInterval(() => this.kick(), this.cfg.JOBS_POLL_MS);
+    this.timer.unref();
+  }
+
+  async beforeApplicationShutdown(): Promise<void> {
+    this.closing = true;
+    if (this.timer) clearInterval(this.timer);
+    await Promise.all(this.slots);
+  }
+
+  /** Fills the free worker slots; each slot works until no job is due. */
+  kick(): void {
+    // a slot about to stop looks once more, so a job committed just now is not left for the next tick
+    this.again = true;
+    while (!this.closing && this.active < CONCURRENCY) {
+      this.active++;
+      const slot: Promise<void> = this.work().finally(() => {
+        this.active--;
+        this.slots.delete(slot);
+      });
+      this.slots.add(slot);
+    }
+  }
+
+  private async work(): Promise<void> {
+    try {
+      while (!this.closing) {
+        this.again = false;
+        if (!(await this.runNext()) && !this.again) break;
+      }
+    } catch (e) {
+      this.log.warn({ err: e }, 'jobs worker failed; retrying on the next tick');
+    }
+  }
+
+  /** Runs one due job; false when none is due. */
+  async runNext(): Promise<boolean> {
+    const state: { failed?: { job: JobRow; error: unknown }; emitted: boolean } = { emitted: false };
+    const claimed = await this.db
+      .tx(async (q) => {
+        const job = await this.repo.claimJob(q);
+        if (!job) return false;
+        try {
+          state.emitted = await this.perform(q, job, null);
+          await this.repo.deleteJob(q, job.id);
+        } catch (error) {
+          state.failed = { job, error };
+          throw error; // roll back whatever the job wrote
+        }
+        return true;
+      })
+      .catch((e: unknown) => {
+        if (state.failed) return true;
+        throw e;
+      });
+    if (state.failed) await this.fail(state.failed);
+    else if (state.emitted) this.outbox.kick();
+    return claimed;
+  }
+
+  /**
+   * A failed job: a passing failure is retried later; a permanent one, or the last attempt, settles the job
+   * for good (the test run errored, the invitation failed).
+   */
+  private async fail({ job, error }: { job: JobRow; error: unknown }): Promise<void> {
+    const passing = !(error instanceof DomainError) || error.code === 'service_unavailable' || error.code === 'internal_error';
+    const delay = RETRY_DELAYS_MS[job.attempts];
+    if (passing && delay !== undefined) {
+      this.log.warn({ err: error, job: job.id, kind: job.kind, attempt: job.attempts + 1 }, 'job failed; will retry');
+      await this.repo.postponeJob(job.id, delay);
+      return;
+    }
+    this.log.error({ err: error, job: job.id, kind: job.kind }, 'job given up');
+    const reason = passing ? STALLED_REASON : `The verification could not run: ${(error as DomainError).message}`;
+    let emitted = false;
+    await this.db.tx(async (q) => {
+      if (!(await this.repo.lockJob(q, job.id))) return; // gone, or another worker has it
+      emitted = await this.perform(q, job, reason);
+      await this.repo.deleteJob(q, job.id);
+    });
+    if (emitted) this.outbox.kick();
+  }
+
+  /** Does the job's work in `q`; with `givenUp` set, settles it as failed instead. True when an event was written. */
+  private async perform(q: Queryable, job: JobRow, givenUp: string | null): Promise<boolean> {
+    const session = await this.repo.findForJob(q, job.session_id);
+    if (!session) return false;
+    if (job.kind === 'invite_email') {
+      await this.invite(q, session, job.principal, givenUp !== null);
+      return false;
+    }
+    return this.testRun(q, session, job.principal, givenUp);
+  }
+
+  /**
+   * The synthetic run of a test session (contract §9): check outcomes from the expected outcome, findings,
+   * the credit-history recording, then screening of the pinned template version over NATS. The resting
+   * status, the run record (template version, findings, rule trace) and the event commit together. A session
+   * an operator already moved on (cancelled, sent to review) keeps its status: the run is dropped.
+   */
+  private async testRun(q: Queryable, s: SessionRow, principal: Principal, givenUp: string | null): Promise<boolean> {
+    if (s.status !== 'pending' && s.status !== 'in_progress') return false;
+    const expected = s.expected_outcome ?? 'pass';
+    const types = s.checks.map((c) => c.type);
+    const results = syntheticChecks(expected, types);
+    let resting: Resting;
+    let screening: unknown;
+    const findings = syntheticFindings(s.id, results);
+    if (givenUp !== null) {
+      resting = { status: 'errored', outcome: null, reason: givenUp };
+      screening = null;
+    } else {
+      const opts = { principal, requestId: newId('request'), timeoutMs: RPC_TIMEOUT_MS };
+      const applicant = await this.rpc.call(SUBJECTS.applicantsGet, { id: s.applicant_id }, opts);
+      const reply = await this.rpc.call(
+        SUBJECTS.screeningEvaluate,
+        { template_id: s.workflow_template_id, version: s.template_version, context: evaluationContext(applicant, results, findings) },
+        opts,
+      );
+      resting = restingOf(results, reply);
+      screening = reply;
+    }
+    // pending → in_progress → resting status: two system transitions of the table, committed as one
+    const now = new Date();
+    const updated = await this.repo.changeStatus(q, s.id, ['pending', 'in_progress'], {
+      status: resting.status,
+      outcome: resting.outcome,
+      checks: results,
+      idv: syntheticIdv(expected, types),
+      platform: resting.status === 'errored' ? { erroredReason: resting.reason } : {},
+      now,
+    });
+    if (!updated) return false;
+    await this.repo.insertRun(q, {
+      session_id: s.id,
+      template_id: s.workflow_template_id,
+      template_version: s.template_version,
+      expected_outcome: expected,
+      checks: results,
+      findings,
+      credit_recording: types.includes('credit_history') ? CREDIT_RECORDINGS[expected].recording : null,
+      screening,
+      status: updated.status,
+      outcome: updated.outcome,
+    });
+    return this.outbox.add(q, updated, now);
+  }
+
+  /** The invitation of a live session, while it still waits for the applicant. */
+  private async invite(q: Queryable, s: SessionRow, principal: Principal, givenUp: boolean): Promise<void> {
+    if (givenUp) return this.emails.settle(q, s.id, INVITE_TEMPLATE, 'failed');
+    if (s.status !== 'pending') return this.emails.settle(q, s.id, INVITE_TEMPLATE, 'skipped');
+    const applicant = await this.rpc.call(SUBJECTS.applicantsGet, { id: s.applicant_id }, { principal, requestId: newId('request'), timeoutMs: RPC_TIMEOUT_MS });
+    if (!applicant.email) return this.emails.settle(q, s.id, INVITE_TEMPLATE, 'skipped');
+    const message = inviteMessage(`${this.cfg.INVITE_URL_BASE.replace(/\/$/, '')}/${s.id}`);
+    await this.mailer.send({ to: applicant.email, ...message, template: INVITE_TEMPLATE, sessionId: s.id });
+    await this.emails.settle(q, s.id, INVITE_TEMPLATE, 'sent');
+  }
+}
+
+/**
+ * What screening reads of a run. In test mode the names "from the document" are the applicant's own; the
+ * name arrived as components, so the verbatim legal name is empty. No device or network signals are
+ * collected in test mode, so `fraud.*` and `device.*` resolve to nothing.
+ */
+export function evaluationContext(
+  a: Applicant,
+  checks: ReadonlyArray<{ type: CheckType; outcome: EvaluationContextWire['checks'][CheckType] }>,
+  findings: EvaluationContextWire['findings'],
+): EvaluationContextWire {
+  const applicant: EvaluationContextWire['applicant'] = { legalName: '', familyName: a.family_name, givenNames: a.given_names };
+  if (a.email) applicant.email = a.email;
+  if (a.date_of_birth) applicant.dateOfBirth = a.date_of_birth;
+  if (a.address?.country) applicant.address = { country: a.address.country };
+  if (a.phone) applicant.phone = a.phone;
+  return {
+    applicant,
+    findings,
+    checks: Object.fromEntries(checks.map((c) => [c.type, c.outcome])),
+    now: new Date().toISOString(),
+  };
+}

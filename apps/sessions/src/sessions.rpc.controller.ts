@@ -1,0 +1,24 @@
+import { Inject, Injectable, type OnApplicationBootstrap } from '@nestjs/common';
+import { SUBJECTS } from '@verity/contracts';
+import { requirePrincipal, RpcServer } from '@verity/platform';
+import { SessionsService } from './sessions/sessions.service.js';
+
+@Injectable()
+export class SessionsRpcController implements OnApplicationBootstrap {
+  constructor(
+    @Inject(RpcServer) private readonly server: RpcServer,
+    private readonly sessions: SessionsService,
+  ) {}
+
+  onApplicationBootstrap(): void {
+    this.server.handle(SUBJECTS.sessionsCreate, (p, ctx) => this.sessions.create(requirePrincipal(ctx), p.body, ctx));
+    this.server.handle(SUBJECTS.sessionsGet, (p, ctx) => this.sessions.get(requirePrincipal(ctx), p.id));
+    this.server.handle(SUBJECTS.sessionsList, (p, ctx) => this.sessions.list(requirePrincipal(ctx), p));
+    this.server.handle(SUBJECTS.sessionsNote, (p, ctx) => this.sessions.note(requirePrincipal(ctx), p.id, p.body, ctx));
+    this.server.handle(SUBJECTS.sessionsCancel, (p, ctx) => this.sessions.cancel(requirePrincipal(ctx), p.id, p.body, ctx));
+    this.server.handle(SUBJECTS.sessionsReview, (p, ctx) => this.sessions.review(requirePrincipal(ctx), p.id, p.body, ctx));
+    this.server.handle(SUBJECTS.sessionsDecision, (p, ctx) => this.sessions.decision(requirePrincipal(ctx), p.id, p.body, ctx));
+    // operator tooling: no principal, the organization is named in the request
+    this.server.handle(SUBJECTS.sessionsEmailLog, async (p) => this.sessions.emailLog(p));
+  }
+}

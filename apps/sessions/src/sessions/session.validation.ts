@@ -1,0 +1,114 @@
+import type { ExpectedOutcome } from '@verity/contracts';
+import type { Mode } from '@verity/keys';
+import { DomainError, type Issue } from '@verity/errors';
+import { validateSessionMetadata } from '@verity/metadata';
+
+export const EXPECTED_OUTCOMES: readonly ExpectedOutcome[] = ['pass', 'review', 'fail', 'doc_quality'];
+
+const CREATE_FIELDS = new Set(['applicant_id', 'workflow_template_id', 'metadata', 'expected_outcome']);
+
+export interface CreateInput {
+  /** Still unverified: a malformed or unknown id is answered 404 by the service, after the body checks. */
+  applicant_id: unknown;
+  workflow_template_id: unknown;
+  metadata: Record<string, unknown>;
+  /** Test mode: the value sent or `pass`; live mode: always null (the field is dropped silently). */
+  expected_outcome: ExpectedOutcome | null;
+}
+
+function isObject(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+function refuseUnknownFields(body: Record<string, unknown>, allowed: Set<string>): void {
+  const issues: Issue[] = Object.keys(body)
+    .filter((k) => !allowed.has(k))
+    .map((k) => ({ code: 'unrecognized_keys', message: `unknown field: ${k.slice(0, 100)}`, path: [k.slice(0, 100)] }));
+  if (issues.length > 0) throw DomainError.validation(issues);
+}
+
+function bodyObject(body: unknown, optional: boolean): Record<string, unknown> {
+  if ((body === undefined || body === null) && optional) return {};
+  if (!isObject(body)) throw DomainError.validation([{ code: 'invalid_type', message: 'the body must be a JSON object', path: [] }]);
+  return body;
+}
+
+/**
+ * The body of POST /v1/sessions, in the order the contract fixes: body shape (unknown fields refused) →
+ * metadata (every issue reported) → `expected_outcome` value. The ids are checked by the service next.
+ */
+export function validateCreateBody(body: unknown, mode: Mode): CreateInput {
+  const b = bodyObject(body, false);
+  refuseUnknownFields(b, CREATE_FIELDS);
+  const metadata = validateSessionMetadata(b['metadata']);
+  if (!metadata.ok) throw DomainError.validation(metadata.issues);
+  let expected: ExpectedOutcome | null = null;
+  if (mode === 'test') {
+    const raw = b['expected_outcome'];
+    if (raw === undefined) expected = 'pass';
+    else if (typeof raw === 'string' && (EXPECTED_OUTCOMES as readonly string[]).includes(raw)) expected = raw as ExpectedOutcome;
+    else {
+      throw DomainError.validation([
+        { code: 'invalid_value', message: `expected_outcome must be one of ${EXPECTED_OUTCOMES.join(', ')}`, path: ['expected_outcome'] },
+      ]);
+    }
+  }
+  return { applicant_id: b['applicant_id'], workflow_template_id: b['workflow_template_id'], metadata: metadata.value, expected_outcome: expected };
+}
+
+const NOTE_MAX = 2000;
+/** Text Postgres can store: no U+0000, no unpaired UTF-16 surrogates. */
+const STORABLE = /^(?:[^\u0000\uD800-\uDFFF]|[\uD800-\uDBFF][\uDC00-\uDFFF])*$/;
+const REASON_MAX = 500;
+
+function text(b: Record<string, unknown>, key: string, max: number, required: boolean, issues: Issue[]): string | undefined {
+  const v = b[key];
+  if (v === undefined) {
+    if (required) issues.push({ code: 'invalid_type', message: `${key} is required`, path: [key] });
+    return undefined;
+  }
+  if (typeof v !== 'string') issues.push({ code: 'invalid_type', message: `${key} must be a string`, path: [key] });
+  else if (v.trim() === '') issues.push({ code: 'too_small', message: `${key} must not be empty or blank`, path: [key] });
+  else if ([...v].length > max) issues.push({ code: 'too_big', message: `${key} must be at most ${max} characters`, path: [key] });
+  else if (!STORABLE.test(v)) {
+    issues.push({ code: 'invalid_format', message: `${key} must be text without NUL characters or unpaired surrogates`, path: [key] });
+  }
+  else return v;
+  return undefined;
+}
+
+function finish<T>(issues: Issue[], value: T): T {
+  if (issues.length > 0) throw DomainError.validation(issues);
+  return value;
+}
+
+/** `{ "note" }` of POST /v1/sessions/{id}/notes: 1 to 2000 characters, not blank. */
+export function validateNoteBody(body: unknown): { note: string } {
+  const b = bodyObject(body, false);
+  refuseUnknownFields(b, new Set(['note']));
+  const issues: Issue[] = [];
+  const note = text(b, 'note', NOTE_MAX, true, issues);
+  return finish(issues, { note: note! });
+}
+
+/** `{ "reason" }` of cancel and review: optional (no body at all is accepted), 1 to 500 characters when sent. */
+export function validateReasonBody(body: unknown): { reason?: string } {
+  const b = bodyObject(body, true);
+  refuseUnknownFields(b, new Set(['reason']));
+  const issues: Issue[] = [];
+  const reason = text(b, 'reason', REASON_MAX, false, issues);
+  return finish(issues, reason === undefined ? {} : { reason });
+}
+
+/** `{ "outcome": "approved" | "declined", "reason" }` of POST /v1/sessions/{id}/decision. */
+export function validateDecisionBody(body: unknown): { outcome: 'approved' | 'declined'; reason?: string } {
+  const b = bodyObject(body, false);
+  refuseUnknownFields(b, new Set(['outcome', 'reason']));
+  const issues: Issue[] = [];
+  const outcome = b['outcome'];
+  if (outcome !== 'approved' && outcome !== 'declined') {
+    issues.push({ code: 'invalid_value', message: 'outcome must be approved or declined', path: ['outcome'] });
+  }
+  const reason = text(b, 'reason', REASON_MAX, false, issues);
+  return finish(issues, { outcome: outcome as 'approved' | 'declined', ...(reason === undefined ? {} : { reason }) });
+}

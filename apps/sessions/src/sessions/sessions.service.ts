@@ -1,0 +1,235 @@
+import { Inject, Injectable } from '@nestjs/common';
+import {
+  SESSION_STATUSES,
+  SUBJECTS,
+  type EmailLogEntry,
+  type EmailLogRequest,
+  type ListQuery,
+  type Owner,
+  type Page,
+  type Principal,
+  type Session,
+  type TemplateVersion,
+} from '@verity/contracts';
+import { DomainError, type Issue } from '@verity/errors';
+import { isId, MODES, newId, type IdKind, type Mode } from '@verity/keys';
+import { esignMissingMessage, missingSigningKeys } from '@verity/metadata';
+import { assertBeforeDeadline, parseListQuery, RpcClient, toPage, type RpcContext } from '@verity/platform';
+import { EmailLogRepository } from '../emails/email-log.repository.js';
+import { INVITE_SUBJECT, INVITE_TEMPLATE, maskEmail } from '../emails/invite.js';
+import { Outbox } from '../events/outbox.js';
+import { JobsWorker } from '../runs/jobs.worker.js';
+import { validateCreateBody, validateDecisionBody, validateNoteBody, validateReasonBody } from './session.validation.js';
+import { SessionsRepository, type PlatformMetadata, type SessionRow } from './sessions.repository.js';
+import { actionTarget } from './transitions.js';
+
+/** The read shape of contract §9; `idv` only for the read of one session that ran an identity check. */
+export function toSession(row: SessionRow, withIdv = false): Session {
+  const s: Session = {
+    id: row.id,
+    object: 'session',
+    applicant_id: row.applicant_id,
+    workflow_template_id: row.workflow_template_id,
+    mode: row.mode,
+    status: row.status,
+    outcome: row.outcome,
+    checks: row.checks,
+    metadata: { ...row.metadata, ...row.platform_metadata },
+    created_at: row.created_at.toISOString(),
+    updated_at: row.updated_at.toISOString(),
+  };
+  if (withIdv && row.idv) s.idv = row.idv;
+  return s;
+}
+
+const LIST_FILTERS = {
+  status: (v: string) => (SESSION_STATUSES as readonly string[]).includes(v),
+  // a malformed id is answered like an unknown one: it matches nothing
+  applicant_id: (v: string) => v.length > 0 && v.length <= 100,
+};
+
+type Action = 'cancel' | 'review' | 'decision';
+const ACTION_VERB: Record<Action, string> = { cancel: 'cancelled', review: 'sent to manual review', decision: 'decided' };
+
+@Injectable()
+export class SessionsService {
+  constructor(
+    private readonly repo: SessionsRepository,
+    private readonly emails: EmailLogRepository,
+    private readonly outbox: Outbox,
+    private readonly worker: JobsWorker,
+    @Inject(RpcClient) private readonly rpc: RpcClient,
+  ) {}
+
+  /**
+   * POST /v1/sessions. Order: body shape → metadata → expected_outcome → applicant → template → signing
+   * requirements → write. A refusal writes nothing; the session, its test run or invitation job and its
+   * email log row commit together.
+   */
+  async create(p: Principal, body: unknown, ctx: RpcContext): Promise<Session> {
+    const input = validateCreateBody(body, p.mode);
+    const applicant = await this.lookup(p, ctx, 'applicant', 'applicant_id', input.applicant_id, (id, o) => this.rpc.call(SUBJECTS.applicantsGet, { id }, o));
+    const template = await this.lookup(p, ctx, 'workflowTemplate', 'workflow_template_id', input.workflow_template_id, (id, o) =>
+      this.rpc.call(SUBJECTS.templatesVersion, { id }, o),
+    );
+    this.assertSigningRequirements(template, input.metadata);
+
+    const id = newId('session');
+    const row = await this.repo.db.tx(async (q) => {
+      const row = await this.repo.insert(q, p, {
+        id,
+        applicant_id: applicant.id,
+        workflow_template_id: template.id,
+        template_version: template.version,
+        expected_outcome: input.expected_outcome,
+        checks: template.checks,
+        metadata: input.metadata,
+        now: new Date(),
+      });
+      if (p.mode === 'test') await this.repo.insertJob(q, 'test_run', id, p);
+      if (applicant.email) {
+        // test mode never sends: the invitation is only logged
+        await this.emails.insert(q, p, {
+          session_id: id,
+          template: INVITE_TEMPLATE,
+          subject: INVITE_SUBJECT,
+          recipient: maskEmail(applicant.email),
+          status: p.mode === 'test' ? 'suppressed' : 'pending',
+        });
+        if (p.mode === 'live') await this.repo.insertJob(q, 'invite_email', id, p);
+      }
+      assertBeforeDeadline(ctx);
+      return row;
+    });
+    this.worker.kick();
+    return toSession(row);
+  }
+
+  async get(owner: Owner, id: string): Promise<Session> {
+    const row = isId('session', id) ? await this.repo.find(owner, id) : null;
+    if (!row) throw DomainError.notFound();
+    return toSession(row, true);
+  }
+
+  async list(owner: Owner, query: ListQuery): Promise<Page<Session>> {
+    const p = parseListQuery(query, LIST_FILTERS);
+    const rows = await this.repo.list(owner, p.after, p.limit, p.filters);
+    return toPage(rows, p.limit, (r) => r.seq, (r) => toSession(r));
+  }
+
+  /** Notes can be added in every status; they change nothing else and emit no event. */
+  async note(owner: Owner, id: string, body: unknown, ctx: RpcContext): Promise<Session> {
+    const { note } = validateNoteBody(body);
+    const row = await this.repo.db.tx(async (q) => {
+      if (!isId('session', id) || !(await this.repo.lock(q, owner, id))) throw DomainError.notFound();
+      assertBeforeDeadline(ctx);
+      return this.repo.appendNote(q, id, note, new Date());
+    });
+    return toSession(row);
+  }
+
+  async cancel(owner: Owner, id: string, body: unknown, ctx: RpcContext): Promise<Session> {
+    const { reason } = validateReasonBody(body);
+    return this.act(owner, id, 'cancel', ctx, { platform: reason === undefined ? {} : { cancellationReason: reason } });
+  }
+
+  async review(owner: Owner, id: string, body: unknown, ctx: RpcContext): Promise<Session> {
+    const { reason } = validateReasonBody(body);
+    return this.act(owner, id, 'review', ctx, { platform: reason === undefined ? {} : { manualReviewReason: reason } });
+  }
+
+  async decision(owner: Owner, id: string, body: unknown, ctx: RpcContext): Promise<Session> {
+    const { outcome, reason } = validateDecisionBody(body);
+    return this.act(owner, id, 'decision', ctx, { outcome, decision_reason: reason });
+  }
+
+  /** Operator read of the email log (admin CLI); no principal, the organization is named. */
+  async emailLog(req: EmailLogRequest): Promise<{ data: EmailLogEntry[] }> {
+    const issues: Issue[] = [];
+    if (!isId('org', req.org_id)) issues.push({ code: 'invalid_value', message: 'org_id must be an organization id', path: ['org_id'] });
+    const limit = req.limit ?? 20;
+    if (!Number.isInteger(limit) || limit < 1 || limit > 100) {
+      issues.push({ code: 'invalid_value', message: 'limit must be a whole number from 1 to 100', path: ['limit'] });
+    }
+    if (req.mode !== undefined && !(MODES as readonly string[]).includes(req.mode)) {
+      issues.push({ code: 'invalid_value', message: 'mode must be test or live', path: ['mode'] });
+    }
+    if (issues.length > 0) throw DomainError.validation(issues);
+    return { data: await this.emails.list(req.org_id, limit, (req.mode as Mode | undefined) ?? null) };
+  }
+
+  /**
+   * An operator action: the row is locked, the transition table decides (409 otherwise), and the change and
+   * its event commit together.
+   */
+  private async act(
+    owner: Owner,
+    id: string,
+    action: Action,
+    ctx: RpcContext,
+    change: { platform?: Partial<PlatformMetadata>; outcome?: 'approved' | 'declined'; decision_reason?: string },
+  ): Promise<Session> {
+    const row = await this.repo.db.tx(async (q) => {
+      const current = isId('session', id) ? await this.repo.lock(q, owner, id) : null;
+      if (!current) throw DomainError.notFound();
+      const to = actionTarget(current.status, action);
+      if (!to) {
+        throw new DomainError('invalid_state_transition', {
+          message: `A session in status ${current.status} cannot be ${ACTION_VERB[action]}.`,
+          details: { status: current.status },
+        });
+      }
+      const now = new Date();
+      const updated = await this.repo.changeStatus(q, id, [current.status], {
+        status: to,
+        outcome: change.outcome ?? null,
+        platform: change.platform,
+        decision_reason: change.decision_reason,
+        now,
+      });
+      await this.outbox.add(q, updated!, now);
+      assertBeforeDeadline(ctx);
+      return updated!;
+    });
+    this.outbox.kick();
+    return toSession(row);
+  }
+
+  /**
+   * A resource of another service, read with the caller's principal. A missing, malformed or unknown id is
+   * 404 `resource_not_found` naming the body field.
+   */
+  private async lookup<T>(
+    p: Principal,
+    ctx: RpcContext,
+    kind: IdKind,
+    param: string,
+    id: unknown,
+    call: (id: string, opts: { principal: Principal; requestId: string; timeoutMs: number }) => Promise<T>,
+  ): Promise<T> {
+    if (!isId(kind, id)) throw DomainError.notFound(param);
+    const timeoutMs = Math.max(50, ctx.deadline - Date.now());
+    try {
+      return await call(id, { principal: p, requestId: ctx.requestId, timeoutMs });
+    } catch (e) {
+      if (e instanceof DomainError && e.code === 'resource_not_found') throw DomainError.notFound(param);
+      throw e;
+    }
+  }
+
+  /**
+   * Api-spec Session metadata rule 4: a signing document placing variables makes their keys required at
+   * create. Checked after shape validation, so `""` and `null` never get here.
+   */
+  private assertSigningRequirements(template: TemplateVersion, metadata: Record<string, unknown>): void {
+    if (!template.checks.includes('document_signing') || !template.signing_document) return;
+    const missing = missingSigningKeys(template.signing_document.variables, metadata);
+    if (missing.length === 0) return;
+    throw new DomainError('esign_requirements_not_met', {
+      message: esignMissingMessage(missing),
+      param: 'metadata',
+      details: { reason: 'esign_session_metadata_required', missing_keys: missing.map((k) => `metadata.${k}`) },
+    });
+  }
+}
+

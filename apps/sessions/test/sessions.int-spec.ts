@@ -1,0 +1,421 @@
+/**
+ * The sessions service in process against real Postgres and NATS (JetStream). The services it calls
+ * (applicants, screening) are played by small responders on the same NATS subjects, so that a test can
+ * make them slow, absent or answer `errored`.
+ */
+import { after, before, beforeEach, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { randomBytes } from 'node:crypto';
+import { jetstream, jetstreamManager } from '@nats-io/jetstream';
+import type { NatsConnection } from '@nats-io/transport-node';
+import {
+  eventStreamName,
+  subjectRoot,
+  SUBJECTS,
+  type Applicant,
+  type DomainEvent,
+  type EvaluateReply,
+  type EvaluateRequest,
+  type Principal,
+  type ReqOf,
+  type ResOf,
+  type Session,
+  type Subject,
+  type TemplateVersion,
+} from '@verity/contracts';
+import { DomainError } from '@verity/errors';
+import { newId } from '@verity/keys';
+import { connectNats, createLogger, createServiceApp, loadConfig, RpcClient, RpcServer, serviceEnv } from '@verity/platform';
+import { cloneTestDatabase, isolationPrefix, query, waitFor } from '@verity/testing';
+import { SessionsModule } from '../src/app.module.js';
+import { sessionsEnv } from '../src/config.js';
+import { SESSIONS_SERVICE } from '../src/definition.js';
+
+type App = Awaited<ReturnType<typeof createServiceApp>>;
+
+let db: Awaited<ReturnType<typeof cloneTestDatabase>>;
+let app: App | null = null;
+let nc: NatsConnection;
+let rpc: RpcClient;
+let root: string;
+let cfg: ReturnType<typeof loadConfig<typeof serviceEnv & typeof sessionsEnv>>;
+
+const log = createLogger('sessions-int', 'us', 'silent');
+const applicants = new Map<string, Applicant>();
+const templates = new Map<string, TemplateVersion>();
+let evaluate: (req: EvaluateRequest) => Promise<EvaluateReply>;
+const evaluated: EvaluateRequest[] = [];
+
+const clean = (): EvaluateReply => ({ status: 'ok', decision: 'none', score: 0, tags: [], decline_floored: false, fired: [], trace: [] });
+
+async function startApp(): Promise<void> {
+  app = await createServiceApp(SESSIONS_SERVICE, SessionsModule, cfg, log);
+}
+async function stopApp(): Promise<void> {
+  await app?.close();
+  app = null;
+}
+
+before(async () => {
+  db = await cloneTestDatabase('sessions');
+  const prefix = isolationPrefix('sessions');
+  root = subjectRoot('us', prefix);
+  cfg = loadConfig({ ...serviceEnv, ...sessionsEnv }, {
+    REGION: 'us',
+    DATABASE_URL: db.url,
+    NATS_SUBJECT_PREFIX: prefix,
+    LOG_LEVEL: 'silent',
+    OUTBOX_POLL_MS: '200',
+    JOBS_POLL_MS: '200',
+  });
+  nc = await connectNats(cfg.NATS_URL, 'sessions-int-test');
+  rpc = new RpcClient(nc, root, 5000);
+  // the services sessions calls, played on their subjects
+  const peers = new RpcServer(nc, root, 'peers', log);
+  peers.handle(SUBJECTS.applicantsGet, async (p, ctx) => {
+    const a = applicants.get(p.id);
+    if (!a || ctx.principal?.org_id !== orgOf.get(p.id)) throw DomainError.notFound();
+    return a;
+  });
+  peers.handle(SUBJECTS.templatesVersion, async (p, ctx) => {
+    const t = templates.get(p.id);
+    if (!t || ctx.principal?.org_id !== orgOf.get(p.id)) throw DomainError.notFound();
+    return t;
+  });
+  peers.handle(SUBJECTS.screeningEvaluate, async (p) => {
+    evaluated.push(p);
+    return evaluate(p);
+  });
+  await startApp();
+});
+
+after(async () => {
+  await stopApp();
+  const jsm = await jetstreamManager(nc);
+  await jsm.streams.delete(eventStreamName(root)).catch(() => undefined);
+  await nc?.close();
+  await db?.drop();
+});
+
+beforeEach(() => {
+  evaluate = async () => clean();
+});
+
+const orgOf = new Map<string, string>();
+
+function principal(mode: 'test' | 'live' = 'test'): Principal {
+  return {
+    org_id: `org_${randomBytes(12).toString('hex')}`,
+    key_id: `key_${randomBytes(12).toString('hex')}`,
+    key_type: 'sk',
+    mode,
+    region: 'us',
+    scopes: ['sessions:read', 'sessions:write'],
+    tier: 'standard',
+    custom_limits: null,
+    billing: { subscription_status: 'active', past_due_since: null, wallet_balance: 0, wallet_locked: false },
+  };
+}
+
+/** An organization with one applicant and one template of the given checks. */
+function fixture(mode: 'test' | 'live' = 'test', checks: TemplateVersion['checks'] = ['document', 'face_match', 'watchlist'], email: string | null = 'jane@example.com') {
+  const p = principal(mode);
+  const applicantId = newId('applicant');
+  applicants.set(applicantId, {
+    id: applicantId,
+    object: 'applicant',
+    mode,
+    family_name: 'Doe',
+    given_names: ['Jane'],
+    name_suffix: null,
+    email,
+    phone: null,
+    date_of_birth: '1990-01-01',
+    address: { country: 'DE' },
+    external_id: null,
+    created_at: new Date().toISOString(),
+  });
+  const templateId = newId('workflowTemplate');
+  templates.set(templateId, {
+    id: templateId,
+    mode,
+    name: 'KYC',
+    version: 3,
+    checks,
+    screening_rules: [],
+    metadata: {},
+    device_intelligence: false,
+    photo_upload: false,
+    review_threshold: 0.5,
+    signing_document: checks.includes('document_signing') ? { title: 'Rental', variables: ['start_datetime', 'amount', 'currency'] } : null,
+  });
+  orgOf.set(applicantId, p.org_id);
+  orgOf.set(templateId, p.org_id);
+  return { p, applicantId, templateId };
+}
+
+function call<S extends Subject>(p: Principal | null, subject: S, payload: ReqOf<S>): Promise<ResOf<S>> {
+  return rpc.call(subject, payload, { principal: p, requestId: 'req_int' });
+}
+
+async function refusal(promise: Promise<unknown>): Promise<DomainError> {
+  try {
+    await promise;
+  } catch (e) {
+    assert.ok(e instanceof DomainError, String(e));
+    return e;
+  }
+  assert.fail('expected a refusal');
+}
+
+async function settled(p: Principal, id: string, statuses = ['completed', 'manual_review', 'errored']): Promise<Session> {
+  return waitFor(async () => {
+    const s = await call(p, SUBJECTS.sessionsGet, { id });
+    return statuses.includes(s.status) ? s : undefined;
+  }, 3000);
+}
+
+async function outboxOf(sessionId: string) {
+  return query<{ event_id: string; type: string; relayed_at: Date | null; event: DomainEvent }>(
+    db.url,
+    `SELECT event_id, type, relayed_at, event FROM sessions.outbox WHERE session_id = $1 ORDER BY seq`,
+    [sessionId],
+  );
+}
+
+/** Every message of the stream, read with an ordered consumer. */
+async function streamMessages(): Promise<Array<{ msgId: string; event: DomainEvent }>> {
+  const js = jetstream(nc);
+  const consumer = await js.consumers.get(eventStreamName(root));
+  const out: Array<{ msgId: string; event: DomainEvent }> = [];
+  const info = await (await jetstreamManager(nc)).streams.info(eventStreamName(root));
+  const total = info.state.messages;
+  while (out.length < total) {
+    const m = await consumer.next({ expires: 2000 });
+    if (!m) break;
+    out.push({ msgId: m.headers?.get('Nats-Msg-Id') ?? '', event: m.json<DomainEvent>() });
+  }
+  return out;
+}
+
+describe('test-mode runs', () => {
+  it('a created session runs in the background, records the run and relays its event once', async () => {
+    const { p, applicantId, templateId } = fixture('test', ['document', 'face_match', 'credit_history', 'watchlist']);
+    const created = await call(p, SUBJECTS.sessionsCreate, {
+      body: { applicant_id: applicantId, workflow_template_id: templateId, expected_outcome: 'fail', metadata: { ref: 'x' } },
+    });
+    assert.equal(created.status, 'pending');
+    assert.deepEqual(created.checks, [
+      { type: 'document', outcome: null },
+      { type: 'face_match', outcome: null },
+      { type: 'credit_history', outcome: null },
+      { type: 'watchlist', outcome: null },
+    ]);
+    assert.equal(created.idv, undefined);
+    const s = await settled(p, created.id);
+    assert.equal(s.status, 'completed');
+    assert.equal(s.outcome, 'declined');
+    assert.ok(s.checks.every((c) => c.outcome === 'fail'));
+    assert.deepEqual(s.idv, { capture_acquisition: 'camera', available_images: ['portrait', 'front', 'selfie'] });
+
+    // screening got the pinned version, the check outcomes and the watchlist finding; the applicant's own names
+    const req = evaluated.find((e) => e.template_id === templateId)!;
+    assert.equal(req.version, 3);
+    assert.equal(req.context.checks.credit_history, 'fail');
+    assert.deepEqual(req.context.findings.map((f) => [f.subjectType, f.severity]), [['sanction', 'high']]);
+    assert.equal(req.context.applicant.familyName, 'Doe');
+
+    const [run] = await query<{ template_version: number; credit_recording: string; screening: { trace: unknown[] }; status: string }>(
+      db.url,
+      `SELECT template_version, credit_recording, screening, status FROM sessions.runs WHERE session_id = $1`,
+      [s.id],
+    );
+    assert.equal(run!.template_version, 3);
+    assert.equal(run!.credit_recording, 'credit-history/fail');
+    assert.deepEqual(run!.screening.trace, []);
+    assert.equal(run!.status, 'completed');
+
+    const rows = await waitFor(async () => {
+      const r = await outboxOf(s.id);
+      return r.length === 1 && r[0]!.relayed_at ? r : undefined;
+    }, 3000);
+    assert.equal(rows[0]!.type, 'kyc.session.completed');
+    const onStream = (await streamMessages()).filter((m) => m.event.data.sessionId === s.id);
+    assert.equal(onStream.length, 1);
+    assert.equal(onStream[0]!.msgId, rows[0]!.event_id);
+    assert.deepEqual(onStream[0]!.event.data, { sessionId: s.id, status: 'completed', outcome: 'declined', occurredAt: s.updated_at });
+    assert.equal((await query(db.url, `SELECT 1 FROM sessions.jobs WHERE session_id = $1`, [s.id])).length, 0);
+  });
+
+  it('relaying a row twice publishes it once (event id as message id)', async () => {
+    const { p, applicantId, templateId } = fixture();
+    const created = await call(p, SUBJECTS.sessionsCreate, { body: { applicant_id: applicantId, workflow_template_id: templateId } });
+    await settled(p, created.id);
+    const [row] = await waitFor(async () => {
+      const r = await outboxOf(created.id);
+      return r[0]?.relayed_at ? r : undefined;
+    }, 3000);
+    // as if the process had died after the publish and before marking the row
+    await query(db.url, `UPDATE sessions.outbox SET relayed_at = NULL WHERE event_id = $1`, [row!.event_id]);
+    await waitFor(async () => (await outboxOf(created.id))[0]!.relayed_at !== null, 3000);
+    const onStream = (await streamMessages()).filter((m) => m.msgId === row!.event_id);
+    assert.equal(onStream.length, 1);
+  });
+
+  it('a template metadata value screening cannot evaluate errors the run with erroredReason and no event', async () => {
+    const { p, applicantId, templateId } = fixture();
+    evaluate = async () => ({ status: 'errored', reason: 'session_metadata_invalid', key: 'segment' });
+    const created = await call(p, SUBJECTS.sessionsCreate, { body: { applicant_id: applicantId, workflow_template_id: templateId } });
+    const s = await settled(p, created.id);
+    assert.equal(s.status, 'errored');
+    assert.equal(s.outcome, null);
+    assert.match(s.metadata.erroredReason as string, /"segment"/);
+    assert.deepEqual(await outboxOf(s.id), []);
+  });
+
+  it('screening not answering is retried, and the run completes once it answers', async () => {
+    const { p, applicantId, templateId } = fixture();
+    let calls = 0;
+    evaluate = async () => {
+      calls += 1;
+      if (calls <= 2) throw new DomainError('service_unavailable');
+      return clean();
+    };
+    const created = await call(p, SUBJECTS.sessionsCreate, { body: { applicant_id: applicantId, workflow_template_id: templateId } });
+    const s = await settled(p, created.id);
+    assert.equal(s.status, 'completed');
+    assert.equal(calls, 3);
+    assert.equal((await query(db.url, `SELECT 1 FROM sessions.runs WHERE session_id = $1`, [s.id])).length, 1);
+  });
+
+  it('an operator cancel during the run wins: the run is dropped, one cancelled event', async () => {
+    const { p, applicantId, templateId } = fixture();
+    let release!: () => void;
+    const gate = new Promise<void>((r) => (release = r));
+    let entered!: () => void;
+    const inRun = new Promise<void>((r) => (entered = r));
+    evaluate = async () => {
+      entered();
+      await gate;
+      return clean();
+    };
+    const created = await call(p, SUBJECTS.sessionsCreate, { body: { applicant_id: applicantId, workflow_template_id: templateId } });
+    await inRun;
+    const cancelled = await call(p, SUBJECTS.sessionsCancel, { id: created.id, body: { reason: 'duplicate' } });
+    assert.equal(cancelled.status, 'cancelled');
+    release();
+    await waitFor(async () => (await query(db.url, `SELECT 1 FROM sessions.jobs WHERE session_id = $1`, [created.id])).length === 0, 3000);
+    const s = await call(p, SUBJECTS.sessionsGet, { id: created.id });
+    assert.equal(s.status, 'cancelled');
+    assert.equal(s.metadata.cancellationReason, 'duplicate');
+    assert.deepEqual((await outboxOf(s.id)).map((r) => r.type), ['kyc.session.cancelled']);
+    assert.equal((await query(db.url, `SELECT 1 FROM sessions.runs WHERE session_id = $1`, [s.id])).length, 0);
+  });
+});
+
+describe('crash recovery at start', () => {
+  it('a process restarted picks up unfinished runs and unrelayed events', async () => {
+    const { p, applicantId, templateId } = fixture('test', ['document']);
+    await stopApp();
+    // what a process that died after its commits leaves behind: a pending session with its job, and an event
+    // committed but never published
+    const pendingId = newId('session');
+    const strandedId = newId('session');
+    for (const id of [pendingId, strandedId]) {
+      await query(
+        db.url,
+        `INSERT INTO sessions.sessions (id, org_id, mode, applicant_id, workflow_template_id, template_version, status, expected_outcome, checks, metadata)
+         VALUES ($1, $2, 'test', $3, $4, 3, 'pending', 'review', '[{"type":"document","outcome":null}]', '{}')`,
+        [id, p.org_id, applicantId, templateId],
+      );
+    }
+    await query(db.url, `INSERT INTO sessions.jobs (kind, session_id, principal) VALUES ('test_run', $1, $2)`, [pendingId, JSON.stringify(p)]);
+    await query(db.url, `UPDATE sessions.sessions SET status = 'cancelled' WHERE id = $1`, [strandedId]);
+    const eventId = newId('event');
+    const event: DomainEvent = {
+      id: eventId,
+      type: 'kyc.session.cancelled',
+      timestamp: new Date().toISOString(),
+      org_id: p.org_id,
+      mode: 'test',
+      data: { sessionId: strandedId, status: 'cancelled', outcome: null, occurredAt: new Date().toISOString() },
+    };
+    await query(db.url, `INSERT INTO sessions.outbox (event_id, session_id, type, event) VALUES ($1, $2, $3, $4)`, [
+      eventId,
+      strandedId,
+      event.type,
+      JSON.stringify(event),
+    ]);
+    await startApp();
+    const s = await settled(p, pendingId);
+    assert.equal(s.status, 'manual_review');
+    await waitFor(async () => (await outboxOf(strandedId))[0]!.relayed_at !== null, 3000);
+    await waitFor(async () => (await outboxOf(pendingId))[0]?.relayed_at, 3000);
+    const msgs = await streamMessages();
+    assert.equal(msgs.filter((m) => m.msgId === eventId).length, 1);
+    assert.deepEqual(
+      msgs.filter((m) => m.event.data.sessionId === pendingId).map((m) => m.event.type),
+      ['kyc.session.manual_review_requested'],
+    );
+  });
+});
+
+describe('emails', () => {
+  it('a live session invites the applicant (log-only transport here); a test session only logs the invitation', async () => {
+    const live = fixture('live');
+    const test = fixture('test');
+    const l = await call(live.p, SUBJECTS.sessionsCreate, { body: { applicant_id: live.applicantId, workflow_template_id: live.templateId, expected_outcome: 'fail' } });
+    const t = await call(test.p, SUBJECTS.sessionsCreate, { body: { applicant_id: test.applicantId, workflow_template_id: test.templateId } });
+    const liveLog = await waitFor(async () => {
+      const r = await call(null, SUBJECTS.sessionsEmailLog, { org_id: live.p.org_id });
+      return r.data[0]?.status === 'sent' ? r : undefined;
+    }, 3000);
+    assert.equal(liveLog.data.length, 1);
+    assert.equal(liveLog.data[0]!.session_id, l.id);
+    assert.equal(liveLog.data[0]!.mode, 'live');
+    assert.equal(liveLog.data[0]!.recipient, 'j***@e***.com');
+    assert.equal(liveLog.data[0]!.template, 'session_invite');
+    assert.ok(liveLog.data[0]!.sent_at);
+    const testLog = await call(null, SUBJECTS.sessionsEmailLog, { org_id: test.p.org_id, limit: 5 });
+    assert.deepEqual(
+      testLog.data.map((e) => [e.session_id, e.status, e.sent_at]),
+      [[t.id, 'suppressed', null]],
+    );
+    // a live session waits for the applicant; its expected_outcome was dropped
+    assert.equal((await call(live.p, SUBJECTS.sessionsGet, { id: l.id })).status, 'pending');
+    const [row] = await query<{ expected_outcome: string | null }>(db.url, `SELECT expected_outcome FROM sessions.sessions WHERE id = $1`, [l.id]);
+    assert.equal(row!.expected_outcome, null);
+    // nothing of the address but the mask is stored
+    const stored = JSON.stringify(await query(db.url, `SELECT * FROM sessions.email_log`));
+    assert.ok(!stored.includes('jane@example.com'));
+  });
+
+  it('no email address, no invitation and no log row', async () => {
+    const { p, applicantId, templateId } = fixture('live', ['document'], null);
+    await call(p, SUBJECTS.sessionsCreate, { body: { applicant_id: applicantId, workflow_template_id: templateId } });
+    assert.deepEqual((await call(null, SUBJECTS.sessionsEmailLog, { org_id: p.org_id })).data, []);
+  });
+
+  it('the email log refuses a bad request', async () => {
+    assert.equal((await refusal(call(null, SUBJECTS.sessionsEmailLog, { org_id: 'nope' }))).code, 'validation_error');
+    assert.equal((await refusal(call(null, SUBJECTS.sessionsEmailLog, { org_id: newId('org'), limit: 0 }))).code, 'validation_error');
+  });
+});
+
+describe('refusals write nothing', () => {
+  it('esign, unknown ids and bad metadata leave no session, job, email or event', async () => {
+    const { p, applicantId, templateId } = fixture('test', ['document', 'document_signing']);
+    const before = await query(db.url, `SELECT count(*)::int AS n FROM sessions.sessions`);
+    const esign = await refusal(call(p, SUBJECTS.sessionsCreate, { body: { applicant_id: applicantId, workflow_template_id: templateId, metadata: { currency: 'EUR' } } }));
+    assert.equal(esign.code, 'esign_requirements_not_met');
+    assert.deepEqual(esign.details, { reason: 'esign_session_metadata_required', missing_keys: ['metadata.start_datetime', 'metadata.amount'] });
+    const other = fixture('test');
+    // another organization's applicant and template do not exist for this caller
+    assert.equal((await refusal(call(p, SUBJECTS.sessionsCreate, { body: { applicant_id: other.applicantId, workflow_template_id: templateId } }))).param, 'applicant_id');
+    assert.equal((await refusal(call(p, SUBJECTS.sessionsCreate, { body: { applicant_id: applicantId, workflow_template_id: other.templateId } }))).param, 'workflow_template_id');
+    assert.equal((await refusal(call(p, SUBJECTS.sessionsCreate, { body: { applicant_id: applicantId, workflow_template_id: templateId, metadata: { amount: 5 } } }))).code, 'validation_error');
+    const afterCount = await query(db.url, `SELECT count(*)::int AS n FROM sessions.sessions`);
+    assert.deepEqual(afterCount, before);
+    assert.deepEqual(await query(db.url, `SELECT 1 FROM sessions.email_log WHERE org_id = $1`, [p.org_id]), []);
+  });
+});

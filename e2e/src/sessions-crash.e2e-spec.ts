@@ -1,0 +1,153 @@
+import net from 'node:net';
+import { after, before, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { jetstreamManager } from '@nats-io/jetstream';
+import type { NatsConnection } from '@nats-io/transport-node';
+import { eventStreamName, subjectRoot, SUBJECTS, type DomainEvent } from '@verity/contracts';
+import { connectNats, RpcClient } from '@verity/platform';
+import { Stack } from '@verity/stack';
+import { api, cloneTestDatabase, isolationPrefix, query, waitFor } from '@verity/testing';
+import { closeStreams, streamEvents } from './sessions-support.js';
+
+/**
+ * Crash safety of the sessions service on a us stack of this file's own (own database, subjects and port),
+ * so that killing its sessions process touches no other test: under a steady stream of creates, SIGKILL
+ * it five times; afterwards every committed session rests, its events are on the stream exactly once by
+ * event id, and no outbox row or job is left.
+ */
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const s = net.createServer();
+    s.once('error', reject);
+    s.listen(0, '127.0.0.1', () => {
+      const { port } = s.address() as net.AddressInfo;
+      s.close(() => resolve(port));
+    });
+  });
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+const OUTCOMES = ['pass', 'review', 'fail', 'doc_quality'] as const;
+const EXPECTED_EVENT: Record<string, string> = { completed: 'kyc.session.completed', manual_review: 'kyc.session.manual_review_requested' };
+
+describe('sessions crash safety', () => {
+  let stack: Stack;
+  let db: Awaited<ReturnType<typeof cloneTestDatabase>>;
+  let nc: NatsConnection;
+  let root: string;
+
+  before(async () => {
+    const prefix = isolationPrefix('crash');
+    root = subjectRoot('us', prefix);
+    db = await cloneTestDatabase('sessions_crash');
+    stack = new Stack({
+      regions: ['us'],
+      ports: { us: await freePort(), eu: 0 },
+      databaseUrl: () => db.url,
+      isolationPrefix: prefix,
+      env: { LOG_LEVEL: 'error', RPC_TIMEOUT_MS: '2000' },
+      serviceEnv: { sessions: { JOBS_POLL_MS: '200', OUTBOX_POLL_MS: '200' } },
+      output: null,
+    });
+    await stack.start();
+    nc = await connectNats('nats://127.0.0.1:4222', 'e2e-sessions-crash');
+  });
+
+  after(async () => {
+    await stack?.stop();
+    if (nc) {
+      await (await jetstreamManager(nc)).streams.delete(eventStreamName(root)).catch(() => undefined);
+      await nc.close();
+    }
+    await closeStreams();
+    await db?.drop();
+  });
+
+  it('SIGKILL five times under load: every committed session rests and its events are on the stream exactly once', async () => {
+    const ops = new RpcClient(nc, root, 5000);
+    const op = { principal: null, requestId: 'req_e2e_crash' };
+    const org = await ops.call(SUBJECTS.accountsOrgCreate, { name: 'crash', tier: 'enterprise' }, op);
+    const { key } = await ops.call(
+      SUBJECTS.accountsKeyCreate,
+      { org_id: org.id, mode: 'test', type: 'sk', scopes: ['applicants:write', 'workflows:write', 'sessions:read', 'sessions:write'] },
+      op,
+    );
+    const base = stack.baseUrl('us');
+    const call = <T>(method: string, p: string, body?: unknown) => api<T>(base, method, p, { key, body });
+    const applicant = await call<{ data: { id: string } }>('POST', '/v1/applicants', { family_name: 'Crash', email: 'crash@example.com' });
+    const template = await call<{ data: { id: string } }>('POST', '/v1/workflow-templates', { name: 'crash', checks: ['document', 'watchlist', 'credit_history'] });
+    assert.equal(template.status, 201, template.text);
+
+    // a steady stream of creates, three in flight, until the kills are done
+    let creating = true;
+    const answers: Record<number, number> = {};
+    const created: string[] = [];
+    let n = 0;
+    const producers = Array.from({ length: 3 }, async () => {
+      while (creating) {
+        const res = await call<{ data: { id: string } }>('POST', '/v1/sessions', {
+          applicant_id: applicant.body.data.id,
+          workflow_template_id: template.body.data.id,
+          expected_outcome: OUTCOMES[n++ % OUTCOMES.length],
+        }).catch(() => ({ status: 0, body: { data: { id: '' } } }));
+        answers[res.status] = (answers[res.status] ?? 0) + 1;
+        if (res.status === 201) created.push(res.body.data.id);
+        else await sleep(50);
+      }
+    });
+
+    for (let i = 0; i < 5; i++) {
+      await sleep(1200);
+      await stack.stopService('us', 'sessions', 'SIGKILL');
+      await sleep(200);
+      stack.startService('us', 'sessions');
+      await stack.waitReady('us', 30_000);
+    }
+    await sleep(1000);
+    creating = false;
+    await Promise.all(producers);
+    assert.ok(created.length >= 20, `only ${created.length} sessions were created: ${JSON.stringify(answers)}`);
+
+    // every committed session rests, and nothing is left to do or to relay
+    const settled = await waitFor(async () => {
+      const [r] = await query<{ open: number; jobs: number; unrelayed: number }>(
+        db.url,
+        `SELECT (SELECT count(*)::int FROM sessions.sessions WHERE status IN ('pending', 'in_progress')) AS open,
+                (SELECT count(*)::int FROM sessions.jobs) AS jobs,
+                (SELECT count(*)::int FROM sessions.outbox WHERE relayed_at IS NULL) AS unrelayed`,
+      );
+      return r!.open === 0 && r!.jobs === 0 && r!.unrelayed === 0 ? r : undefined;
+    }, 20_000);
+    assert.deepEqual(settled, { open: 0, jobs: 0, unrelayed: 0 });
+
+    const sessions = await query<{ id: string; status: string }>(db.url, `SELECT id, status FROM sessions.sessions`);
+    const outbox = await query<{ event_id: string; session_id: string; type: string }>(db.url, `SELECT event_id, session_id, type FROM sessions.outbox`);
+    // every 201 was committed
+    const ids = new Set(sessions.map((s) => s.id));
+    for (const id of created) assert.ok(ids.has(id), `${id} answered 201 but is not stored`);
+
+    const onStream = await streamEvents('us', () => true, root);
+    const count = new Map<string, number>();
+    for (const m of onStream) {
+      assert.equal(m.msgId, m.event.id);
+      count.set(m.event.id, (count.get(m.event.id) ?? 0) + 1);
+    }
+    // exactly once by event id, and nothing on the stream that was not committed
+    for (const row of outbox) assert.equal(count.get(row.event_id), 1, `${row.event_id} is on the stream ${count.get(row.event_id) ?? 0} times`);
+    assert.equal(onStream.length, outbox.length);
+    // each committed session: exactly the one event its resting status delivers
+    const bySession = new Map<string, DomainEvent[]>();
+    for (const m of onStream) bySession.set(m.event.data.sessionId, [...(bySession.get(m.event.data.sessionId) ?? []), m.event]);
+    for (const s of sessions) {
+      const events = bySession.get(s.id) ?? [];
+      assert.deepEqual(
+        events.map((e) => [e.type, e.data.status]),
+        [[EXPECTED_EVENT[s.status], s.status]],
+        `session ${s.id} (${s.status})`,
+      );
+    }
+    // each run happened once
+    const runs = await query<{ session_id: string; n: number }>(db.url, `SELECT session_id, count(*)::int AS n FROM sessions.runs GROUP BY session_id HAVING count(*) <> 1`);
+    assert.deepEqual(runs, []);
+  });
+});

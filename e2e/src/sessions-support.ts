@@ -1,0 +1,131 @@
+/** Helpers of the sessions end-to-end tests: fixtures through the API, stored rows and the region's event stream. */
+import { jetstream, jetstreamManager } from '@nats-io/jetstream';
+import type { NatsConnection } from '@nats-io/transport-node';
+import { eventStreamName, subjectRoot, type DomainEvent, type Session } from '@verity/contracts';
+import { connectNats } from '@verity/platform';
+import { query, waitFor, type ApiResponse } from '@verity/testing';
+import { client, E2E, orgWithKey, type Region } from './support.js';
+
+export type Client = ReturnType<typeof client>;
+export type One = { data: Session };
+export type List = { data: Session[]; next_cursor: string | null };
+export type Issue = { code: string; message: string; path: (string | number)[] };
+
+export const RESTING = ['completed', 'manual_review', 'errored'];
+
+/** An organization with a key of the given mode, and a client for it. */
+export async function account(region: Region = 'us', mode: 'test' | 'live' = 'test') {
+  const { org, key } = await orgWithKey(region, { mode });
+  return { org, key, c: client(region, key) };
+}
+
+export async function newApplicant(c: Client, body: Record<string, unknown> = {}): Promise<string> {
+  const res = await c<{ data: { id: string } }>('POST', '/v1/applicants', {
+    body: { family_name: 'Doe', given_names: ['Jane'], email: 'jane.doe@example.com', date_of_birth: '1990-04-01', ...body },
+  });
+  if (res.status !== 201) throw new Error(`applicant not created: ${res.status} ${res.text}`);
+  return res.body.data.id;
+}
+
+export async function newTemplate(c: Client, body: Record<string, unknown> = {}): Promise<string> {
+  const res = await c<{ data: { id: string } }>('POST', '/v1/workflow-templates', {
+    body: { name: 'Onboarding', checks: ['document', 'face_match', 'liveness'], ...body },
+  });
+  if (res.status !== 201) throw new Error(`template not created: ${res.status} ${res.text}`);
+  return res.body.data.id;
+}
+
+/** One applicant and one template of `checks`, ready for sessions. */
+export async function setup(c: Client, template: Record<string, unknown> = {}) {
+  return { applicantId: await newApplicant(c), templateId: await newTemplate(c, template) };
+}
+
+export function createSession(c: Client, body: Record<string, unknown>): Promise<ApiResponse<One>> {
+  return c<One>('POST', '/v1/sessions', { body });
+}
+
+/** The session once it reached one of `statuses`, polled; fails after `ms` (3 s: "within a few seconds"). */
+export async function waitStatus(c: Client, id: string, statuses = RESTING, ms = 3000): Promise<Session> {
+  return waitFor(async () => {
+    const r = await c<One>('GET', `/v1/sessions/${id}`);
+    return statuses.includes(r.body.data?.status) ? r.body.data : undefined;
+  }, ms);
+}
+
+/** Session rows, outbox rows and unrelayed outbox rows of an organization, as stored. */
+export async function stored(region: Region, orgId: string): Promise<{ sessions: number; events: number; unrelayed: number }> {
+  const [r] = await query<{ sessions: number; events: number; unrelayed: number }>(
+    E2E.db[region],
+    `SELECT (SELECT count(*)::int FROM sessions.sessions WHERE org_id = $1) AS sessions,
+            (SELECT count(*)::int FROM sessions.outbox o JOIN sessions.sessions s ON s.id = o.session_id WHERE s.org_id = $1) AS events,
+            (SELECT count(*)::int FROM sessions.outbox o JOIN sessions.sessions s ON s.id = o.session_id WHERE s.org_id = $1 AND o.relayed_at IS NULL) AS unrelayed`,
+    [orgId],
+  );
+  return r!;
+}
+
+export interface StreamMessage {
+  seq: number;
+  subject: string;
+  msgId: string;
+  event: DomainEvent;
+}
+
+const connections = new Map<string, Promise<NatsConnection>>();
+function nats(): Promise<NatsConnection> {
+  let c = connections.get('nc');
+  if (!c) {
+    c = connectNats('nats://127.0.0.1:4222', 'e2e-events');
+    connections.set('nc', c);
+  }
+  return c;
+}
+
+export async function closeStreams(): Promise<void> {
+  for (const c of connections.values()) await (await c).close();
+  connections.clear();
+}
+
+/**
+ * Every message now on the events stream of a region (root `root`, default the shared e2e stack's) that
+ * `keep` accepts, read with an ordered consumer from the first message to the last one present when called.
+ */
+export async function streamEvents(region: Region, keep: (e: DomainEvent) => boolean, root = subjectRoot(region, E2E.prefix)): Promise<StreamMessage[]> {
+  const nc = await nats();
+  const name = eventStreamName(root);
+  const jsm = await jetstreamManager(nc);
+  let last: number;
+  try {
+    last = (await jsm.streams.info(name)).state.last_seq;
+  } catch {
+    return []; // no event was ever relayed in this region
+  }
+  const out: StreamMessage[] = [];
+  if (last === 0) return out;
+  // the stream holds `<root>.events.>` only; no subject filter (NATS 2.9 has no multi-filter consumers)
+  const consumer = await jetstream(nc).consumers.get(name);
+  for (;;) {
+    const m = await consumer.next({ expires: 2000 });
+    if (!m) throw new Error(`stream ${name} stopped before sequence ${last}`);
+    const event = m.json<DomainEvent>();
+    if (keep(event)) out.push({ seq: m.seq, subject: m.subject, msgId: m.headers?.get('Nats-Msg-Id') ?? '', event });
+    if (m.seq >= last) break;
+  }
+  await consumer.delete().catch(() => undefined);
+  return out;
+}
+
+/**
+ * The events of these sessions, once every one of their outbox rows is relayed (so the stream holds all of
+ * them and nothing more is coming).
+ */
+export async function eventsOf(region: Region, sessionIds: string[], ms = 3000): Promise<StreamMessage[]> {
+  const ids = new Set(sessionIds);
+  await waitFor(async () => {
+    const [r] = await query<{ n: number }>(E2E.db[region], `SELECT count(*)::int AS n FROM sessions.outbox WHERE session_id = ANY($1) AND relayed_at IS NULL`, [
+      sessionIds,
+    ]);
+    return r!.n === 0;
+  }, ms);
+  return streamEvents(region, (e) => ids.has(e.data.sessionId));
+}
