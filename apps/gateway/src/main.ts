@@ -32,6 +32,8 @@ try {
     requestIdHeader: false,
     return503OnClosing: true,
     exposeHeadRoutes: false,
+    // a long path segment must reach the routes (404 without echo), not the router's 414 that echoes the path
+    routerOptions: { maxParamLength: 16 * 1024 },
   });
   const app = await NestFactory.create<NestFastifyApplication>(GatewayModule.forRoot(cfg, log, nc, redis), adapter, {
     logger: ['error', 'warn'],

@@ -7,3 +7,4 @@ export type * from './applicants.js';
 export * from './screening.js';
 export * from './sessions.js';
 export * from './webhooks.js';
+export * from './evidence.js';

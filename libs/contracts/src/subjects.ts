@@ -1,5 +1,6 @@
 import type { Principal } from './principal.js';
 import type * as A from './accounts.js';
+import type * as E from './evidence.js';
 import type * as P from './applicants.js';
 import type { Health } from './health.js';
 import type * as S from './screening.js';
@@ -43,6 +44,17 @@ export const SUBJECTS = {
   sessionsEmailLog: 'sessions.email-log.v1',
   webhooksHealth: 'webhook-delivery.health.v1',
   webhookAttemptsList: 'webhook-delivery.attempts.list.v1',
+  webhookSubscriptionCreate: 'webhook-delivery.admin.subscription.create.v1',
+  webhookSubscriptionList: 'webhook-delivery.admin.subscription.list.v1',
+  webhookSubscriptionDisable: 'webhook-delivery.admin.subscription.disable.v1',
+  webhookSubscriptionRotateSecret: 'webhook-delivery.admin.subscription.rotate-secret.v1',
+  webhookReplay: 'webhook-delivery.admin.replay.v1',
+  evidenceHealth: 'evidence.health.v1',
+  evidenceStoreSynthetic: 'evidence.synthetic.store.v1',
+  evidenceAvailable: 'evidence.available.v1',
+  evidenceActivityList: 'evidence.admin.activity.list.v1',
+  idScanHealth: 'id-scan.health.v1',
+  idScanAuditList: 'id-scan.admin.audit.list.v1',
 } as const;
 
 /** Broadcast events (every replica receives them; no queue group). */
@@ -85,6 +97,17 @@ export interface RpcContracts {
   [SUBJECTS.sessionsEmailLog]: { req: V.EmailLogRequest; res: { data: V.EmailLogEntry[] } };
   [SUBJECTS.webhooksHealth]: { req: Record<string, never>; res: Health };
   [SUBJECTS.webhookAttemptsList]: { req: P.ListQuery; res: P.Page<W.WebhookAttempt> };
+  [SUBJECTS.webhookSubscriptionCreate]: { req: W.WebhookSubscriptionCreateRequest; res: W.WebhookSubscriptionWithSecret };
+  [SUBJECTS.webhookSubscriptionList]: { req: W.WebhookSubscriptionListRequest; res: P.Page<W.WebhookSubscription> };
+  [SUBJECTS.webhookSubscriptionDisable]: { req: { subscription_id: string }; res: W.WebhookSubscription };
+  [SUBJECTS.webhookSubscriptionRotateSecret]: { req: { subscription_id: string }; res: W.WebhookSecretRotation };
+  [SUBJECTS.webhookReplay]: { req: W.WebhookReplayRequest; res: W.WebhookReplayResult };
+  [SUBJECTS.evidenceHealth]: { req: Record<string, never>; res: Health };
+  [SUBJECTS.evidenceStoreSynthetic]: { req: E.StoreSyntheticRequest; res: E.EvidenceAvailability };
+  [SUBJECTS.evidenceAvailable]: { req: { session_id: string }; res: E.EvidenceAvailability };
+  [SUBJECTS.evidenceActivityList]: { req: E.ActivityListRequest; res: { data: E.ActivityEntry[] } };
+  [SUBJECTS.idScanHealth]: { req: Record<string, never>; res: Health };
+  [SUBJECTS.idScanAuditList]: { req: E.ActivityListRequest; res: { data: E.ActivityEntry[] } };
 }
 
 export type Subject = keyof RpcContracts;

@@ -9,6 +9,8 @@ export const ID_PREFIXES = {
   webhookSubscription: 'whs',
   event: 'evt',
   webhookDelivery: 'whd',
+  /** One attempt of a webhook delivery (a row of GET /v1/webhook-events). */
+  webhookAttempt: 'wha',
   dataSubjectRequest: 'dsr',
   activity: 'act',
   request: 'req',

@@ -9,3 +9,4 @@ export * from './migrate.js';
 export * from './pagination.js';
 export * from './sql.js';
 export * from './internal-http.js';
+export * from './internal-server.js';

@@ -29,6 +29,14 @@ export class Sql implements Queryable {
     return (await this.pool.query(text, params)).rows as R[];
   }
 
+  /**
+   * A statement prepared once per connection under `name` (the same name must always carry the same text):
+   * for hot statements whose planning costs more than their execution.
+   */
+  async prepared<R>(name: string, text: string, params: unknown[] = []): Promise<R[]> {
+    return (await this.pool.query({ name, text, values: params })).rows as R[];
+  }
+
   async tx<T>(fn: (q: Queryable) => Promise<T>): Promise<T> {
     const client = await this.pool.connect();
     try {

@@ -1,2 +1,4 @@
 export * from './database.js';
 export * from './http.js';
+export * from './webhook-receiver.js';
+export * from './images.js';

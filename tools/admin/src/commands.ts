@@ -3,6 +3,8 @@ import type { KeyType, Mode } from '@verity/keys';
 import type { RpcClient } from '@verity/platform';
 import type { Tier } from '@verity/ratelimit';
 import { parseBool, required, UsageError, type ParsedArgs } from './args.js';
+import { ACTIVITY_USAGE, runActivityCommand } from './activity-command.js';
+import { runWebhookCommand, WEBHOOK_USAGE } from './webhook-commands.js';
 
 export const USAGE = `usage: npm run admin -- <command> --region us|eu [options]
   org create       --name NAME [--tier standard|elevated|enterprise|custom]
@@ -12,7 +14,9 @@ export const USAGE = `usage: npm run admin -- <command> --region us|eu [options]
   key revoke       --key KEY_ID
   key rotate       --key KEY_ID
   billing set      --org ORG_ID [--subscription active|past_due|canceled] [--wallet-balance N|none] [--wallet-locked true|false]
-  email-log        --org ORG_ID [--limit 1-100] [--mode test|live]`;
+  email-log        --org ORG_ID [--limit 1-100] [--mode test|live]
+${ACTIVITY_USAGE}
+${WEBHOOK_USAGE}`;
 
 function parseJson(name: string, v: string | undefined): unknown {
   if (v === undefined) return undefined;
@@ -83,6 +87,14 @@ export async function runCommand(args: ParsedArgs, rpc: RpcClient, requestId: st
         call,
       );
     }
+    case 'webhook create':
+    case 'webhook list':
+    case 'webhook disable':
+    case 'webhook rotate-secret':
+    case 'webhook replay':
+      return runWebhookCommand(action!, f, rpc, call);
+    case 'activity':
+      return runActivityCommand(f, rpc, call);
     default:
       throw new UsageError(`unknown command "${args.words.join(' ')}"`);
   }

@@ -30,5 +30,20 @@ app.post<{ Body: { family_name: string; given_names: string[]; email?: string };
     return reply.code(201).send({ data: r.rows[0] });
   },
 );
+const SESSION_CHECKS = JSON.stringify(
+  ['document', 'face_match', 'liveness', 'watchlist', 'document_signing'].map((type) => ({ type, outcome: null })),
+);
+app.post<{ Body: { applicant_id: string; workflow_template_id: string; metadata: Record<string, unknown> }; Headers: { 'x-org': string } }>(
+  '/sessions',
+  async (req, reply) => {
+    const b = req.body;
+    const r = await pool.query(
+      `INSERT INTO sessions.sessions (id, org_id, mode, applicant_id, workflow_template_id, template_version, status, checks, metadata)
+       VALUES ($1, $2, 'live', $3, $4, 1, 'pending', $5, $6) RETURNING id, status, created_at`,
+      [newId('session'), req.headers['x-org'], b.applicant_id, b.workflow_template_id, SESSION_CHECKS, JSON.stringify(b.metadata)],
+    );
+    return reply.code(201).send({ data: r.rows[0] });
+  },
+);
 await app.listen({ port, host: '127.0.0.1' });
 process.stdout.write('ready\n');

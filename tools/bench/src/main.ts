@@ -1,5 +1,8 @@
 import { benchScreeningEngine } from './engine-bench.js';
 import { benchApplicants, startBenchStack } from './gateway-bench.js';
+import { benchSessions } from './sessions-bench.js';
+import { benchEvidence, benchIdScan } from './evidence-bench.js';
+import { benchWebhooks } from './webhooks-bench.js';
 
 /**
  * `npm run bench`: each figure next to a baseline measured in the same run on the same machine.
@@ -14,6 +17,11 @@ if (want('engine')) await benchScreeningEngine();
 const env = await startBenchStack();
 try {
   if (want('applicants')) await benchApplicants(env);
+  if (want('sessions')) await benchSessions(env);
+  if (want('evidence')) await benchEvidence(env);
+  if (want('id-scan')) await benchIdScan(env);
 } finally {
   await env.close();
 }
+// its own stack: deliveries from event to acknowledged receipt
+if (want('webhooks')) await benchWebhooks();

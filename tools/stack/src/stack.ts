@@ -9,7 +9,7 @@ import { devWebhookSecretKey } from './dev-keys.js';
 export type Region = 'us' | 'eu';
 
 /** Every NATS service of a region, in start order. The gateway starts last. */
-export const SERVICES = ['accounts', 'applicants', 'screening', 'sessions'] as const;
+export const SERVICES = ['accounts', 'applicants', 'screening', 'sessions', 'webhook-delivery', 'evidence', 'id-scan'] as const;
 export type ServiceName = (typeof SERVICES)[number] | 'gateway';
 
 /** Services that also take or serve byte streams over internal HTTP, and the gateway variable naming their URL. */

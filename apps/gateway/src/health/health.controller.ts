@@ -11,6 +11,9 @@ export const REGION_SERVICES: Array<{ name: string; subject: Subject }> = [
   { name: 'applicants', subject: SUBJECTS.applicantsHealth },
   { name: 'screening', subject: SUBJECTS.screeningHealth },
   { name: 'sessions', subject: SUBJECTS.sessionsHealth },
+  { name: 'webhook-delivery', subject: SUBJECTS.webhooksHealth },
+  { name: 'evidence', subject: SUBJECTS.evidenceHealth },
+  { name: 'id-scan', subject: SUBJECTS.idScanHealth },
 ];
 
 @Controller('health')

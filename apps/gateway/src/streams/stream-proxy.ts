@@ -2,7 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import { DomainError, isErrorCode, type ErrorData } from '@verity/errors';
 import { signInternalRequest, type Logger } from '@verity/platform';
 import type { FastifyReply } from 'fastify';
-import type { Readable } from 'node:stream';
+import { PassThrough, type Readable } from 'node:stream';
 import { Agent, request } from 'undici';
 import { GATEWAY_CONFIG, type GatewayConfig } from '../config.js';
 import type { Caller } from '../http/caller.js';
@@ -29,13 +29,22 @@ export class StreamProxy {
   /** Sends the request body stream to `url`; relays JSON `{ ok, data | error }` answers. */
   async upload(url: string | undefined, c: Caller, body: Readable, contentType: string, timeoutMs: number): Promise<unknown> {
     if (!url) throw new DomainError('service_unavailable');
+    // undici destroys the body stream it was given when the service answers before reading all of it (an upload
+    // refused part-way); destroying the client's request would close the client's connection before the
+    // answer is relayed, so undici gets a pass-through
+    const pass = new PassThrough();
+    body.pipe(pass);
+    // a client that goes away mid-upload ends the upload to the service too
+    body.once('close', () => {
+      if (!body.readableEnded) pass.destroy(new Error('the client closed the upload'));
+    });
     let res;
     try {
       res = await request(url, {
         method: 'POST',
         dispatcher: this.agent,
         headers: { ...this.headers(c, timeoutMs), 'content-type': contentType },
-        body,
+        body: pass,
         headersTimeout: timeoutMs,
         bodyTimeout: timeoutMs,
       });

@@ -68,10 +68,17 @@ export class SessionsService {
    */
   async create(p: Principal, body: unknown, ctx: RpcContext): Promise<Session> {
     const input = validateCreateBody(body, p.mode);
-    const applicant = await this.lookup(p, ctx, 'applicant', 'applicant_id', input.applicant_id, (id, o) => this.rpc.call(SUBJECTS.applicantsGet, { id }, o));
-    const template = await this.lookup(p, ctx, 'workflowTemplate', 'workflow_template_id', input.workflow_template_id, (id, o) =>
-      this.rpc.call(SUBJECTS.templatesVersion, { id }, o),
-    );
+    // both lookups at once; the applicant's refusal is still reported first
+    const [applicantResult, templateResult] = await Promise.allSettled([
+      this.lookup(p, ctx, 'applicant', 'applicant_id', input.applicant_id, (id, o) => this.rpc.call(SUBJECTS.applicantsGet, { id }, o)),
+      this.lookup(p, ctx, 'workflowTemplate', 'workflow_template_id', input.workflow_template_id, (id, o) =>
+        this.rpc.call(SUBJECTS.templatesVersion, { id }, o),
+      ),
+    ]);
+    if (applicantResult.status === 'rejected') throw applicantResult.reason;
+    if (templateResult.status === 'rejected') throw templateResult.reason;
+    const applicant = applicantResult.value;
+    const template = templateResult.value;
     this.assertSigningRequirements(template, input.metadata);
 
     const id = newId('session');
@@ -101,7 +108,8 @@ export class SessionsService {
       assertBeforeDeadline(ctx);
       return row;
     });
-    this.worker.kick();
+    // a job was queued (a test run, or a live invitation): start on it now rather than at the next poll
+    if (p.mode === 'test' || applicant.email) this.worker.kick();
     return toSession(row);
   }
 

@@ -1,0 +1,36 @@
+import { Module } from '@nestjs/common';
+import { CONFIG, DATA_SOURCE } from '@verity/platform';
+import type pg from 'pg';
+import sharp from 'sharp';
+import type { DataSource } from 'typeorm';
+import { ActivityRepository } from './activity/activity.repository.js';
+import { ARTIFACT_STORE, DEFAULT_CHUNK_BYTES, PostgresArtifactStore } from './artifacts/artifact-store.js';
+import { EvidenceRepository } from './artifacts/evidence.repository.js';
+import { EvidenceService } from './artifacts/evidence.service.js';
+import type { EvidenceConfig } from './definition.js';
+import { EvidenceHttp } from './evidence.http.js';
+import { EvidenceRpcController } from './evidence.rpc.controller.js';
+
+// once per process: the only images drawn here are the synthetic ones, rendered once
+sharp.cache(false);
+sharp.concurrency(1);
+
+@Module({
+  providers: [
+    {
+      provide: ARTIFACT_STORE,
+      inject: [DATA_SOURCE, CONFIG],
+      useFactory: (ds: DataSource, cfg: EvidenceConfig) => {
+        const pool = (ds.driver as unknown as { master?: pg.Pool }).master;
+        if (!pool) throw new Error('the data source is not initialized');
+        return new PostgresArtifactStore(pool, cfg.EVIDENCE_READ_CHUNK_BYTES ?? DEFAULT_CHUNK_BYTES);
+      },
+    },
+    EvidenceRepository,
+    ActivityRepository,
+    EvidenceService,
+    EvidenceRpcController,
+    EvidenceHttp,
+  ],
+})
+export class EvidenceModule {}

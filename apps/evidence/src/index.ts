@@ -1,0 +1,1 @@
+export { EVIDENCE_SERVICE, evidenceEnv } from './definition.js';

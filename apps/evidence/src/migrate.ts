@@ -1,0 +1,4 @@
+import { runMigrations } from '@verity/platform';
+import { EVIDENCE_SERVICE } from './definition.js';
+
+await runMigrations(EVIDENCE_SERVICE.name, EVIDENCE_SERVICE.migrations);

@@ -1,0 +1,272 @@
+import { after, before, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { createHash, randomBytes } from 'node:crypto';
+import http from 'node:http';
+import type { NatsConnection } from '@nats-io/transport-node';
+import { subjectRoot, SUBJECTS, type Principal } from '@verity/contracts';
+import { DomainError } from '@verity/errors';
+import { newId } from '@verity/keys';
+import { connectNats, createLogger, createServiceApp, loadConfig, RpcClient, serviceEnv, signInternalRequest, type ServiceConfig } from '@verity/platform';
+import { cloneTestDatabase, isolationPrefix, query } from '@verity/testing';
+import { ARTIFACT_STORE, type ArtifactStore } from '../src/artifacts/artifact-store.js';
+import { EvidenceModule } from '../src/app.module.js';
+import { EVIDENCE_SERVICE, evidenceEnv } from '../src/definition.js';
+import { EvidenceHttp } from '../src/evidence.http.js';
+
+type App = Awaited<ReturnType<typeof createServiceApp>>;
+
+const SECRET = randomBytes(32).toString('base64url');
+const CHUNK = 64 * 1024;
+let db: Awaited<ReturnType<typeof cloneTestDatabase>>;
+let app: App;
+let nc: NatsConnection;
+let rpc: RpcClient;
+let port: number;
+
+before(async () => {
+  db = await cloneTestDatabase('evidence');
+  const prefix = isolationPrefix('evidence');
+  const cfg = loadConfig(
+    { ...serviceEnv, ...evidenceEnv },
+    {
+      REGION: 'us',
+      DATABASE_URL: db.url,
+      NATS_SUBJECT_PREFIX: prefix,
+      LOG_LEVEL: 'silent',
+      INTERNAL_PORT: '0',
+      INTERNAL_AUTH_SECRET: SECRET,
+      EVIDENCE_READ_CHUNK_BYTES: String(CHUNK),
+    },
+  );
+  app = await createServiceApp(EVIDENCE_SERVICE, EvidenceModule, cfg as ServiceConfig, createLogger('evidence', 'us', 'silent'));
+  port = app.get(EvidenceHttp).port;
+  nc = await connectNats(cfg.NATS_URL, 'evidence-int-test');
+  rpc = new RpcClient(nc, subjectRoot('us', prefix), 5000);
+});
+
+after(async () => {
+  await nc?.close();
+  await app?.close();
+  await db?.drop();
+});
+
+function principal(mode: 'test' | 'live' = 'test', org = newId('org'), region: 'us' | 'eu' = 'us'): Principal {
+  return {
+    org_id: org,
+    key_id: newId('key'),
+    key_type: 'sk',
+    mode,
+    region,
+    scopes: ['sessions:read', 'sessions:read_report'],
+    tier: 'standard',
+    custom_limits: null,
+    billing: { subscription_status: 'active', past_due_since: null, wallet_balance: 0, wallet_locked: false },
+  };
+}
+
+const store = (p: Principal, session_id: string, artifacts: ('portrait' | 'front' | 'selfie')[]) =>
+  rpc.call(SUBJECTS.evidenceStoreSynthetic, { session_id, capture_acquisition: 'camera', artifacts }, { principal: p, requestId: 'req_int_evidence' });
+
+interface Got {
+  status: number;
+  headers: http.IncomingHttpHeaders;
+  body: Buffer;
+}
+
+/** GET over the internal HTTP side, as the gateway does (signed headers), or with the headers given. */
+function get(path: string, headers: Record<string, string>): Promise<Got> {
+  return new Promise((resolve, reject) => {
+    http
+      .get({ host: '127.0.0.1', port, path, headers }, (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (d: Buffer) => chunks.push(d));
+        res.on('end', () => resolve({ status: res.statusCode!, headers: res.headers, body: Buffer.concat(chunks) }));
+        res.on('error', reject);
+      })
+      .on('error', reject);
+  });
+}
+const signed = (p: Principal, requestId = newId('request'), deadline = Date.now() + 5000) => signInternalRequest(SECRET, p, requestId, deadline);
+const image = (p: Principal, session: string, artifact: string, requestId?: string) => get(`/sessions/${session}/images/${artifact}`, signed(p, requestId));
+const json = (g: Got) => JSON.parse(g.body.toString()) as { ok: boolean; data?: unknown; error?: { code: string; message: string } };
+
+async function activityRows(orgId: string) {
+  return query<{ action: string; artifact: string; outcome: string; session_id: string; request_id: string }>(
+    db.url,
+    'SELECT action, artifact, outcome, session_id, request_id FROM evidence.activity WHERE org_id = $1 ORDER BY seq',
+    [orgId],
+  );
+}
+
+describe('evidence.synthetic.store.v1 and evidence.available.v1', () => {
+  it('stores the listed artifacts once, as JPEG with their sha256; a repeat changes nothing', async () => {
+    const p = principal();
+    const ses = newId('session');
+    const first = await store(p, ses, ['selfie', 'front', 'portrait']);
+    assert.deepEqual(first, { available_images: ['portrait', 'front', 'selfie'], capture_acquisition: 'camera' });
+    const rows = await query<{ artifact: string; storage_key: string; byte_size: number; sha256: string; bytes: Buffer; content_type: string }>(
+      db.url,
+      `SELECT a.artifact, a.storage_key, a.byte_size, a.sha256, a.content_type, b.bytes
+         FROM evidence.artifacts a JOIN evidence.blobs b ON b.id = a.storage_key WHERE a.session_id = $1 ORDER BY a.artifact`,
+      [ses],
+    );
+    assert.deepEqual(rows.map((r) => r.artifact), ['front', 'portrait', 'selfie']);
+    for (const r of rows) {
+      assert.equal(r.content_type, 'image/jpeg');
+      assert.equal(r.bytes.length, r.byte_size);
+      assert.deepEqual([...r.bytes.subarray(0, 3)], [0xff, 0xd8, 0xff]);
+      assert.equal(createHash('sha256').update(r.bytes).digest('hex'), r.sha256);
+    }
+    const blobsBefore = (await query<{ n: number }>(db.url, 'SELECT count(*)::int AS n FROM evidence.blobs'))[0]!.n;
+    assert.deepEqual(await store(p, ses, ['portrait', 'front', 'selfie']), first);
+    const again = await query<{ storage_key: string }>(db.url, 'SELECT storage_key FROM evidence.artifacts WHERE session_id = $1 ORDER BY artifact', [ses]);
+    assert.deepEqual(again.map((r) => r.storage_key), rows.map((r) => r.storage_key));
+    assert.equal((await query<{ n: number }>(db.url, 'SELECT count(*)::int AS n FROM evidence.blobs'))[0]!.n, blobsBefore, 'no orphan copies');
+  });
+
+  it('available: served artifacts in the order portrait, front, selfie, never back; nothing for another owner', async () => {
+    const p = principal();
+    const ses = newId('session');
+    await store(p, ses, ['selfie', 'front']);
+    await query(db.url, `INSERT INTO evidence.blobs (id, byte_size, bytes) VALUES ('back-blob-${ses}', 3, '\\xffd8ff')`);
+    await query(db.url, `INSERT INTO evidence.artifacts (session_id, artifact, content_type, storage_key, byte_size, sha256) VALUES ($1, 'back', 'image/jpeg', $2, 3, 'x')`, [
+      ses,
+      `back-blob-${ses}`,
+    ]);
+    const opts = { principal: p, requestId: 'req_int' };
+    assert.deepEqual(await rpc.call(SUBJECTS.evidenceAvailable, { session_id: ses }, opts), { available_images: ['front', 'selfie'], capture_acquisition: 'camera' });
+    for (const other of [principal('test'), { ...p, mode: 'live' as const }]) {
+      assert.deepEqual(await rpc.call(SUBJECTS.evidenceAvailable, { session_id: ses }, { ...opts, principal: other }), { available_images: [], capture_acquisition: null });
+    }
+  });
+
+  it('refuses live mode, a session recorded for another owner, and malformed requests; nothing is written', async () => {
+    const p = principal();
+    const ses = newId('session');
+    await store(p, ses, ['front']);
+    const refusal = async (pending: Promise<unknown>, code: string) => {
+      await assert.rejects(pending, (e: unknown) => e instanceof DomainError && e.code === code);
+    };
+    const other = principal();
+    await refusal(store(other, ses, ['portrait']), 'resource_not_found');
+    await refusal(store({ ...p, mode: 'live' }, newId('session'), ['front']), 'validation_error');
+    await refusal(store(p, 'ses_short', ['front']), 'validation_error');
+    await refusal(store(p, newId('session'), ['back' as 'front']), 'validation_error');
+    await refusal(rpc.call(SUBJECTS.evidenceStoreSynthetic, { session_id: newId('session'), capture_acquisition: 'drone' as 'camera', artifacts: [] }, { principal: p, requestId: 'r' }), 'validation_error');
+    const rows = await query<{ artifact: string }>(db.url, 'SELECT artifact FROM evidence.artifacts WHERE session_id = $1', [ses]);
+    assert.deepEqual(rows, [{ artifact: 'front' }]);
+    const owners = await query<{ n: number }>(db.url, 'SELECT count(*)::int AS n FROM evidence.captures WHERE org_id = $1', [other.org_id]);
+    assert.equal(owners[0]!.n, 0);
+  });
+});
+
+describe('internal HTTP: GET /sessions/{id}/images/{artifact}', () => {
+  it('refuses requests the gateway did not sign, of another region, or past their deadline, before any lookup', async () => {
+    const p = principal();
+    const ses = newId('session');
+    await store(p, ses, ['front']);
+    const path = `/sessions/${ses}/images/front`;
+    const forged = signInternalRequest('another-secret-of-at-least-32-chars!', p, 'req_1', Date.now() + 5000);
+    const cases: [Record<string, string>, number, string][] = [
+      [{}, 401, 'authentication_required'],
+      [forged, 401, 'authentication_required'],
+      [signed(principal('test', p.org_id, 'eu')), 401, 'authentication_required'],
+      [signed(p, 'req_late', Date.now() - 1), 503, 'service_unavailable'],
+    ];
+    for (const [headers, status, code] of cases) {
+      const g = await get(path, headers);
+      assert.equal(g.status, status);
+      assert.equal(json(g).error!.code, code);
+    }
+    assert.deepEqual(await activityRows(p.org_id), []);
+  });
+
+  it('streams the stored bytes with the image headers and records one entry per request', async () => {
+    const p = principal();
+    const ses = newId('session');
+    await store(p, ses, ['portrait', 'front']);
+    const g = await image(p, ses, 'front', 'req_front_1');
+    assert.equal(g.status, 200);
+    assert.equal(g.headers['content-type'], 'image/jpeg');
+    assert.equal(g.headers['cache-control'], 'no-store, private');
+    const [stored] = await query<{ bytes: Buffer }>(db.url, `SELECT b.bytes FROM evidence.artifacts a JOIN evidence.blobs b ON b.id = a.storage_key WHERE a.session_id = $1 AND a.artifact = 'front'`, [ses]);
+    assert.deepEqual(g.body, stored!.bytes);
+    assert.equal(Number(g.headers['content-length']), stored!.bytes.length);
+
+    const missing = await image(p, ses, 'selfie', 'req_selfie_1');
+    assert.equal(missing.status, 404);
+    assert.equal(json(missing).error!.code, 'artifact_not_available');
+    for (const bad of ['back', 'unknown', 'FRONT']) assert.equal(json(await image(p, ses, bad)).error!.code, 'resource_not_found');
+    assert.equal(json(await image(p, 'ses_malformed', 'front')).error!.code, 'resource_not_found');
+    assert.equal(json(await image(principal('test'), ses, 'front')).error!.code, 'service_unavailable', 'unrecorded for this owner: the sessions service is asked, and is not running here');
+    assert.deepEqual(await activityRows(p.org_id), [
+      { action: 'kyc.idv.evidence_exported', artifact: 'front', outcome: 'served', session_id: ses, request_id: 'req_front_1' },
+      { action: 'kyc.idv.evidence_export_failed', artifact: 'selfie', outcome: 'artifact_not_available', session_id: ses, request_id: 'req_selfie_1' },
+    ]);
+  });
+
+  it('an image larger than one read chunk arrives whole and byte-exact', async () => {
+    const p = principal();
+    const ses = newId('session');
+    await store(p, ses, ['front']);
+    const big = Buffer.concat([Buffer.from([0xff, 0xd8, 0xff, 0xe0]), randomBytes(5 * CHUNK + 123), Buffer.from([0xff, 0xd9])]);
+    const key = await app.get<ArtifactStore>(ARTIFACT_STORE).put(big);
+    await query(db.url, `UPDATE evidence.artifacts SET storage_key = $2, byte_size = $3 WHERE session_id = $1 AND artifact = 'front'`, [ses, key, big.length]);
+    const g = await image(p, ses, 'front');
+    assert.equal(g.status, 200);
+    assert.equal(Number(g.headers['content-length']), big.length);
+    assert.ok(g.body.equals(big));
+  });
+});
+
+describe('the Postgres artifact store', () => {
+  it('reads in chunks, and cuts the stream when the bytes vanish mid-read (erasure) rather than end it short', async () => {
+    const s = app.get<ArtifactStore>(ARTIFACT_STORE);
+    const bytes = randomBytes(4 * CHUNK);
+    const key = await s.put(bytes);
+    const whole: Buffer[] = [];
+    for await (const c of (await s.open(key))!.stream) whole.push(c as Buffer);
+    assert.ok(Buffer.concat(whole).equals(bytes));
+    assert.equal(whole.length, 4);
+
+    const opened = (await s.open(key))!;
+    assert.equal(opened.size, bytes.length);
+    await s.delete([key]);
+    const got: Buffer[] = [];
+    await assert.rejects(async () => {
+      for await (const c of opened.stream) got.push(c as Buffer);
+    }, /vanished/);
+    assert.equal(Buffer.concat(got).length, CHUNK, 'only the chunk read before the deletion');
+    assert.equal(await s.open(key), null);
+  });
+});
+
+describe('evidence.admin.activity.list.v1', () => {
+  it('lists an organization’s entries newest first, filtered by session, and validates its input', async () => {
+    const p = principal();
+    const [a, b] = [newId('session'), newId('session')];
+    await store(p, a, ['front']);
+    await store(p, b, ['front']);
+    await image(p, a, 'front', 'req_a');
+    await image(p, b, 'front', 'req_b');
+    await image(p, a, 'portrait', 'req_a2');
+    const op = { principal: null, requestId: 'req_op' };
+    const all = await rpc.call(SUBJECTS.evidenceActivityList, { org_id: p.org_id }, op);
+    assert.deepEqual(all.data.map((e) => e.request_id), ['req_a2', 'req_b', 'req_a']);
+    assert.deepEqual(Object.keys(all.data[0]!).sort(), ['action', 'artifact', 'created_at', 'id', 'key_id', 'mode', 'object', 'org_id', 'outcome', 'request_id', 'session_id']);
+    assert.match(all.data[0]!.id, /^act_[A-Za-z0-9]{24}$/);
+    assert.equal(all.data[0]!.key_id, p.key_id);
+    const onlyA = await rpc.call(SUBJECTS.evidenceActivityList, { org_id: p.org_id, session_id: a, limit: 1 }, op);
+    assert.deepEqual(onlyA.data.map((e) => e.request_id), ['req_a2']);
+    for (const bad of [{ org_id: 'nope' }, { org_id: p.org_id, limit: 0 }, { org_id: p.org_id, limit: 101 }]) {
+      await assert.rejects(rpc.call(SUBJECTS.evidenceActivityList, bad, op), (e: unknown) => e instanceof DomainError && e.code === 'validation_error');
+    }
+  });
+});
+
+describe('the activity log', () => {
+  it('writes no applicant or image data: the columns are the entry’s fields only', async () => {
+    const cols = await query<{ column_name: string }>(db.url, `SELECT column_name FROM information_schema.columns WHERE table_schema = 'evidence' AND table_name = 'activity' ORDER BY column_name`);
+    assert.deepEqual(cols.map((c) => c.column_name), ['action', 'artifact', 'created_at', 'id', 'key_id', 'mode', 'org_id', 'outcome', 'request_id', 'seq', 'session_id']);
+  });
+});

@@ -1,0 +1,53 @@
+import { Inject, Injectable } from '@nestjs/common';
+import type { ActivityEntry, Owner } from '@verity/contracts';
+import { newId } from '@verity/keys';
+import { Sql } from '@verity/platform';
+
+interface AuditRow {
+  id: string;
+  org_id: string;
+  mode: ActivityEntry['mode'];
+  outcome: string;
+  request_id: string;
+  key_id: string | null;
+  created_at: Date;
+}
+
+/**
+ * The organization's audit trail of ID scans: one entry per scan that reached a result, with its outcome
+ * (test mode: `pass`, `review`, `fail` or `doc_quality`). No image, no extracted field, no applicant data.
+ */
+@Injectable()
+export class AuditRepository {
+  constructor(@Inject(Sql) private readonly db: Sql) {}
+
+  async record(owner: Owner, e: { outcome: string; request_id: string; key_id: string | null }): Promise<void> {
+    await this.db.rows(
+      `INSERT INTO id_scan.audit (id, org_id, mode, action, outcome, request_id, key_id)
+       VALUES ($1, $2, $3, 'kyc.idv.document_scanned', $4, $5, $6)`,
+      [newId('activity'), owner.org_id, owner.mode, e.outcome, e.request_id, e.key_id],
+    );
+  }
+
+  /** Newest first. */
+  async list(orgId: string, limit: number): Promise<ActivityEntry[]> {
+    const rows = await this.db.rows<AuditRow>(
+      `SELECT id, org_id, mode, outcome, request_id, key_id, created_at FROM id_scan.audit
+        WHERE org_id = $1 ORDER BY seq DESC LIMIT $2`,
+      [orgId, limit],
+    );
+    return rows.map((r) => ({
+      id: r.id,
+      object: 'activity',
+      action: 'kyc.idv.document_scanned',
+      org_id: r.org_id,
+      mode: r.mode,
+      session_id: null,
+      artifact: null,
+      outcome: r.outcome,
+      request_id: r.request_id,
+      key_id: r.key_id,
+      created_at: r.created_at.toISOString(),
+    }));
+  }
+}

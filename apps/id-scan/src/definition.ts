@@ -1,0 +1,24 @@
+import { availableParallelism } from 'node:os';
+import { SUBJECTS } from '@verity/contracts';
+import { internalHttpEnv, type InternalHttpConfig, type ServiceConfig, type ServiceDefinition } from '@verity/platform';
+import { z } from 'zod';
+import { ID_SCAN_MIGRATIONS } from './database/migrations.js';
+
+export const ID_SCAN_SERVICE: ServiceDefinition = {
+  name: 'id-scan',
+  migrations: ID_SCAN_MIGRATIONS,
+  healthSubject: SUBJECTS.idScanHealth,
+};
+
+/** The ID-scan service's own configuration, on top of the platform's. The per-image and pixel limits are the contract's, not configuration. */
+export const idScanEnv = {
+  ...internalHttpEnv,
+  /** Largest request body, multipart framing included: 21 MiB plus 64 KiB of framing (as the gateway). */
+  ID_SCAN_BODY_LIMIT: z.coerce.number().int().min(1024).max(64 * 1024 * 1024).default(21 * 1024 * 1024 + 64 * 1024),
+  /** Uploads read at the same time; more wait unread (their bytes stay in the network's buffers) until a slot frees. */
+  ID_SCAN_MAX_CONCURRENT_UPLOADS: z.coerce.number().int().min(1).max(256).default(8),
+  /** Images decoded at the same time (sharp work). Defaults to the number of cores. */
+  ID_SCAN_IMAGE_CONCURRENCY: z.coerce.number().int().min(1).max(64).default(availableParallelism()),
+};
+export type IdScanConfig = ServiceConfig &
+  InternalHttpConfig & { ID_SCAN_BODY_LIMIT: number; ID_SCAN_MAX_CONCURRENT_UPLOADS: number; ID_SCAN_IMAGE_CONCURRENCY: number };

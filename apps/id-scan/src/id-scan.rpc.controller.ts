@@ -1,0 +1,17 @@
+import { Inject, Injectable, type OnApplicationBootstrap } from '@nestjs/common';
+import { SUBJECTS } from '@verity/contracts';
+import { RpcServer } from '@verity/platform';
+import { ScanService } from './scan/scan.service.js';
+
+@Injectable()
+export class IdScanRpcController implements OnApplicationBootstrap {
+  constructor(
+    @Inject(RpcServer) private readonly server: RpcServer,
+    private readonly scans: ScanService,
+  ) {}
+
+  onApplicationBootstrap(): void {
+    // operator tooling: no principal
+    this.server.handle(SUBJECTS.idScanAuditList, (p) => this.scans.listAudit(p));
+  }
+}

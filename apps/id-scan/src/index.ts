@@ -1,0 +1,1 @@
+export { ID_SCAN_SERVICE, idScanEnv } from './definition.js';

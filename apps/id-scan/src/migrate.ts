@@ -1,0 +1,4 @@
+import { runMigrations } from '@verity/platform';
+import { ID_SCAN_SERVICE } from './definition.js';
+
+await runMigrations(ID_SCAN_SERVICE.name, ID_SCAN_SERVICE.migrations);

@@ -1,0 +1,61 @@
+import type { ExpectedOutcome, IdScanResult } from '@verity/contracts';
+import { DomainError } from '@verity/errors';
+
+/**
+ * What extraction is given. In test mode only the expected outcome: the uploaded images are validated and then
+ * discarded, never sent for extraction, and this type makes that so. In live mode, the normalized images.
+ */
+export type ExtractionRequest =
+  | { mode: 'test'; expected_outcome: ExpectedOutcome }
+  | { mode: 'live'; front: Buffer; back: Buffer | null };
+
+export type Extraction =
+  | { readable: true; outcome: 'pass' | 'review'; document: IdScanResult['document']; holder: IdScanResult['holder'] }
+  | { readable: false };
+
+/** Reads identity fields from a document. */
+export interface Extractor {
+  extract(req: ExtractionRequest): Promise<Extraction>;
+}
+
+/** The holder and document of every synthetic scan: the public specimen also printed on synthetic evidence. */
+export const SPECIMEN_DOCUMENT: IdScanResult['document'] = {
+  type: 'identity_card',
+  issuing_country: 'NL',
+  number: 'SPECI2014',
+  expiry_date: '2034-03-09',
+};
+export const SPECIMEN_HOLDER: IdScanResult['holder'] = {
+  family_name: 'De Bruijn',
+  given_names: ['Willeke', 'Liselotte'],
+  date_of_birth: '1965-03-10',
+  nationality: 'NL',
+};
+
+/**
+ * Test mode: the result follows `expected_outcome` alone. `pass` and `review` read the specimen; `fail` and
+ * `doc_quality` are unreadable, and are the same answer on the wire.
+ */
+export class SyntheticExtractor implements Extractor {
+  async extract(req: ExtractionRequest): Promise<Extraction> {
+    if (req.mode !== 'test') throw new DomainError('internal_error', { message: 'the synthetic extractor serves test mode only' });
+    switch (req.expected_outcome) {
+      case 'pass':
+      case 'review':
+        return { readable: true, outcome: req.expected_outcome, document: { ...SPECIMEN_DOCUMENT }, holder: { ...SPECIMEN_HOLDER, given_names: [...SPECIMEN_HOLDER.given_names] } };
+      case 'fail':
+      case 'doc_quality':
+        return { readable: false };
+    }
+  }
+}
+
+/** Live mode until live extraction ships (its own issue): the validated images are dropped and 503 answered. */
+export class UnavailableLiveExtractor implements Extractor {
+  async extract(): Promise<Extraction> {
+    throw new DomainError('service_unavailable', { message: 'Live-mode document extraction is not available on this deployment yet.' });
+  }
+}
+
+export const EXTRACTORS = Symbol('EXTRACTORS');
+export type Extractors = Record<'test' | 'live', Extractor>;

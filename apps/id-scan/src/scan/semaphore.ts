@@ -1,0 +1,62 @@
+import { DomainError } from '@verity/errors';
+
+/** At most `size` holders at a time; the others wait in arrival order, each until its own deadline. */
+export class Semaphore {
+  private active = 0;
+  private readonly waiting: Array<{ grant: () => void }> = [];
+
+  constructor(readonly size: number) {}
+
+  get inUse(): number {
+    return this.active;
+  }
+
+  get queued(): number {
+    return this.waiting.length;
+  }
+
+  /** Resolves with a release function once a slot is free; 503 service_unavailable when `deadline` passes first. */
+  acquire(deadline = Infinity): Promise<() => void> {
+    if (this.active < this.size) {
+      this.active++;
+      return Promise.resolve(this.releaser());
+    }
+    return new Promise((resolve, reject) => {
+      const entry = {
+        grant: () => {
+          clearTimeout(timer);
+          this.active++;
+          resolve(this.releaser());
+        },
+      };
+      const wait = deadline - Date.now();
+      const timer = Number.isFinite(wait)
+        ? setTimeout(() => {
+            const i = this.waiting.indexOf(entry);
+            if (i >= 0) this.waiting.splice(i, 1);
+            reject(new DomainError('service_unavailable'));
+          }, Math.max(0, wait))
+        : undefined;
+      this.waiting.push(entry);
+    });
+  }
+
+  async run<T>(fn: () => Promise<T>, deadline = Infinity): Promise<T> {
+    const release = await this.acquire(deadline);
+    try {
+      return await fn();
+    } finally {
+      release();
+    }
+  }
+
+  private releaser(): () => void {
+    let released = false;
+    return () => {
+      if (released) return;
+      released = true;
+      this.active--;
+      this.waiting.shift()?.grant();
+    };
+  }
+}

@@ -1,0 +1,178 @@
+import { after, before, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { randomBytes } from 'node:crypto';
+import http from 'node:http';
+import type { NatsConnection } from '@nats-io/transport-node';
+import { subjectRoot, SUBJECTS, type Principal } from '@verity/contracts';
+import { newId } from '@verity/keys';
+import { connectNats, createLogger, createServiceApp, loadConfig, RpcClient, serviceEnv, signInternalRequest, type ServiceConfig } from '@verity/platform';
+import { cloneTestDatabase, isolationPrefix, query, sampleImage } from '@verity/testing';
+import { IdScanModule } from '../src/app.module.js';
+import { ID_SCAN_SERVICE, idScanEnv } from '../src/definition.js';
+import { ScanHttp } from '../src/scan/scan.http.js';
+
+type App = Awaited<ReturnType<typeof createServiceApp>>;
+
+const SECRET = randomBytes(32).toString('base64url');
+const BOUNDARY = 'intBoundary7';
+let db: Awaited<ReturnType<typeof cloneTestDatabase>>;
+let app: App;
+let nc: NatsConnection;
+let rpc: RpcClient;
+let port: number;
+let jpeg: Buffer;
+
+before(async () => {
+  db = await cloneTestDatabase('id_scan');
+  const prefix = isolationPrefix('idscan');
+  const cfg = loadConfig(
+    { ...serviceEnv, ...idScanEnv },
+    {
+      REGION: 'eu',
+      DATABASE_URL: db.url,
+      NATS_SUBJECT_PREFIX: prefix,
+      LOG_LEVEL: 'silent',
+      INTERNAL_PORT: '0',
+      INTERNAL_AUTH_SECRET: SECRET,
+      // one upload at a time, so that admission can be observed
+      ID_SCAN_MAX_CONCURRENT_UPLOADS: '1',
+    },
+  );
+  app = await createServiceApp(ID_SCAN_SERVICE, IdScanModule, cfg as ServiceConfig, createLogger('id-scan', 'eu', 'silent'));
+  port = app.get(ScanHttp).port;
+  nc = await connectNats(cfg.NATS_URL, 'id-scan-int-test');
+  rpc = new RpcClient(nc, subjectRoot('eu', prefix), 5000);
+  jpeg = await sampleImage('jpeg');
+});
+
+after(async () => {
+  await nc?.close();
+  await app?.close();
+  await db?.drop();
+});
+
+function principal(mode: 'test' | 'live' = 'test'): Principal {
+  return {
+    org_id: newId('org'),
+    key_id: newId('key'),
+    key_type: 'sk',
+    mode,
+    region: 'eu',
+    scopes: ['idv:scan'],
+    tier: 'standard',
+    custom_limits: null,
+    billing: { subscription_status: 'active', past_due_since: null, wallet_balance: 0, wallet_locked: false },
+  };
+}
+
+function form(parts: { name: string; value?: string; file?: Buffer }[]): Buffer {
+  const out: Buffer[] = [];
+  for (const p of parts) {
+    const disp = p.file ? `form-data; name="${p.name}"; filename="${p.name}.jpg"\r\nContent-Type: image/jpeg` : `form-data; name="${p.name}"`;
+    out.push(Buffer.from(`--${BOUNDARY}\r\nContent-Disposition: ${disp}\r\n\r\n`), p.file ?? Buffer.from(p.value ?? ''), Buffer.from('\r\n'));
+  }
+  out.push(Buffer.from(`--${BOUNDARY}--\r\n`));
+  return Buffer.concat(out);
+}
+
+interface Answer {
+  status: number;
+  body: { ok: boolean; data?: Record<string, unknown>; error?: { code: string; details?: Record<string, unknown> } };
+}
+
+/** POST /scan as the gateway does; `body` may be a buffer or a function writing the request slowly. */
+function scan(headers: Record<string, string>, body: Buffer | ((req: http.ClientRequest) => void)): Promise<Answer> {
+  return new Promise((resolve, reject) => {
+    const req = http.request(
+      { host: '127.0.0.1', port, path: '/scan', method: 'POST', headers: { 'content-type': `multipart/form-data; boundary=${BOUNDARY}`, ...headers } },
+      (res) => {
+        let text = '';
+        res.on('data', (d: Buffer) => (text += d.toString()));
+        res.on('end', () => resolve({ status: res.statusCode!, body: JSON.parse(text) as Answer['body'] }));
+      },
+    );
+    req.on('error', reject);
+    if (typeof body === 'function') body(req);
+    else req.end(body);
+  });
+}
+const signed = (p: Principal, requestId = newId('request'), deadline = Date.now() + 10_000) => signInternalRequest(SECRET, p, requestId, deadline);
+
+async function auditRows(orgId: string) {
+  return query<{ outcome: string; request_id: string; mode: string; action: string }>(
+    db.url,
+    'SELECT action, mode, outcome, request_id FROM id_scan.audit WHERE org_id = $1 ORDER BY seq',
+    [orgId],
+  );
+}
+
+describe('id-scan internal HTTP: POST /scan', () => {
+  it('refuses a request without the gateway’s signature, before reading it', async () => {
+    const p = principal();
+    const forged = signInternalRequest('a-different-secret-of-32-characters!!', p, 'req_x', Date.now() + 10_000);
+    for (const headers of [{}, forged]) {
+      const r = await scan(headers, form([{ name: 'front', file: jpeg }]));
+      assert.equal(r.status, 401);
+      assert.equal(r.body.error!.code, 'authentication_required');
+    }
+    assert.deepEqual(await auditRows(p.org_id), []);
+  });
+
+  it('test mode: a synthetic result per expected_outcome, one audit entry each, refusals none', async () => {
+    const p = principal();
+    const ok = await scan(signed(p, 'req_pass'), form([{ name: 'front', file: jpeg }]));
+    assert.equal(ok.status, 200);
+    assert.equal(ok.body.data!.object, 'id_scan');
+    assert.equal(ok.body.data!.mode, 'test');
+    assert.equal(ok.body.data!.outcome, 'pass');
+    const bad = await scan(signed(p, 'req_bad'), form([{ name: 'front', file: jpeg }, { name: 'expected_outcome', value: 'maybe' }]));
+    assert.equal(bad.status, 422);
+    assert.equal(bad.body.error!.code, 'validation_error');
+    const q = await scan(signed(p, 'req_q'), form([{ name: 'front', file: jpeg }, { name: 'expected_outcome', value: 'doc_quality' }]));
+    assert.equal(q.status, 422);
+    assert.deepEqual(q.body.error!.details, { mode: 'test' });
+    assert.deepEqual(await auditRows(p.org_id), [
+      { action: 'kyc.idv.document_scanned', mode: 'test', outcome: 'pass', request_id: 'req_pass' },
+      { action: 'kyc.idv.document_scanned', mode: 'test', outcome: 'doc_quality', request_id: 'req_q' },
+    ]);
+    const listed = await rpc.call(SUBJECTS.idScanAuditList, { org_id: p.org_id, limit: 1 }, { principal: null, requestId: 'req_op' });
+    assert.deepEqual(listed.data.map((e) => [e.action, e.outcome, e.session_id, e.artifact]), [['kyc.idv.document_scanned', 'doc_quality', null, null]]);
+  });
+
+  it('live mode: the image is validated, extraction is not available yet (503), and nothing is recorded', async () => {
+    const p = principal('live');
+    const r = await scan(signed(p), form([{ name: 'front', file: jpeg }]));
+    assert.equal(r.status, 503);
+    assert.equal(r.body.error!.code, 'service_unavailable');
+    const e = await scan(signed(p), form([{ name: 'front', file: jpeg }, { name: 'expected_outcome', value: 'pass' }]));
+    assert.equal(e.status, 422);
+    assert.equal(e.body.error!.code, 'validation_error');
+    assert.deepEqual(await auditRows(p.org_id), []);
+  });
+
+  it('admits a bounded number of uploads: while one is being read, another waits, and gives up at its deadline', async () => {
+    const p = principal();
+    let finish!: () => void;
+    const slow = scan(signed(p, 'req_slow'), (req) => {
+      const body = form([{ name: 'front', file: jpeg }]);
+      req.write(body.subarray(0, 100));
+      finish = () => req.end(body.subarray(100));
+    });
+    await new Promise((r) => setTimeout(r, 100));
+    const t = Date.now();
+    const waiting = await scan(signed(p, 'req_wait', Date.now() + 300), form([{ name: 'front', file: jpeg }]));
+    assert.equal(waiting.status, 503);
+    assert.equal(waiting.body.error!.code, 'service_unavailable');
+    assert.ok(Date.now() - t >= 250, 'it waited for a slot until its deadline');
+    finish();
+    assert.equal((await slow).status, 200);
+    assert.deepEqual((await auditRows(p.org_id)).map((r) => r.request_id), ['req_slow']);
+  });
+
+  it('the schema stores no image and no extracted field: its one table is the audit trail', async () => {
+    const tables = await query<{ table_name: string }>(db.url, `SELECT table_name FROM information_schema.tables WHERE table_schema = 'id_scan' AND table_name <> 'migrations'`);
+    assert.deepEqual(tables.map((t) => t.table_name), ['audit']);
+    const cols = await query<{ column_name: string }>(db.url, `SELECT column_name FROM information_schema.columns WHERE table_schema = 'id_scan' AND table_name = 'audit' ORDER BY column_name`);
+    assert.deepEqual(cols.map((c) => c.column_name), ['action', 'created_at', 'id', 'key_id', 'mode', 'org_id', 'outcome', 'request_id', 'seq']);
+  });
+});

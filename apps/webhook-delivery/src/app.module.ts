@@ -1,0 +1,37 @@
+import { Module } from '@nestjs/common';
+import { CONFIG, type ServiceConfig } from '@verity/platform';
+import { AttemptsRepository } from './attempts/attempts.repository.js';
+import { AttemptsService } from './attempts/attempts.service.js';
+import { WEBHOOK_CONFIG, webhookConfigOf, type WebhookConfig } from './config.js';
+import { DeliveriesRepository } from './delivery/deliveries.repository.js';
+import { DeliveryQueue } from './delivery/delivery.queue.js';
+import { DeliverySweeper } from './delivery/delivery.sweeper.js';
+import { DeliveryWorker } from './delivery/delivery.worker.js';
+import { DestinationGuard, ReceiverClient } from './delivery/receiver.client.js';
+import { ReplayService } from './delivery/replay.service.js';
+import { EventFanout } from './fanout/event-fanout.js';
+import { SecretBox } from './subscriptions/secret-box.js';
+import { SubscriptionsRepository } from './subscriptions/subscriptions.repository.js';
+import { SubscriptionsService } from './subscriptions/subscriptions.service.js';
+import { WebhooksRpcController } from './webhooks.rpc.controller.js';
+
+@Module({
+  providers: [
+    { provide: WEBHOOK_CONFIG, inject: [CONFIG], useFactory: (cfg: ServiceConfig) => webhookConfigOf(cfg) },
+    { provide: SecretBox, inject: [WEBHOOK_CONFIG], useFactory: (cfg: WebhookConfig) => SecretBox.fromBase64(cfg.WEBHOOK_SECRET_KEY) },
+    { provide: DestinationGuard, inject: [WEBHOOK_CONFIG], useFactory: (cfg: WebhookConfig) => new DestinationGuard(cfg.WEBHOOK_ALLOW_PRIVATE_NETWORKS) },
+    { provide: ReceiverClient, inject: [DestinationGuard], useFactory: (guard: DestinationGuard) => new ReceiverClient(guard) },
+    SubscriptionsRepository,
+    DeliveriesRepository,
+    AttemptsRepository,
+    DeliveryQueue,
+    DeliveryWorker,
+    DeliverySweeper,
+    EventFanout,
+    SubscriptionsService,
+    AttemptsService,
+    ReplayService,
+    WebhooksRpcController,
+  ],
+})
+export class WebhookDeliveryModule {}

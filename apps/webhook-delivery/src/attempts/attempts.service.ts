@@ -1,0 +1,38 @@
+import { Injectable } from '@nestjs/common';
+import type { ListQuery, Owner, Page, WebhookAttempt } from '@verity/contracts';
+import { parseListQuery, toPage } from '@verity/platform';
+import { AttemptsRepository, type AttemptRow } from './attempts.repository.js';
+
+export function toAttempt(r: AttemptRow): WebhookAttempt {
+  return {
+    id: r.id,
+    object: 'webhook_attempt',
+    delivery_id: r.delivery_id,
+    event_id: r.event_id,
+    event_type: r.event_type,
+    session_id: r.session_id,
+    subscription_id: r.subscription_id,
+    attempt: r.attempt,
+    status: r.status,
+    http_status: r.http_status,
+    latency_ms: r.latency_ms ?? 0,
+    error_code: r.error_code,
+    next_attempt_at: r.next_attempt_at ? r.next_attempt_at.toISOString() : null,
+    created_at: r.created_at.toISOString(),
+  };
+}
+
+/** An id filter: any id-like text; one that matches nothing (malformed or unknown alike) gives an empty page. */
+const idFilter = (v: string) => v.length >= 1 && v.length <= 100;
+
+/** GET /v1/webhook-events: one row per attempt, newest first, filters session_id and subscription_id (contract §5, §10). */
+@Injectable()
+export class AttemptsService {
+  constructor(private readonly repo: AttemptsRepository) {}
+
+  async list(owner: Owner, query: ListQuery): Promise<Page<WebhookAttempt>> {
+    const p = parseListQuery(query, { session_id: idFilter, subscription_id: idFilter });
+    const rows = await this.repo.list(owner, p.filters, p.after, p.limit);
+    return toPage(rows, p.limit, (r) => r.seq, toAttempt);
+  }
+}

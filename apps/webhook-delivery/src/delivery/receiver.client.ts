@@ -1,0 +1,170 @@
+import { lookup } from 'node:dns/promises';
+import type { WebhookAttempt } from '@verity/contracts';
+import { classifyAddress, classifyHost, isAllowedRange, type AddressRange } from '@verity/ssrf';
+import { Agent, buildConnector, request } from 'undici';
+import { ATTEMPT_TIMEOUT_MS } from './retry-schedule.js';
+
+export type AttemptErrorCode = NonNullable<WebhookAttempt['error_code']>;
+
+/** A destination the SSRF guard refused, or a name that did not resolve. */
+export class DestinationError extends Error {
+  constructor(
+    readonly code: 'blocked_destination' | 'dns_error',
+    message: string,
+    readonly range?: AddressRange,
+  ) {
+    super(message);
+    this.name = 'DestinationError';
+  }
+}
+
+/**
+ * The SSRF guard (contract §10): resolves a host and checks EVERY address it resolves to; one refused
+ * address refuses the host. Returns the checked addresses, which are the only ones a connection may use.
+ */
+export class DestinationGuard {
+  constructor(private readonly allowPrivateNetworks: boolean) {}
+
+  async addresses(hostname: string): Promise<string[]> {
+    const host = classifyHost(hostname);
+    if (host.kind === 'invalid') throw new DestinationError('blocked_destination', 'the host is not a valid host name or address');
+    if (host.kind === 'ip') {
+      this.check(host.address.address, host.address.range);
+      return [host.address.address];
+    }
+    if (host.kind === 'loopback_name' && !this.allowPrivateNetworks) {
+      throw new DestinationError('blocked_destination', `${hostname} is a loopback name`, 'loopback');
+    }
+    const name = host.kind === 'name' ? host.name : hostname;
+    let resolved: Array<{ address: string }>;
+    try {
+      resolved = await lookup(name, { all: true, verbatim: true });
+    } catch (e) {
+      throw new DestinationError('dns_error', `${name} did not resolve (${(e as { code?: string }).code ?? 'error'})`);
+    }
+    if (resolved.length === 0) throw new DestinationError('dns_error', `${name} has no address`);
+    const out: string[] = [];
+    for (const r of resolved) {
+      const c = classifyAddress(r.address);
+      if (!c) throw new DestinationError('blocked_destination', `${name} resolved to an unusable address`);
+      this.check(c.address, c.range, name);
+      out.push(c.address);
+    }
+    return out;
+  }
+
+  private check(address: string, range: AddressRange, name?: string): void {
+    if (!isAllowedRange(range, this.allowPrivateNetworks)) {
+      const what = name ? `${name} resolves to ${address}` : address;
+      throw new DestinationError('blocked_destination', `${what}, a ${range.replace('_', '-')} address: receivers must be on the public internet`, range);
+    }
+  }
+}
+
+export interface AttemptResult {
+  ok: boolean;
+  httpStatus: number | null;
+  latencyMs: number;
+  errorCode: AttemptErrorCode | null;
+}
+
+const TLS_CODES = new Set([
+  'EPROTO',
+  'DEPTH_ZERO_SELF_SIGNED_CERT',
+  'SELF_SIGNED_CERT_IN_CHAIN',
+  'UNABLE_TO_VERIFY_LEAF_SIGNATURE',
+  'UNABLE_TO_GET_ISSUER_CERT',
+  'UNABLE_TO_GET_ISSUER_CERT_LOCALLY',
+  'CERT_HAS_EXPIRED',
+  'CERT_NOT_YET_VALID',
+  'CERT_REVOKED',
+  'CERT_UNTRUSTED',
+  'CERT_REJECTED',
+  'HOSTNAME_MISMATCH',
+]);
+const TIMEOUT_CODES = new Set(['UND_ERR_CONNECT_TIMEOUT', 'UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT', 'ETIMEDOUT', 'ABORT_ERR']);
+const DNS_CODES = new Set(['ENOTFOUND', 'EAI_AGAIN', 'EAI_NODATA', 'EAI_NONAME', 'EAI_FAIL']);
+
+/** The bounded error code of a failed attempt (contract §10), from the error and its causes. */
+export function attemptErrorCode(e: unknown): AttemptErrorCode {
+  for (let cur: unknown = e, depth = 0; cur && depth < 5; cur = (cur as { cause?: unknown }).cause, depth++) {
+    if (cur instanceof DestinationError) return cur.code;
+    const { code, name } = cur as { code?: unknown; name?: unknown };
+    if (name === 'TimeoutError' || name === 'AbortError' || (typeof code === 'string' && TIMEOUT_CODES.has(code))) return 'timeout';
+    if (typeof code === 'string') {
+      if (DNS_CODES.has(code)) return 'dns_error';
+      if (TLS_CODES.has(code) || code.startsWith('ERR_TLS_') || code.startsWith('ERR_SSL_') || code.includes('CERT')) return 'tls_error';
+    }
+  }
+  return 'connection_error';
+}
+
+const RETRY_NEXT_ADDRESS = new Set(['ECONNREFUSED', 'EHOSTUNREACH', 'ENETUNREACH', 'EADDRNOTAVAIL']);
+const USER_AGENT = 'Verity-Webhooks/1.0 (+https://docs.verity.dev/webhooks)';
+
+/**
+ * The only code that talks HTTP to receivers. Every new connection goes through the guard: the host is
+ * resolved, every address checked, and the socket is opened to a checked address (no second resolution,
+ * so no DNS rebinding); TLS still verifies the certificate against the URL's host name. Redirects are not
+ * followed, the whole attempt is bounded by 10 s, the response body is read and dropped, never stored.
+ */
+export class ReceiverClient {
+  private readonly agent: Agent;
+
+  constructor(private readonly guard: DestinationGuard) {
+    const base = buildConnector({ timeout: ATTEMPT_TIMEOUT_MS });
+    this.agent = new Agent({
+      keepAliveTimeout: 4000,
+      headersTimeout: ATTEMPT_TIMEOUT_MS,
+      bodyTimeout: ATTEMPT_TIMEOUT_MS,
+      connect: (opts, callback) => {
+        this.guard.addresses(opts.hostname).then(
+          (addresses) => connectFirst(base, opts, addresses, 0, callback),
+          (e: Error) => callback(e, null),
+        );
+      },
+    });
+  }
+
+  async post(url: string, headers: Record<string, string>, body: string): Promise<AttemptResult> {
+    const started = performance.now();
+    const latency = () => Math.max(0, Math.round(performance.now() - started));
+    try {
+      const res = await request(url, {
+        method: 'POST',
+        dispatcher: this.agent,
+        headers: { ...headers, 'content-type': 'application/json', 'user-agent': USER_AGENT },
+        body,
+        signal: AbortSignal.timeout(ATTEMPT_TIMEOUT_MS),
+      });
+      const latencyMs = latency();
+      // the body is never stored: read a little so the connection can be reused, else drop the connection
+      await res.body.dump({ limit: 64 * 1024 }).catch(() => undefined);
+      const ok = res.statusCode >= 200 && res.statusCode < 300;
+      return { ok, httpStatus: res.statusCode, latencyMs, errorCode: ok ? null : 'http_status' };
+    } catch (e) {
+      return { ok: false, httpStatus: null, latencyMs: latency(), errorCode: attemptErrorCode(e) };
+    }
+  }
+
+  async close(): Promise<void> {
+    await this.agent.close();
+  }
+}
+
+type Connector = ReturnType<typeof buildConnector>;
+type ConnectOptions = Parameters<Connector>[0];
+type ConnectCallback = buildConnector.Callback;
+
+/** Opens the connection to the first checked address that answers, trying the next on refusal or no route. */
+function connectFirst(base: Connector, opts: ConnectOptions, addresses: string[], i: number, callback: ConnectCallback): void {
+  base({ ...opts, hostname: addresses[i]! }, (err, socket) => {
+    const code = (err as { code?: string } | null)?.code;
+    if (err && i + 1 < addresses.length && code && RETRY_NEXT_ADDRESS.has(code)) {
+      connectFirst(base, opts, addresses, i + 1, callback);
+      return;
+    }
+    if (err) callback(err, null);
+    else callback(null, socket!);
+  });
+}

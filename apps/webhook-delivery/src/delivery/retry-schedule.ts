@@ -1,0 +1,54 @@
+/**
+ * The retry schedule of webhook deliveries (contract §10): the delay before each retry after a failed
+ * attempt. A schedule of N retries allows at most N + 1 attempts; after the last one the delivery is failed.
+ */
+const SECOND = 1000;
+const MINUTE = 60 * SECOND;
+const HOUR = 60 * MINUTE;
+const DAY = 24 * HOUR;
+
+/** The production schedule: 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h. */
+export const DEFAULT_RETRY_SCHEDULE = '5s,5m,30m,2h,5h,10h,10h';
+export const DEFAULT_RETRY_DELAYS_MS: readonly number[] = [5 * SECOND, 5 * MINUTE, 30 * MINUTE, 2 * HOUR, 5 * HOUR, 10 * HOUR, 10 * HOUR];
+
+/** One attempt waits at most this long for the response headers (connect, TLS and request included). */
+export const ATTEMPT_TIMEOUT_MS = 10 * SECOND;
+/** How long the previous signing secret keeps signing after a rotation. */
+export const ROTATION_OVERLAP_MS = DAY;
+
+export const MAX_RETRIES = 20;
+export const MAX_RETRY_DELAY_MS = 7 * DAY;
+
+const UNITS: Record<string, number> = { ms: 1, s: SECOND, m: MINUTE, h: HOUR, d: DAY };
+
+export class RetryScheduleError extends Error {}
+
+/**
+ * Parses `WEBHOOK_RETRY_SCHEDULE`: comma-separated durations `<whole number><ms|s|m|h|d>` (spaces around
+ * entries ignored). An empty string means no retries. Each delay is from 1 ms to 7 days; at most 20 retries.
+ */
+export function parseRetrySchedule(text: string): number[] {
+  if (text.trim() === '') return [];
+  const entries = text.split(',').map((e) => e.trim());
+  if (entries.length > MAX_RETRIES) throw new RetryScheduleError(`at most ${MAX_RETRIES} retries, got ${entries.length}`);
+  return entries.map((entry, i) => {
+    const m = /^([0-9]{1,10})(ms|s|m|h|d)$/.exec(entry);
+    if (!m) throw new RetryScheduleError(`entry ${i + 1} "${entry.slice(0, 20)}" is not a duration such as 5s, 5m, 2h`);
+    const ms = Number(m[1]) * UNITS[m[2]!]!;
+    if (ms < 1 || ms > MAX_RETRY_DELAY_MS) throw new RetryScheduleError(`entry ${i + 1} "${entry}" must be from 1ms to 7d`);
+    return ms;
+  });
+}
+
+/**
+ * What follows a failed attempt: the delay before the next one, or null when the round's attempts are
+ * used up. `attemptInRound` is 1-based.
+ */
+export function retryDelayAfter(schedule: readonly number[], attemptInRound: number): number | null {
+  return attemptInRound >= 1 && attemptInRound <= schedule.length ? schedule[attemptInRound - 1]! : null;
+}
+
+/** Attempts a round may make: the first one and one per retry. */
+export function maxAttempts(schedule: readonly number[]): number {
+  return schedule.length + 1;
+}

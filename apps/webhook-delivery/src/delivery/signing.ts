@@ -1,0 +1,54 @@
+import { createHmac, randomBytes } from 'node:crypto';
+import type { DomainEvent } from '@verity/contracts';
+
+/**
+ * Standard Webhooks signing (contract §10): `webhook-id` is the event id, `webhook-timestamp` the UNIX
+ * seconds of the attempt, `webhook-signature` is `v1,<base64 HMAC-SHA256 of "<id>.<timestamp>.<body>">`
+ * keyed by the base64-decoded secret; during a rotation overlap one signature per secret, space-separated.
+ */
+export const SECRET_PREFIX = 'whsec_';
+export const SECRET_BYTES = 32;
+const SECRET_RE = /^whsec_[A-Za-z0-9+/]{43}=$/;
+
+/** A new signing secret: `whsec_` + base64 of 32 random bytes. */
+export function generateSigningSecret(): string {
+  return `${SECRET_PREFIX}${randomBytes(SECRET_BYTES).toString('base64')}`;
+}
+
+export function isSigningSecret(s: string): boolean {
+  return SECRET_RE.test(s) && Buffer.from(s.slice(SECRET_PREFIX.length), 'base64').length === SECRET_BYTES;
+}
+
+/** One `v1,<base64>` signature of `<id>.<timestamp>.<body>`. */
+export function sign(secret: string, id: string, timestampSeconds: number, body: string): string {
+  if (!isSigningSecret(secret)) throw new Error('not a signing secret');
+  const key = Buffer.from(secret.slice(SECRET_PREFIX.length), 'base64');
+  const mac = createHmac('sha256', key).update(`${id}.${timestampSeconds}.${body}`).digest('base64');
+  return `v1,${mac}`;
+}
+
+export interface WebhookHeaders {
+  'webhook-id': string;
+  'webhook-timestamp': string;
+  'webhook-signature': string;
+}
+
+/** The signing headers of one attempt; `secrets` is the current secret first, then the previous one while it overlaps. */
+export function signedHeaders(secrets: readonly string[], id: string, timestampSeconds: number, body: string): WebhookHeaders {
+  if (secrets.length === 0) throw new Error('no signing secret');
+  return {
+    'webhook-id': id,
+    'webhook-timestamp': String(timestampSeconds),
+    'webhook-signature': secrets.map((s) => sign(s, id, timestampSeconds, body)).join(' '),
+  };
+}
+
+/** The JSON body of a kyc.session.* delivery: reference fields only, no applicant data. */
+export function webhookBody(event: Pick<DomainEvent, 'type' | 'timestamp' | 'data'>): string {
+  const d = event.data;
+  return JSON.stringify({
+    type: event.type,
+    timestamp: event.timestamp,
+    data: { sessionId: d.sessionId, status: d.status, outcome: d.outcome, occurredAt: d.occurredAt },
+  });
+}

@@ -1,0 +1,63 @@
+import { describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import type { DomainEvent } from '@verity/contracts';
+import type { MatchRow } from '../subscriptions/subscriptions.repository.js';
+import { matchDeliveries, parseDomainEvent } from './event-fanout.js';
+
+const at = '2026-11-22T10:00:00.000Z';
+const event: DomainEvent = {
+  id: 'evt_aaaaaaaaaaaaaaaaaaaaaaaa',
+  type: 'kyc.session.completed',
+  timestamp: at,
+  org_id: 'org_a',
+  mode: 'test',
+  data: { sessionId: 'ses_aaaaaaaaaaaaaaaaaaaaaaaa', status: 'completed', outcome: 'approved', occurredAt: at },
+};
+const sub = (id: string, over: Partial<MatchRow> = {}): MatchRow => ({
+  id,
+  org_id: 'org_a',
+  mode: 'test',
+  event_types: ['kyc.session.completed', 'kyc.session.cancelled'],
+  created_at: new Date('2026-11-22T09:00:00Z'),
+  ...over,
+});
+
+describe('fan-out matching', () => {
+  it('makes one delivery per subscription of the same organization and mode that lists the type', () => {
+    const subs = [
+      sub('whs_same'),
+      sub('whs_live', { mode: 'live' }),
+      sub('whs_other_org', { org_id: 'org_b' }),
+      sub('whs_other_type', { event_types: ['kyc.session.cancelled'] }),
+      sub('whs_newer', { created_at: new Date('2026-11-22T10:00:01Z') }),
+      sub('whs_same2', { event_types: ['kyc.session.completed'] }),
+    ];
+    const out = matchDeliveries(event, subs);
+    assert.deepEqual(out.map((d) => d.subscription_id), ['whs_same', 'whs_same2']);
+    for (const d of out) {
+      assert.match(d.id, /^whd_[A-Za-z0-9]{24}$/);
+      assert.equal(d.event_id, event.id);
+      assert.equal(d.session_id, event.data.sessionId);
+      assert.deepEqual(JSON.parse(d.body), { type: event.type, timestamp: at, data: event.data });
+    }
+    assert.notEqual(out[0]!.id, out[1]!.id);
+  });
+
+  it('a live event never reaches a test endpoint', () => {
+    assert.deepEqual(matchDeliveries({ ...event, mode: 'live' }, [sub('whs_test')]), []);
+    assert.equal(matchDeliveries({ ...event, mode: 'live' }, [sub('whs_live', { mode: 'live' })]).length, 1);
+  });
+
+  it('never delivers the reserved types, even to a subscription that lists them', () => {
+    const s = sub('whs_all', { event_types: ['kyc.session.expired', 'kyc.session.skipped_by_applicant'] });
+    assert.deepEqual(matchDeliveries({ ...event, type: 'kyc.session.expired' }, [s]), []);
+    assert.deepEqual(matchDeliveries({ ...event, type: 'kyc.session.skipped_by_applicant' }, [s]), []);
+  });
+
+  it('reads events defensively', () => {
+    assert.deepEqual(parseDomainEvent(JSON.parse(JSON.stringify(event))), event);
+    for (const bad of [null, 'x', {}, { ...event, mode: 'prod' }, { ...event, timestamp: 'yesterday' }, { ...event, data: {} }, { ...event, id: '' }]) {
+      assert.equal(parseDomainEvent(bad), null, JSON.stringify(bad));
+    }
+  });
+});

@@ -1,0 +1,186 @@
+import { Inject, Injectable, type BeforeApplicationShutdown, type OnApplicationBootstrap } from '@nestjs/common';
+import { AckPolicy, DeliverPolicy, jetstream, jetstreamManager, type ConsumerMessages, type JsMsg } from '@nats-io/jetstream';
+import type { NatsConnection } from '@nats-io/transport-node';
+import {
+  DELIVERED_SESSION_EVENT_TYPES,
+  eventStreamName,
+  eventSubject,
+  subjectRoot,
+  type DomainEvent,
+} from '@verity/contracts';
+import { newId } from '@verity/keys';
+import { CONFIG, LOGGER, NATS, type Logger, type ServiceConfig } from '@verity/platform';
+import { WEBHOOK_CONFIG, type WebhookConfig } from '../config.js';
+import { DeliveriesRepository, type NewDelivery } from '../delivery/deliveries.repository.js';
+import { DeliveryQueue } from '../delivery/delivery.queue.js';
+import { MicroBatch } from '../delivery/micro-batch.js';
+import { maxAttempts } from '../delivery/retry-schedule.js';
+import { webhookBody } from '../delivery/signing.js';
+import { SubscriptionsRepository, type MatchRow } from '../subscriptions/subscriptions.repository.js';
+
+/** The durable consumer of the region's event stream: one per region, shared by the replicas. */
+export const FANOUT_CONSUMER = 'webhook-delivery';
+const NANOS_PER_MS = 1_000_000;
+const ACK_WAIT_MS = 30_000;
+const MAX_ACK_PENDING = 2000;
+/** A batch that failed (Postgres away) is redelivered after this long. */
+const NAK_DELAY_MS = 1000;
+
+/** Checks the fields fan-out relies on; anything else in an event is ignored. */
+export function parseDomainEvent(data: unknown): DomainEvent | null {
+  const e = data as Partial<DomainEvent> | null;
+  if (!e || typeof e !== 'object') return null;
+  const d = e.data as Partial<DomainEvent['data']> | undefined;
+  if (typeof e.id !== 'string' || e.id.length === 0 || e.id.length > 100) return null;
+  if (typeof e.type !== 'string' || typeof e.org_id !== 'string' || (e.mode !== 'test' && e.mode !== 'live')) return null;
+  if (typeof e.timestamp !== 'string' || Number.isNaN(Date.parse(e.timestamp))) return null;
+  if (!d || typeof d !== 'object' || typeof d.sessionId !== 'string') return null;
+  return e as DomainEvent;
+}
+
+/**
+ * The deliveries an event makes: one per active subscription of the event's organization AND mode (a
+ * test-mode event never reaches a live endpoint, nor the reverse) that lists the event's type and existed
+ * when the event occurred. Reserved types are never delivered.
+ */
+export function matchDeliveries(event: DomainEvent, subscriptions: MatchRow[]): NewDelivery[] {
+  if (!DELIVERED_SESSION_EVENT_TYPES.includes(event.type)) return [];
+  const at = Date.parse(event.timestamp);
+  const body = webhookBody(event);
+  return subscriptions
+    .filter((s) => s.org_id === event.org_id && s.mode === event.mode && s.event_types.includes(event.type) && s.created_at.getTime() <= at)
+    .map((s) => ({
+      id: newId('webhookDelivery'),
+      event_id: event.id,
+      subscription_id: s.id,
+      org_id: event.org_id,
+      mode: event.mode,
+      event_type: event.type,
+      session_id: event.data.sessionId,
+      body,
+    }));
+}
+
+/**
+ * Fan-out: a durable JetStream consumer takes each event of the region's stream, creates its deliveries
+ * idempotently in Postgres (unique per event and subscription), queues them, and only then acknowledges
+ * the message. A message redelivered after a crash finds its deliveries and queues those still pending.
+ */
+@Injectable()
+export class EventFanout implements OnApplicationBootstrap, BeforeApplicationShutdown {
+  private readonly root: string;
+  private messages: ConsumerMessages | null = null;
+  private loop: Promise<void> | null = null;
+  private readonly inFlight = new Set<Promise<void>>();
+  private readonly batch: MicroBatch<DomainEvent, void>;
+  private readonly max: number;
+
+  constructor(
+    @Inject(NATS) private readonly nc: NatsConnection,
+    @Inject(CONFIG) service: ServiceConfig,
+    @Inject(WEBHOOK_CONFIG) private readonly cfg: WebhookConfig,
+    @Inject(LOGGER) private readonly log: Logger,
+    private readonly subscriptions: SubscriptionsRepository,
+    private readonly deliveries: DeliveriesRepository,
+    private readonly queue: DeliveryQueue,
+  ) {
+    this.root = subjectRoot(service.REGION, service.NATS_SUBJECT_PREFIX);
+    this.max = maxAttempts(cfg.WEBHOOK_RETRY_SCHEDULE);
+    this.batch = new MicroBatch((events) => this.fanOut(events), 500);
+  }
+
+  async onApplicationBootstrap(): Promise<void> {
+    const stream = eventStreamName(this.root);
+    const jsm = await jetstreamManager(this.nc);
+    await ensureEventStream(this.nc, this.root, { duplicateWindowMs: this.cfg.EVENTS_DUPLICATE_WINDOW_MS, maxAgeMs: this.cfg.EVENTS_MAX_AGE_MS });
+    try {
+      await jsm.consumers.info(stream, FANOUT_CONSUMER);
+    } catch {
+      await jsm.consumers.add(stream, {
+        durable_name: FANOUT_CONSUMER,
+        ack_policy: AckPolicy.Explicit,
+        deliver_policy: DeliverPolicy.All,
+        filter_subject: eventSubject(this.root, '>'),
+        ack_wait: ACK_WAIT_MS * NANOS_PER_MS,
+        max_ack_pending: MAX_ACK_PENDING,
+      });
+    }
+    const consumer = await jetstream(this.nc).consumers.get(stream, FANOUT_CONSUMER);
+    this.messages = await consumer.consume({ max_messages: 500 });
+    this.loop = this.consume(this.messages);
+  }
+
+  async beforeApplicationShutdown(): Promise<void> {
+    // stop taking events; those taken are fanned out and acknowledged (or redelivered to the next process)
+    await this.messages?.close().catch(() => undefined);
+    await this.loop;
+    await Promise.allSettled([...this.inFlight]);
+  }
+
+  private async consume(messages: ConsumerMessages): Promise<void> {
+    for await (const m of messages) {
+      const p = this.handle(m);
+      this.inFlight.add(p);
+      void p.finally(() => this.inFlight.delete(p));
+    }
+  }
+
+  private async handle(m: JsMsg): Promise<void> {
+    let event: DomainEvent | null = null;
+    try {
+      event = parseDomainEvent(m.json());
+    } catch {
+      event = null;
+    }
+    if (!event) {
+      this.log.warn({ subject: m.subject, seq: m.seq }, 'not a domain event; dropped');
+      m.term('not a domain event');
+      return;
+    }
+    try {
+      await this.batch.add(event);
+      m.ack();
+    } catch (err) {
+      this.log.warn({ err, event_id: event.id }, 'fan-out failed; the event will be redelivered');
+      m.nak(NAK_DELAY_MS);
+    }
+  }
+
+  /** One batch of events: their subscriptions, their deliveries (one statement), their jobs. */
+  private async fanOut(events: DomainEvent[]): Promise<void[]> {
+    // the same event twice in one batch (a redelivery meeting its original) makes its deliveries once
+    const unique = [...new Map(events.map((e) => [e.id, e])).values()];
+    const subs = await this.subscriptions.activeFor(unique.map((e) => ({ org_id: e.org_id, mode: e.mode })));
+    const rows = subs.length === 0 ? [] : unique.flatMap((e) => matchDeliveries(e, subs));
+    const due = await this.deliveries.insert(rows, this.max);
+    await this.queue.enqueue(due);
+    return events.map(() => undefined);
+  }
+}
+
+/**
+ * Creates the region's events stream (`<root>.events.>`) when it does not exist, with the configuration the
+ * sessions service gives it; an existing stream is left as its operator configured it.
+ */
+export async function ensureEventStream(nc: NatsConnection, root: string, opts: { duplicateWindowMs: number; maxAgeMs: number }): Promise<void> {
+  const jsm = await jetstreamManager(nc);
+  const name = eventStreamName(root);
+  try {
+    await jsm.streams.info(name);
+    return;
+  } catch {
+    // not found (or not reachable: the add below says which)
+  }
+  try {
+    await jsm.streams.add({
+      name,
+      subjects: [eventSubject(root, '>')],
+      duplicate_window: opts.duplicateWindowMs * NANOS_PER_MS,
+      max_age: opts.maxAgeMs * NANOS_PER_MS,
+    });
+  } catch (e) {
+    await jsm.streams.info(name).catch(() => {
+      throw e;
+    });
+  }
+}

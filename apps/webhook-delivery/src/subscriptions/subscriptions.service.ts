@@ -1,0 +1,158 @@
+import { Inject, Injectable } from '@nestjs/common';
+import {
+  SESSION_EVENT_TYPES,
+  SUBJECTS,
+  type Page,
+  type SessionEventType,
+  type WebhookSecretRotation,
+  type WebhookSubscription,
+  type WebhookSubscriptionCreateRequest,
+  type WebhookSubscriptionListRequest,
+  type WebhookSubscriptionWithSecret,
+} from '@verity/contracts';
+import { DomainError, type Issue } from '@verity/errors';
+import { isId, newId, type Mode } from '@verity/keys';
+import { parseListQuery, RpcClient, toPage, type RpcContext } from '@verity/platform';
+import { parseReceiverUrl } from '@verity/ssrf';
+import { WEBHOOK_CONFIG, type WebhookConfig } from '../config.js';
+import { DestinationError, DestinationGuard } from '../delivery/receiver.client.js';
+import { ROTATION_OVERLAP_MS } from '../delivery/retry-schedule.js';
+import { generateSigningSecret } from '../delivery/signing.js';
+import { SecretBox } from './secret-box.js';
+import { SubscriptionsRepository, type SubscriptionRow } from './subscriptions.repository.js';
+
+/** How long registration waits for DNS before accepting a name it could not resolve yet (delivery checks again). */
+const REGISTRATION_DNS_TIMEOUT_MS = 2000;
+
+export function toSubscription(row: SubscriptionRow): WebhookSubscription {
+  return {
+    id: row.id,
+    object: 'webhook_subscription',
+    org_id: row.org_id,
+    mode: row.mode,
+    url: row.url,
+    event_types: row.event_types,
+    status: row.status,
+    created_at: row.created_at.toISOString(),
+  };
+}
+
+const isMode = (v: unknown): v is Mode => v === 'test' || v === 'live';
+
+/** Shape checks of a create request; the address check needs DNS and comes after. */
+export function validateSubscriptionInput(req: Partial<WebhookSubscriptionCreateRequest>): {
+  issues: Issue[];
+  url?: ReturnType<typeof parseReceiverUrl>;
+  eventTypes: SessionEventType[];
+} {
+  const issues: Issue[] = [];
+  if (!isMode(req.mode)) issues.push({ code: 'invalid_value', message: 'mode must be test or live', path: ['mode'] });
+  const url = parseReceiverUrl(req.url);
+  if (!url.ok) issues.push({ code: url.problem, message: url.message, path: ['url'] });
+  const eventTypes: SessionEventType[] = [];
+  if (!Array.isArray(req.event_types) || req.event_types.length === 0) {
+    issues.push({ code: 'invalid_value', message: `event_types must list at least one of ${SESSION_EVENT_TYPES.join(', ')}`, path: ['event_types'] });
+  } else {
+    req.event_types.forEach((t, i) => {
+      if (!(SESSION_EVENT_TYPES as readonly unknown[]).includes(t)) {
+        issues.push({ code: 'invalid_value', message: `unknown event type; use ${SESSION_EVENT_TYPES.join(', ')}`, path: ['event_types', i] });
+      }
+    });
+    // stored once each, in the order of the Events table
+    eventTypes.push(...SESSION_EVENT_TYPES.filter((t) => req.event_types!.includes(t)));
+  }
+  return { issues, url, eventTypes };
+}
+
+/**
+ * Webhook subscriptions, managed by operators (contract §12): https only, the SSRF guard at registration,
+ * a 32-byte signing secret shown once (at creation and rotation), stored encrypted.
+ */
+@Injectable()
+export class SubscriptionsService {
+  constructor(
+    private readonly repo: SubscriptionsRepository,
+    private readonly box: SecretBox,
+    private readonly guard: DestinationGuard,
+    @Inject(RpcClient) private readonly rpc: RpcClient,
+    @Inject(WEBHOOK_CONFIG) private readonly cfg: WebhookConfig,
+  ) {}
+
+  async create(req: WebhookSubscriptionCreateRequest, ctx: RpcContext): Promise<WebhookSubscriptionWithSecret> {
+    const { issues, url, eventTypes } = validateSubscriptionInput(req ?? {});
+    if (issues.length === 0 && url?.ok) {
+      const refusal = await this.refusal(url.hostname);
+      if (refusal) issues.push({ code: 'blocked_destination', message: refusal, path: ['url'] });
+    }
+    if (issues.length > 0 || !url?.ok) throw DomainError.validation(issues);
+    await this.assertOrg(req.org_id, ctx);
+    const id = newId('webhookSubscription');
+    const secret = generateSigningSecret();
+    const row = await this.repo.insert({
+      id,
+      org_id: req.org_id,
+      mode: req.mode,
+      url: url.href,
+      event_types: eventTypes,
+      secret_sealed: this.box.seal(secret, id),
+    });
+    return { ...toSubscription(row), secret };
+  }
+
+  async list(req: WebhookSubscriptionListRequest): Promise<Page<WebhookSubscription>> {
+    const { org_id, mode, ...query } = req ?? ({} as WebhookSubscriptionListRequest);
+    if (mode !== undefined && !isMode(mode)) throw DomainError.validation([{ code: 'invalid_value', message: 'mode must be test or live', path: ['mode'] }]);
+    const p = parseListQuery(query);
+    if (!isId('org', org_id)) return { data: [], next_cursor: null };
+    const rows = await this.repo.list(org_id, mode ?? null, p.after, p.limit);
+    return toPage(rows, p.limit, (r) => r.seq, toSubscription);
+  }
+
+  async disable(subscriptionId: string): Promise<WebhookSubscription> {
+    const row = isId('webhookSubscription', subscriptionId) ? await this.repo.disable(subscriptionId) : null;
+    if (!row) throw DomainError.notFound('subscription_id');
+    return toSubscription(row);
+  }
+
+  /** A new secret, shown once; the previous one keeps signing (a second signature) for 24 hours. */
+  async rotateSecret(subscriptionId: string): Promise<WebhookSecretRotation> {
+    if (!isId('webhookSubscription', subscriptionId)) throw DomainError.notFound('subscription_id');
+    const current = await this.repo.find(subscriptionId);
+    if (!current) throw DomainError.notFound('subscription_id');
+    if (current.status !== 'active') throw new DomainError('invalid_state_transition', { message: 'The subscription is disabled.', param: 'subscription_id' });
+    const secret = generateSigningSecret();
+    const row = await this.repo.rotate(subscriptionId, this.box.seal(secret, subscriptionId), ROTATION_OVERLAP_MS);
+    if (!row) throw new DomainError('invalid_state_transition', { message: 'The subscription is disabled.', param: 'subscription_id' });
+    return { ...toSubscription(row), secret, previous_secret_expires_at: row.previous_secret_expires_at!.toISOString() };
+  }
+
+  /** Why the receiver's host is refused, or null. A name that does not resolve yet is accepted: delivery checks again. */
+  private async refusal(hostname: string): Promise<string | null> {
+    let timer: NodeJS.Timeout | undefined;
+    const timeout = new Promise<null>((resolve) => {
+      timer = setTimeout(() => resolve(null), REGISTRATION_DNS_TIMEOUT_MS);
+    });
+    try {
+      return await Promise.race([
+        this.guard.addresses(hostname).then(
+          () => null,
+          (e: unknown) => (e instanceof DestinationError && e.code === 'blocked_destination' ? e.message : null),
+        ),
+        timeout,
+      ]);
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  private async assertOrg(orgId: unknown, ctx: RpcContext): Promise<void> {
+    if (!isId('org', orgId)) throw DomainError.notFound('org_id');
+    try {
+      const org = await this.rpc.call(SUBJECTS.accountsOrgGet, { org_id: orgId }, { principal: null, requestId: ctx.requestId });
+      if (org.region !== this.cfg.REGION) throw DomainError.notFound('org_id');
+    } catch (e) {
+      if (e instanceof DomainError && e.code === 'resource_not_found') throw DomainError.notFound('org_id');
+      throw e;
+    }
+  }
+}

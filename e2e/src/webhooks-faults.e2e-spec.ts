@@ -1,0 +1,218 @@
+/**
+ * Fault tests of webhook delivery, on a us stack of their own (own database, subject root, ports and an own
+ * redis-server, so that FLUSHALL touches nothing else): the real accounts and webhook-delivery processes, a
+ * burst of 1,000 events published straight to the stack's stream, and an HTTPS receiver on loopback.
+ * Both times every event must be delivered (and verify), duplicates must stay within the attempts in flight
+ * when the fault hit, and the log must account for every attempt the receiver saw.
+ */
+import { after, before, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { once } from 'node:events';
+import net from 'node:net';
+import { jetstream, jetstreamManager } from '@nats-io/jetstream';
+import type { NatsConnection } from '@nats-io/transport-node';
+import { Webhook } from 'standardwebhooks';
+import { eventStreamName, eventSubject, subjectRoot, SUBJECTS, type DomainEvent, type WebhookSubscriptionWithSecret } from '@verity/contracts';
+import { newId } from '@verity/keys';
+import { connectNats, encodeJson, RpcClient } from '@verity/platform';
+import { Stack } from '@verity/stack';
+import { cloneTestDatabase, isolationPrefix, query, startWebhookReceiver, testTls, waitFor, type WebhookReceiver } from '@verity/testing';
+import { Redis } from 'ioredis';
+
+const BURST = 1000;
+const op = { principal: null, requestId: 'req_e2e_faults' };
+
+function freePort(): Promise<number> {
+  return new Promise((resolve) => {
+    const s = net.createServer();
+    s.listen(0, '127.0.0.1', () => {
+      const { port } = s.address() as net.AddressInfo;
+      s.close(() => resolve(port));
+    });
+  });
+}
+
+let db: Awaited<ReturnType<typeof cloneTestDatabase>>;
+let redisServer: ChildProcess;
+let redisUrl: string;
+let stack: Stack;
+let nc: NatsConnection;
+let rpc: RpcClient;
+let root: string;
+let rx: WebhookReceiver;
+
+before(async () => {
+  db = await cloneTestDatabase('whfaults');
+  const redisPort = await freePort();
+  redisServer = spawn('redis-server', ['--port', String(redisPort), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], { stdio: 'ignore' });
+  redisUrl = `redis://127.0.0.1:${redisPort}`;
+  const prefix = isolationPrefix('whfaults');
+  root = subjectRoot('us', prefix);
+  stack = new Stack({
+    regions: ['us'],
+    ports: { us: await freePort(), eu: 0 },
+    databaseUrl: () => db.url,
+    redisUrl,
+    isolationPrefix: prefix,
+    env: { LOG_LEVEL: 'error' },
+    serviceEnv: {
+      'webhook-delivery': {
+        WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true',
+        WEBHOOK_RETRY_SCHEDULE: '1s,1s,1s',
+        WEBHOOK_SWEEP_INTERVAL_MS: '1000',
+        WEBHOOK_SWEEP_GRACE_MS: '2000',
+        NODE_EXTRA_CA_CERTS: process.env.NODE_EXTRA_CA_CERTS ?? '',
+      },
+    },
+    output: (r, s, line) => process.stderr.write(`[faults ${r}/${s}] ${line}\n`),
+  });
+  nc = await connectNats('nats://127.0.0.1:4222', 'e2e-webhook-faults');
+  rpc = new RpcClient(nc, root, 5000);
+  stack.startService('us', 'accounts');
+  stack.startService('us', 'webhook-delivery');
+  await waitFor(async () => (await rpc.call(SUBJECTS.accountsHealth, {}, op).catch(() => null))?.status === 'ok', 20_000, 100);
+  await waitForDelivery();
+  rx = await startWebhookReceiver({ tls: testTls() });
+});
+
+after(async () => {
+  await rx?.close();
+  await stack?.stop();
+  if (nc) {
+    const jsm = await jetstreamManager(nc);
+    await jsm.streams.delete(eventStreamName(root)).catch(() => undefined);
+    await nc.close();
+  }
+  if (redisServer && redisServer.exitCode === null) {
+    redisServer.kill('SIGTERM');
+    await once(redisServer, 'exit');
+  }
+  await db?.drop();
+});
+
+async function waitForDelivery(): Promise<void> {
+  await waitFor(async () => (await rpc.call(SUBJECTS.webhooksHealth, {}, op).catch(() => null))?.status === 'ok', 20_000, 100);
+}
+
+async function subscription(path: string): Promise<{ orgId: string; sub: WebhookSubscriptionWithSecret }> {
+  const org = await rpc.call(SUBJECTS.accountsOrgCreate, { name: 'faults' }, op);
+  const sub = await rpc.call(
+    SUBJECTS.webhookSubscriptionCreate,
+    { org_id: org.id, mode: 'test', url: `${rx.url}${path}`, event_types: ['kyc.session.completed'] },
+    op,
+  );
+  return { orgId: org.id, sub };
+}
+
+async function publishBurst(orgId: string): Promise<string[]> {
+  const js = jetstream(nc);
+  const ids: string[] = [];
+  for (let i = 0; i < BURST; i += 100) {
+    await Promise.all(
+      Array.from({ length: 100 }, () => {
+        const at = new Date().toISOString();
+        const event: DomainEvent = {
+          id: newId('event'),
+          type: 'kyc.session.completed',
+          timestamp: at,
+          org_id: orgId,
+          mode: 'test',
+          data: { sessionId: newId('session'), status: 'completed', outcome: 'approved', occurredAt: at },
+        };
+        ids.push(event.id);
+        return js.publish(eventSubject(root, event.type), encodeJson(event), { msgID: event.id });
+      }),
+    );
+  }
+  return ids;
+}
+
+async function inFlight(subscriptionId: string): Promise<number> {
+  const [r] = await query<{ n: number }>(db.url, `SELECT count(*)::int AS n FROM webhook_delivery.attempts WHERE subscription_id = $1 AND status = 'in_progress'`, [subscriptionId]);
+  return r!.n;
+}
+
+/** Waits for every delivery to succeed, then checks what the receiver saw against the events and the log. */
+async function assertEveryEventDelivered(sub: WebhookSubscriptionWithSecret, path: string, ids: string[], inFlightAtFault: number): Promise<string> {
+  await waitFor(
+    async () => {
+      const [r] = await query<{ done: number; open: number }>(
+        db.url,
+        `SELECT (SELECT count(*)::int FROM webhook_delivery.deliveries WHERE subscription_id = $1 AND status = 'succeeded') AS done,
+                (SELECT count(*)::int FROM webhook_delivery.attempts WHERE subscription_id = $1 AND status = 'in_progress') AS open`,
+        [sub.id],
+      );
+      return r!.done === ids.length && r!.open === 0;
+    },
+    55_000,
+    250,
+  );
+  const got = rx.received.filter((r) => r.path === path);
+  const wh = new Webhook(sub.secret);
+  for (const g of got) wh.verify(g.body, g.headers); // throws on any unsigned or forged delivery
+  const perId = new Map<string, number>();
+  for (const g of got) perId.set(g.headers['webhook-id']!, (perId.get(g.headers['webhook-id']!) ?? 0) + 1);
+  assert.deepEqual([...perId.keys()].sort(), [...ids].sort(), 'every event delivered, nothing else');
+  const duplicates = got.length - ids.length;
+  assert.ok(duplicates <= inFlightAtFault, `${duplicates} duplicates, ${inFlightAtFault} attempts in flight at the fault`);
+
+  const attempts = await query<{ event_id: string; attempts: number; rows: number; succeeded: number; failed_other: number }>(
+    db.url,
+    `SELECT d.event_id, d.attempts, count(a.id)::int AS rows,
+            count(*) FILTER (WHERE a.status = 'succeeded')::int AS succeeded,
+            count(*) FILTER (WHERE a.status = 'failed' AND a.error_code <> 'connection_error')::int AS failed_other
+       FROM webhook_delivery.deliveries d JOIN webhook_delivery.attempts a ON a.delivery_id = d.id
+      WHERE d.subscription_id = $1 GROUP BY d.id`,
+    [sub.id],
+  );
+  assert.equal(attempts.length, ids.length);
+  let interrupted = 0;
+  for (const a of attempts) {
+    assert.equal(a.rows, a.attempts, `the attempt counter of ${a.event_id} matches its rows`);
+    assert.equal(a.succeeded, 1);
+    assert.equal(a.failed_other, 0);
+    assert.ok((perId.get(a.event_id) ?? 0) <= a.rows, `the receiver saw ${a.event_id} more often than the log has attempts`);
+    interrupted += a.rows - 1;
+  }
+  assert.ok(interrupted <= inFlightAtFault, `${interrupted} interrupted attempts, ${inFlightAtFault} in flight`);
+  return `${got.length} requests for ${ids.length} events: ${duplicates} duplicates, ${interrupted} interrupted attempts logged, ${inFlightAtFault} in flight at the fault`;
+}
+
+describe('webhook delivery under faults', () => {
+  it('SIGKILL of webhook-delivery in the middle of a burst of 1,000 events, then a restart: every event delivered', async (t) => {
+    const path = '/faults/kill';
+    const { orgId, sub } = await subscription(path);
+    const ids = await publishBurst(orgId);
+    await waitFor(async () => rx.received.filter((r) => r.path === path).length >= BURST / 4, 30_000, 5);
+    await stack.stopService('us', 'webhook-delivery', 'SIGKILL');
+    const atKill = await inFlight(sub.id);
+    const seenAtKill = rx.received.filter((r) => r.path === path).length;
+    assert.ok(seenAtKill < BURST, 'killed in the middle of the burst');
+    stack.startService('us', 'webhook-delivery');
+    await waitForDelivery();
+    t.diagnostic(`killed after ${seenAtKill} deliveries; ${await assertEveryEventDelivered(sub, path, ids, atKill)}`);
+  });
+
+  it('FLUSHALL of Redis in the middle of a burst of 1,000 events: every event delivered', async (t) => {
+    const path = '/faults/flush';
+    const { orgId, sub } = await subscription(path);
+    const ids = await publishBurst(orgId);
+    await waitFor(async () => rx.received.filter((r) => r.path === path).length >= BURST / 4, 30_000, 5);
+    const before = await inFlight(sub.id);
+    const redis = new Redis(redisUrl);
+    try {
+      await redis.flushall();
+    } finally {
+      redis.disconnect();
+    }
+    const seenAtFlush = rx.received.filter((r) => r.path === path).length;
+    assert.ok(seenAtFlush < BURST, 'flushed in the middle of the burst');
+    const after = await inFlight(sub.id);
+    // the queue lost these deliveries' jobs: only the sweeper can bring them back
+    const [lost] = await query<{ n: number }>(db.url, `SELECT count(*)::int AS n FROM webhook_delivery.deliveries WHERE subscription_id = $1 AND status = 'pending'`, [sub.id]);
+    assert.ok(lost!.n > 0, 'deliveries were still queued when Redis was flushed');
+    const summary = await assertEveryEventDelivered(sub, path, ids, Math.max(before, after));
+    t.diagnostic(`flushed after ${seenAtFlush} deliveries with ${lost!.n} still pending; ${summary}`);
+  });
+});

@@ -1,0 +1,71 @@
+import type { Mode } from '@verity/keys';
+import type { EvidenceArtifact } from './sessions.js';
+
+/** Artifacts the image endpoint serves, in the order of `idv.available_images`. The back of a document is never served. */
+export const SERVED_ARTIFACTS = ['portrait', 'front', 'selfie'] as const satisfies readonly EvidenceArtifact[];
+
+/** Every artifact the evidence service can hold: the served ones and `back` (stored, never served). */
+export type StoredArtifact = EvidenceArtifact | 'back';
+
+export type CaptureAcquisition = 'camera' | 'upload' | null;
+
+/**
+ * `evidence.synthetic.store.v1` (principal of a test-mode organization): render and store the synthetic
+ * artifacts of a test run (contract §9). Idempotent: artifacts already stored for the session are kept.
+ */
+export interface StoreSyntheticRequest {
+  session_id: string;
+  capture_acquisition: CaptureAcquisition;
+  artifacts: EvidenceArtifact[];
+}
+
+/** What the evidence service holds for one session: `idv.capture_acquisition` and `idv.available_images`. */
+export interface EvidenceAvailability {
+  /** Stored artifacts among portrait, front, selfie, in that order; never `back`. */
+  available_images: EvidenceArtifact[];
+  /** Null when nothing was recorded for the session. */
+  capture_acquisition: CaptureAcquisition;
+}
+
+export const ACTIVITY_ACTIONS = ['kyc.idv.evidence_exported', 'kyc.idv.evidence_export_failed', 'kyc.idv.document_scanned'] as const;
+export type ActivityAction = (typeof ACTIVITY_ACTIONS)[number];
+
+/**
+ * One entry of an organization's activity log: who did what to which verification, and how it ended. Never
+ * applicant data, image bytes or extracted document fields.
+ */
+export interface ActivityEntry {
+  id: string;
+  object: 'activity';
+  action: ActivityAction;
+  org_id: string;
+  mode: Mode;
+  /** The verification, for image-endpoint entries; null for ID scans (which create none). */
+  session_id: string | null;
+  /** `portrait`, `front` or `selfie` for image-endpoint entries; null otherwise. */
+  artifact: EvidenceArtifact | null;
+  /**
+   * Image endpoint: `served` or `artifact_not_available`. ID scan (test mode): the synthetic outcome,
+   * `pass`, `review`, `fail` or `doc_quality`.
+   */
+  outcome: string;
+  request_id: string;
+  key_id: string | null;
+  created_at: string;
+}
+
+/** Operator request of the activity log: newest first, `limit` 1 to 100 (default 20). */
+export interface ActivityListRequest {
+  org_id: string;
+  session_id?: string;
+  limit?: number;
+}
+
+/** The 200 answer of POST /v1/id-verification (contract §11). */
+export interface IdScanResult {
+  object: 'id_scan';
+  mode: Mode;
+  outcome: 'pass' | 'review';
+  document: { type: string; issuing_country: string; number: string; expiry_date: string };
+  holder: { family_name: string; given_names: string[]; date_of_birth: string; nationality: string };
+}

@@ -1,0 +1,178 @@
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { DomainError, httpStatusOf, type ErrorData } from '@verity/errors';
+import { z } from 'zod';
+import { verifyInternalRequest, type InternalCaller } from './internal-http.js';
+import type { Logger } from './logger.js';
+import { toErrorData } from './nats.js';
+
+/** Configuration of a service that also serves byte streams to the gateway over internal HTTP. */
+export const internalHttpEnv = {
+  /** Port of the internal HTTP server (the gateway's ID_SCAN_URL / EVIDENCE_URL point at it). */
+  INTERNAL_PORT: z.coerce.number().int().min(0).max(65535),
+  /** Listen address: loopback locally, 0.0.0.0 in a container. */
+  HOST: z.string().default('127.0.0.1'),
+  /** Secret shared inside the region's stack; every request must carry the gateway's signature made with it. */
+  INTERNAL_AUTH_SECRET: z.string().min(32),
+};
+export type InternalHttpConfig = z.infer<z.ZodObject<typeof internalHttpEnv>>;
+
+export type InternalHandler = (
+  req: http.IncomingMessage,
+  res: http.ServerResponse,
+  caller: InternalCaller,
+  params: string[],
+) => Promise<void>;
+
+interface Route {
+  method: string;
+  pattern: RegExp;
+  handler: InternalHandler;
+}
+
+export interface InternalServerOptions {
+  name: string;
+  region: string;
+  port: number;
+  host: string;
+  secret: string;
+  log: Logger;
+  /** Longest time one request may take to arrive whole (slow bodies are cut off). Default 60 s. */
+  requestTimeoutMs?: number;
+}
+
+/** Answers `{ ok: true, data }`, the shape the gateway relays. */
+export function sendData(res: http.ServerResponse, data: unknown): void {
+  const body = JSON.stringify({ ok: true, data });
+  res.writeHead(200, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(body) });
+  res.end(body);
+}
+
+/** How long the rest of a request refused part-way may take to arrive (and be discarded) after the answer. */
+export const LINGER_MS = 5000;
+
+/**
+ * Answers `{ ok: false, error }` with the catalogue's status. When `req` is given and was not read to its end (an
+ * upload refused part-way), the rest of it is discarded once the answer is out (see `discardRest`).
+ */
+export function sendError(res: http.ServerResponse, error: ErrorData, req?: http.IncomingMessage): void {
+  if (res.headersSent) {
+    res.destroy();
+    return;
+  }
+  const body = JSON.stringify({ ok: false, error });
+  res.writeHead(httpStatusOf(error.code), { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(body) });
+  res.end(body, () => {
+    if (req && !req.complete) discardRest(req);
+  });
+}
+
+/**
+ * After an early answer: the rest of the request body is read and dropped (never kept), so that the connection
+ * can serve the next request, and if it has not all arrived within `ms` the connection is closed. It is not
+ * closed at once: closing a socket with unread input makes the kernel send a reset, and a reset can make the
+ * peer lose the answer before reading it.
+ */
+export function discardRest(req: http.IncomingMessage, ms = LINGER_MS): void {
+  const socket = req.socket;
+  if (socket.destroyed) return;
+  req.unpipe();
+  req.removeAllListeners('data');
+  req.resume();
+  const timer = setTimeout(() => socket.destroy(), ms);
+  timer.unref();
+  const done = () => clearTimeout(timer);
+  req.once('end', done);
+  socket.once('close', done);
+}
+
+/**
+ * The internal HTTP side of a service: only requests signed by the region's gateway (principal, request id and
+ * deadline, HMAC with the shared secret) of this region, before their deadline, reach a handler. Answers are
+ * JSON `{ ok, data | error }` or, for a binary route, the bytes the handler streams. Closing stops accepting,
+ * lets requests in flight finish (up to `graceMs`) and then cuts the rest.
+ */
+export class InternalHttpServer {
+  private readonly routes: Route[] = [];
+  private readonly server: http.Server;
+  private readonly inflight = new Set<http.ServerResponse>();
+
+  constructor(private readonly opts: InternalServerOptions) {
+    this.server = http.createServer((req, res) => void this.dispatch(req, res));
+    this.server.requestTimeout = opts.requestTimeoutMs ?? 60_000;
+    this.server.headersTimeout = 10_000;
+    // longer than the gateway pool's idle timeout (10 s), so the gateway, not this side, closes idle connections
+    this.server.keepAliveTimeout = 15_000;
+    // well above a gateway pool's size; connections beyond it are refused
+    this.server.maxConnections = 1024;
+  }
+
+  route(method: 'GET' | 'POST', pattern: RegExp, handler: InternalHandler): this {
+    this.routes.push({ method, pattern, handler });
+    return this;
+  }
+
+  async listen(): Promise<number> {
+    await new Promise<void>((resolve, reject) => {
+      this.server.once('error', reject);
+      this.server.listen(this.opts.port, this.opts.host, () => {
+        this.server.off('error', reject);
+        resolve();
+      });
+    });
+    const port = (this.server.address() as AddressInfo).port;
+    this.opts.log.info({ port }, 'internal http listening');
+    return port;
+  }
+
+  async close(graceMs = 10_000): Promise<void> {
+    if (!this.server.listening) return;
+    const closed = new Promise<void>((resolve) => this.server.close(() => resolve()));
+    this.server.closeIdleConnections();
+    const timer = setTimeout(() => this.server.closeAllConnections(), graceMs);
+    await closed;
+    clearTimeout(timer);
+  }
+
+  get inFlight(): number {
+    return this.inflight.size;
+  }
+
+  private async dispatch(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
+    this.inflight.add(res);
+    res.once('close', () => this.inflight.delete(res));
+    const requestId = typeof req.headers['x-request-id'] === 'string' ? req.headers['x-request-id'] : 'req_internal';
+    const log = this.opts.log.child({ request_id: requestId });
+    try {
+      const caller = verifyInternalRequest(this.opts.secret, req.headers);
+      if (!caller || caller.principal.region !== this.opts.region) {
+        log.warn({ method: req.method, url: req.url }, 'internal request without a valid signature refused');
+        sendError(res, new DomainError('authentication_required', { message: 'Internal requests must be signed by the gateway.' }).toData(), req);
+        return;
+      }
+      if (!Number.isFinite(caller.deadline) || Date.now() >= caller.deadline) {
+        sendError(res, new DomainError('service_unavailable').toData(), req);
+        return;
+      }
+      const path = (req.url ?? '/').split('?')[0]!;
+      for (const r of this.routes) {
+        const m = r.pattern.exec(path);
+        if (!m) continue;
+        if (r.method !== req.method) break;
+        await r.handler(req, res, caller, m.slice(1).map((s) => safeDecode(s)));
+        return;
+      }
+      sendError(res, new DomainError('route_not_found').toData(), req);
+    } catch (e) {
+      sendError(res, toErrorData(e, log, `${this.opts.name} ${req.method} ${req.url?.split('?')[0] ?? ''}`), req);
+    }
+  }
+}
+
+function safeDecode(s: string): string {
+  try {
+    return decodeURIComponent(s);
+  } catch {
+    return s;
+  }
+}

@@ -1,0 +1,3 @@
+export * from './ip.js';
+export * from './classify.js';
+export * from './url.js';
