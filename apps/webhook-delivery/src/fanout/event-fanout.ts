@@ -9,7 +9,7 @@ import {
   type DomainEvent,
 } from '@verity/contracts';
 import { newId } from '@verity/keys';
-import { CONFIG, LOGGER, NATS, type Logger, type ServiceConfig } from '@verity/platform';
+import { CONFIG, ensureEventStream, LOGGER, NATS, type Logger, type ServiceConfig } from '@verity/platform';
 import { WEBHOOK_CONFIG, type WebhookConfig } from '../config.js';
 import { DeliveriesRepository, type NewDelivery } from '../delivery/deliveries.repository.js';
 import { DeliveryQueue } from '../delivery/delivery.queue.js';
@@ -155,32 +155,5 @@ export class EventFanout implements OnApplicationBootstrap, BeforeApplicationShu
     const due = await this.deliveries.insert(rows, this.max);
     await this.queue.enqueue(due);
     return events.map(() => undefined);
-  }
-}
-
-/**
- * Creates the region's events stream (`<root>.events.>`) when it does not exist, with the configuration the
- * sessions service gives it; an existing stream is left as its operator configured it.
- */
-export async function ensureEventStream(nc: NatsConnection, root: string, opts: { duplicateWindowMs: number; maxAgeMs: number }): Promise<void> {
-  const jsm = await jetstreamManager(nc);
-  const name = eventStreamName(root);
-  try {
-    await jsm.streams.info(name);
-    return;
-  } catch {
-    // not found (or not reachable: the add below says which)
-  }
-  try {
-    await jsm.streams.add({
-      name,
-      subjects: [eventSubject(root, '>')],
-      duplicate_window: opts.duplicateWindowMs * NANOS_PER_MS,
-      max_age: opts.maxAgeMs * NANOS_PER_MS,
-    });
-  } catch (e) {
-    await jsm.streams.info(name).catch(() => {
-      throw e;
-    });
   }
 }
