@@ -8,5 +8,6 @@ export * from './service.js';
 export * from './migrate.js';
 export * from './pagination.js';
 export * from './sql.js';
+export * from './ttl-cache.js';
 export * from './internal-http.js';
 export * from './internal-server.js';

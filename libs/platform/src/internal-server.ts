@@ -1,4 +1,5 @@
 import http from 'node:http';
+import type { BeforeApplicationShutdown, OnApplicationBootstrap } from '@nestjs/common';
 import type { AddressInfo } from 'node:net';
 import { DomainError, httpStatusOf, type ErrorData } from '@verity/errors';
 import { z } from 'zod';
@@ -174,5 +175,31 @@ function safeDecode(s: string): string {
     return decodeURIComponent(s);
   } catch {
     return s;
+  }
+}
+
+/**
+ * A service's internal HTTP side as a Nest provider: the subclass adds its routes to `server`; it listens once
+ * the application has started and closes (letting requests in flight finish) before the application stops.
+ */
+export abstract class InternalHttpHost implements OnApplicationBootstrap, BeforeApplicationShutdown {
+  readonly server: InternalHttpServer;
+  private boundPort = 0;
+
+  protected constructor(name: string, cfg: InternalHttpConfig & { REGION: string }, log: Logger) {
+    this.server = new InternalHttpServer({ name, region: cfg.REGION, port: cfg.INTERNAL_PORT, host: cfg.HOST, secret: cfg.INTERNAL_AUTH_SECRET, log });
+  }
+
+  /** The bound port (INTERNAL_PORT 0 picks a free one: tests). */
+  get port(): number {
+    return this.boundPort;
+  }
+
+  async onApplicationBootstrap(): Promise<void> {
+    this.boundPort = await this.server.listen();
+  }
+
+  async beforeApplicationShutdown(): Promise<void> {
+    await this.server.close();
   }
 }
