@@ -21,6 +21,7 @@ const run = randomBytes(3).toString('hex');
 const ADMIN_URL = process.env.TEST_PG_ADMIN_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 const TEMPLATE = `verity_tpl_${run}`;
 const only = process.argv[2]; // optional: unit | int | e2e
+const match = process.argv[3]; // optional, with a layer: only test files whose path contains this
 
 function find(dir, suffix, out = []) {
   let entries;
@@ -45,7 +46,12 @@ function distFiles(sub, suffix) {
     const projects = top === 'e2e' ? [base] : readdirSync(base).map((p) => path.join(base, p));
     for (const p of projects) files.push(...find(path.join(p, 'dist', sub), suffix));
   }
-  return files.sort();
+  return selected(files);
+}
+
+/** The files to run, in a stable order: all, or those whose path contains the optional filter. */
+function selected(files) {
+  return files.filter((f) => !match || f.includes(match)).sort();
 }
 
 const totals = { pass: 0, fail: 0 };
@@ -196,7 +202,7 @@ try {
     });
     await stack.start();
     process.stdout.write(`e2e stacks ready in ${((Date.now() - started) / 1000).toFixed(1)}s since start\n`);
-    await nodeTest('e2e', find(path.join(root, 'e2e', 'dist'), '.e2e-spec.js').sort(), {
+    await nodeTest('e2e', selected(find(path.join(root, 'e2e', 'dist'), '.e2e-spec.js')), {
       ...testEnv,
       E2E_US_URL: stack.baseUrl('us'),
       E2E_EU_URL: stack.baseUrl('eu'),

@@ -1,49 +1,29 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import type { NatsConnection } from '@nats-io/transport-node';
-import { EVENTS, subjectRoot, SUBJECTS, type EventContracts, type EventSubject, type ReqOf, type ResOf, type Subject } from '@verity/contracts';
-import { DomainError } from '@verity/errors';
+import { EVENTS, SUBJECTS, type EventContracts, type EventSubject, type ReqOf, type ResOf, type Subject } from '@verity/contracts';
 import { hashApiKey } from '@verity/keys';
-import { connectNats, createLogger, createServiceApp, loadConfig, RpcClient, serviceEnv } from '@verity/platform';
-import { cloneTestDatabase, isolationPrefix, query } from '@verity/testing';
+import { RpcClient } from '@verity/platform';
+import { query, refusal, startServiceUnderTest, type ServiceUnderTest } from '@verity/testing';
 import { AccountsModule } from '../src/app.module.js';
 import { ACCOUNTS_SERVICE } from '../src/definition.js';
 
-type App = Awaited<ReturnType<typeof createServiceApp>>;
 
-let db: Awaited<ReturnType<typeof cloneTestDatabase>>;
-let app: App;
+let db: ServiceUnderTest<unknown>['db'];
 let nc: NatsConnection;
 let rpc: RpcClient;
+let svc: ServiceUnderTest<unknown> | undefined;
 
 before(async () => {
-  db = await cloneTestDatabase('accounts');
-  const prefix = isolationPrefix('accounts');
-  const cfg = loadConfig(serviceEnv, { REGION: 'us', DATABASE_URL: db.url, NATS_SUBJECT_PREFIX: prefix, LOG_LEVEL: 'silent' });
-  app = await createServiceApp(ACCOUNTS_SERVICE, AccountsModule, cfg, createLogger('accounts', 'us', 'silent'));
-  nc = await connectNats(cfg.NATS_URL, 'accounts-int-test');
-  rpc = new RpcClient(nc, subjectRoot('us', prefix), 5000);
+  svc = await startServiceUnderTest({ def: ACCOUNTS_SERVICE, module: AccountsModule });
+  ({ db, nc, rpc } = svc);
 });
 
-after(async () => {
-  await nc?.close();
-  await app?.close();
-  await db?.drop();
-});
+after(() => svc?.close());
 
 /** An operator call, as the admin CLI makes it (no principal). */
 function call<S extends Subject>(subject: S, payload: ReqOf<S>): Promise<ResOf<S>> {
   return rpc.call(subject, payload, { principal: null, requestId: 'req_int_accounts' });
-}
-
-async function refusal(p: Promise<unknown>): Promise<DomainError> {
-  try {
-    await p;
-  } catch (e) {
-    assert.ok(e instanceof DomainError, String(e));
-    return e;
-  }
-  assert.fail('expected a refusal');
 }
 
 /** Collects the events published on `subject` from now on (the subscription is registered before it returns). */

@@ -1,63 +1,30 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { headers as natsHeaders, type NatsConnection } from '@nats-io/transport-node';
-import {
-  qualify,
-  REQUEST_ID_HEADER,
-  subjectRoot,
-  SUBJECTS,
-  type Applicant,
-  type Principal,
-  type ReqOf,
-  type ResOf,
-  type RpcReply,
-  type RpcRequest,
-  type Subject,
-} from '@verity/contracts';
-import { DomainError } from '@verity/errors';
+import { qualify, REQUEST_ID_HEADER, SUBJECTS, type Applicant, type Principal, type ReqOf, type ResOf, type RpcReply, type RpcRequest, type Subject } from '@verity/contracts';
 import { newId } from '@verity/keys';
-import { connectNats, createLogger, createServiceApp, decodeJson, encodeJson, loadConfig, RpcClient, serviceEnv } from '@verity/platform';
-import { cloneTestDatabase, isolationPrefix, query } from '@verity/testing';
+import { decodeJson, encodeJson, RpcClient } from '@verity/platform';
+import { query, refusal, type ServiceUnderTest, startServiceUnderTest, testPrincipal } from '@verity/testing';
 import { ApplicantsModule } from '../src/app.module.js';
 import { APPLICANTS_SERVICE } from '../src/definition.js';
 
-type App = Awaited<ReturnType<typeof createServiceApp>>;
 
-let db: Awaited<ReturnType<typeof cloneTestDatabase>>;
-let app: App;
+let db: ServiceUnderTest<unknown>['db'];
 let nc: NatsConnection;
 let rpc: RpcClient;
 let root: string;
+let svc: ServiceUnderTest<unknown> | undefined;
 
 before(async () => {
-  db = await cloneTestDatabase('applicants');
-  const prefix = isolationPrefix('applicants');
-  root = subjectRoot('us', prefix);
-  const cfg = loadConfig(serviceEnv, { REGION: 'us', DATABASE_URL: db.url, NATS_SUBJECT_PREFIX: prefix, LOG_LEVEL: 'silent' });
-  app = await createServiceApp(APPLICANTS_SERVICE, ApplicantsModule, cfg, createLogger('applicants', 'us', 'silent'));
-  nc = await connectNats(cfg.NATS_URL, 'applicants-int-test');
-  rpc = new RpcClient(nc, root, 5000);
+  svc = await startServiceUnderTest({ def: APPLICANTS_SERVICE, module: ApplicantsModule });
+  ({ db, nc, rpc, root } = svc);
 });
 
-after(async () => {
-  await nc?.close();
-  await app?.close();
-  await db?.drop();
-});
+after(() => svc?.close());
 
 /** What the gateway attaches to each call: the caller's organization and mode are all the service scopes by. */
 function principal(mode: 'test' | 'live' = 'test', org = newId('org')): Principal {
-  return {
-    org_id: org,
-    key_id: newId('key'),
-    key_type: 'sk',
-    mode,
-    region: 'us',
-    scopes: ['applicants:read', 'applicants:write'],
-    tier: 'standard',
-    custom_limits: null,
-    billing: { subscription_status: 'active', past_due_since: null, wallet_balance: 0, wallet_locked: false },
-  };
+  return testPrincipal({ org_id: org, mode, scopes: ['applicants:read', 'applicants:write'] });
 }
 
 function call<S extends Subject>(p: Principal | null, subject: S, payload: ReqOf<S>): Promise<ResOf<S>> {
@@ -65,16 +32,6 @@ function call<S extends Subject>(p: Principal | null, subject: S, payload: ReqOf
 }
 
 const create = (p: Principal, body: unknown) => call(p, SUBJECTS.applicantsCreate, { body });
-
-async function refusal(pending: Promise<unknown>): Promise<DomainError> {
-  try {
-    await pending;
-  } catch (e) {
-    assert.ok(e instanceof DomainError, String(e));
-    return e;
-  }
-  assert.fail('expected a refusal');
-}
 
 async function storedCount(orgId: string): Promise<number> {
   const [r] = await query<{ n: number }>(db.url, 'SELECT count(*)::int AS n FROM applicants.applicants WHERE org_id = $1', [orgId]);

@@ -2,67 +2,42 @@ import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import http from 'node:http';
-import type { NatsConnection } from '@nats-io/transport-node';
-import { subjectRoot, SUBJECTS, type Principal } from '@verity/contracts';
+import { SUBJECTS, type Principal } from '@verity/contracts';
 import { newId } from '@verity/keys';
-import { connectNats, createLogger, createServiceApp, loadConfig, RpcClient, serviceEnv, signInternalRequest, type ServiceConfig } from '@verity/platform';
-import { cloneTestDatabase, isolationPrefix, query, sampleImage } from '@verity/testing';
+import { RpcClient, signInternalRequest } from '@verity/platform';
+import { query, sampleImage, type ServiceApp, type ServiceUnderTest, startServiceUnderTest, testPrincipal } from '@verity/testing';
 import { IdScanModule } from '../src/app.module.js';
 import { ID_SCAN_SERVICE, idScanEnv } from '../src/definition.js';
 import { ScanHttp } from '../src/scan/scan.http.js';
 
-type App = Awaited<ReturnType<typeof createServiceApp>>;
-
 const SECRET = randomBytes(32).toString('base64url');
 const BOUNDARY = 'intBoundary7';
-let db: Awaited<ReturnType<typeof cloneTestDatabase>>;
-let app: App;
-let nc: NatsConnection;
-let rpc: RpcClient;
 let port: number;
 let jpeg: Buffer;
 
+let db: ServiceUnderTest<unknown>['db'];
+let app: ServiceApp;
+let rpc: RpcClient;
+let svc: ServiceUnderTest<unknown> | undefined;
+
 before(async () => {
-  db = await cloneTestDatabase('id_scan');
-  const prefix = isolationPrefix('idscan');
-  const cfg = loadConfig(
-    { ...serviceEnv, ...idScanEnv },
-    {
-      REGION: 'eu',
-      DATABASE_URL: db.url,
-      NATS_SUBJECT_PREFIX: prefix,
-      LOG_LEVEL: 'silent',
-      INTERNAL_PORT: '0',
-      INTERNAL_AUTH_SECRET: SECRET,
-      // one upload at a time, so that admission can be observed
-      ID_SCAN_MAX_CONCURRENT_UPLOADS: '1',
-    },
-  );
-  app = await createServiceApp(ID_SCAN_SERVICE, IdScanModule, cfg as ServiceConfig, createLogger('id-scan', 'eu', 'silent'));
+  svc = await startServiceUnderTest({
+    def: ID_SCAN_SERVICE,
+    module: IdScanModule,
+    env: idScanEnv,
+    region: 'eu',
+    // one upload at a time, so that admission can be observed
+    vars: { INTERNAL_PORT: '0', INTERNAL_AUTH_SECRET: SECRET, ID_SCAN_MAX_CONCURRENT_UPLOADS: '1' },
+  });
+  ({ db, app, rpc } = svc);
   port = app.get(ScanHttp).port;
-  nc = await connectNats(cfg.NATS_URL, 'id-scan-int-test');
-  rpc = new RpcClient(nc, subjectRoot('eu', prefix), 5000);
   jpeg = await sampleImage('jpeg');
 });
 
-after(async () => {
-  await nc?.close();
-  await app?.close();
-  await db?.drop();
-});
+after(() => svc?.close());
 
 function principal(mode: 'test' | 'live' = 'test'): Principal {
-  return {
-    org_id: newId('org'),
-    key_id: newId('key'),
-    key_type: 'sk',
-    mode,
-    region: 'eu',
-    scopes: ['idv:scan'],
-    tier: 'standard',
-    custom_limits: null,
-    billing: { subscription_status: 'active', past_due_since: null, wallet_balance: 0, wallet_locked: false },
-  };
+  return testPrincipal({ mode, region: 'eu', scopes: ['idv:scan'] });
 }
 
 function form(parts: { name: string; value?: string; file?: Buffer }[]): Buffer {

@@ -2,81 +2,35 @@ import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import type { NatsConnection } from '@nats-io/transport-node';
-import {
-  qualify,
-  subjectRoot,
-  SUBJECTS,
-  type EvaluationContextWire,
-  type Principal,
-  type ReqOf,
-  type ResOf,
-  type RpcReply,
-  type Subject,
-  type WorkflowTemplate,
-} from '@verity/contracts';
-import { DomainError, type ErrorData } from '@verity/errors';
-import { connectNats, createLogger, createServiceApp, decodeJson, encodeJson, loadConfig, RpcClient, serviceEnv } from '@verity/platform';
-import { cloneTestDatabase, isolationPrefix, query } from '@verity/testing';
+import { qualify, SUBJECTS, type EvaluationContextWire, type Principal, type ReqOf, type ResOf, type RpcReply, type Subject, type WorkflowTemplate } from '@verity/contracts';
+import { type ErrorData } from '@verity/errors';
+import { decodeJson, encodeJson, RpcClient } from '@verity/platform';
+import { query, refusal, type ServiceApp, type ServiceUnderTest, startServiceUnderTest, testPrincipal } from '@verity/testing';
 import { ScreeningModule } from '../src/app.module.js';
 import { SCREENING_SERVICE, screeningEnv } from '../src/definition.js';
 import { EvaluationService } from '../src/evaluation/evaluation.service.js';
 
-type App = Awaited<ReturnType<typeof createServiceApp>>;
 
-let db: Awaited<ReturnType<typeof cloneTestDatabase>>;
-let app: App;
+let db: ServiceUnderTest<unknown>['db'];
+let app: ServiceApp;
 let nc: NatsConnection;
 let rpc: RpcClient;
 let root: string;
+let svc: ServiceUnderTest<unknown> | undefined;
 
 before(async () => {
-  db = await cloneTestDatabase('screening');
-  const prefix = isolationPrefix('screening');
-  root = subjectRoot('us', prefix);
-  const cfg = loadConfig({ ...serviceEnv, ...screeningEnv }, {
-    REGION: 'us',
-    DATABASE_URL: db.url,
-    NATS_SUBJECT_PREFIX: prefix,
-    LOG_LEVEL: 'silent',
-    SCREENING_RULESET_CACHE_SIZE: '50',
-  });
-  app = await createServiceApp(SCREENING_SERVICE, ScreeningModule, cfg, createLogger('screening', 'us', 'silent'));
-  nc = await connectNats(cfg.NATS_URL, 'screening-int-test');
-  rpc = new RpcClient(nc, root, 5000);
+  svc = await startServiceUnderTest({ def: SCREENING_SERVICE, module: ScreeningModule, env: screeningEnv, vars: { SCREENING_RULESET_CACHE_SIZE: '50' } });
+  ({ db, app, nc, rpc, root } = svc);
 });
 
-after(async () => {
-  await nc?.close();
-  await app?.close();
-  await db?.drop();
-});
+after(() => svc?.close());
 
 function principal(mode: 'test' | 'live' = 'test', org = `org_${randomBytes(12).toString('hex')}`): Principal {
-  return {
-    org_id: org,
-    key_id: `key_${randomBytes(12).toString('hex')}`,
-    key_type: 'sk',
-    mode,
-    region: 'us',
-    scopes: ['workflows:read', 'workflows:write'],
-    tier: 'standard',
-    custom_limits: null,
-    billing: { subscription_status: 'active', past_due_since: null, wallet_balance: 0, wallet_locked: false },
-  };
+  return testPrincipal({ org_id: org, mode, scopes: ['workflows:read', 'workflows:write'] });
 }
 
 function call<S extends Subject>(p: Principal, subject: S, payload: ReqOf<S>): Promise<ResOf<S>> {
   return rpc.call(subject, payload, { principal: p, requestId: 'req_int' });
-}
-
-async function refusal(p: Promise<unknown>): Promise<DomainError> {
-  try {
-    await p;
-  } catch (e) {
-    assert.ok(e instanceof DomainError, String(e));
-    return e;
-  }
-  assert.fail('expected a refusal');
 }
 
 const reviewOnFindings = {

@@ -22,9 +22,10 @@ import {
   type WebhookAttempt,
   type WebhookSubscriptionWithSecret,
 } from '@verity/contracts';
-import { newId, type Mode } from '@verity/keys';
+import type { Mode } from '@verity/keys';
 import { connectNats, createLogger, createServiceApp, encodeJson, loadConfig, RpcClient, serviceEnv } from '@verity/platform';
-import { cloneTestDatabase, isolationPrefix, query, waitFor } from '@verity/testing';
+import { cloneTestDatabase, isolationPrefix, query, testPrincipal, waitFor } from '@verity/testing';
+export { sessionEvent } from '@verity/testing';
 import { Redis } from 'ioredis';
 import { WebhookDeliveryModule } from '../src/app.module.js';
 import { webhookEnv } from '../src/config.js';
@@ -56,31 +57,7 @@ export interface Harness {
 const op = { principal: null, requestId: 'req_int' };
 
 export function principal(orgId: string, mode: Mode = 'test'): Principal {
-  return {
-    org_id: orgId,
-    key_id: newId('key'),
-    key_type: 'sk',
-    mode,
-    region: 'us',
-    scopes: ['webhooks:read'],
-    tier: 'standard',
-    custom_limits: null,
-    billing: { subscription_status: 'active', past_due_since: null, wallet_balance: 0, wallet_locked: false },
-  };
-}
-
-export function sessionEvent(orgId: string, mode: Mode, type: SessionEventType = 'kyc.session.completed', over: Partial<DomainEvent> = {}): DomainEvent {
-  const at = new Date().toISOString();
-  const status = type === 'kyc.session.cancelled' ? 'cancelled' : type === 'kyc.session.manual_review_requested' ? 'manual_review' : 'completed';
-  return {
-    id: newId('event'),
-    type,
-    timestamp: at,
-    org_id: orgId,
-    mode,
-    data: { sessionId: newId('session'), status, outcome: status === 'completed' ? 'approved' : null, occurredAt: at },
-    ...over,
-  };
+  return testPrincipal({ org_id: orgId, mode, scopes: ['webhooks:read'] });
 }
 
 async function startAccounts(env: Record<string, string>): Promise<ChildProcess> {
@@ -104,6 +81,8 @@ export async function harness(label: string, env: Record<string, string> = {}): 
     WEBHOOK_RETRY_SCHEDULE: '300ms,300ms,300ms',
     WEBHOOK_SWEEP_INTERVAL_MS: '500',
     WEBHOOK_SWEEP_GRACE_MS: '1000',
+    // the harness's own queue: another harness (or a local stack) never takes its jobs, and close() removes it
+    REDIS_KEY_PREFIX: `${prefix}us:`,
     ...env,
   };
   const accounts = await startAccounts({ REGION: 'us', DATABASE_URL: db.url, NATS_SUBJECT_PREFIX: prefix });

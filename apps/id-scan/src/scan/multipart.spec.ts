@@ -1,7 +1,7 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { Readable } from 'node:stream';
-import { DomainError } from '@verity/errors';
+import { refusal } from '@verity/testing';
 import { readUpload, type UploadLimits, type UploadPolicy } from './multipart.js';
 
 const BOUNDARY = 'xYzBoundary42';
@@ -38,16 +38,6 @@ function source(body: Buffer, chunk = 64) {
     { objectMode: false, highWaterMark: 1 },
   );
   return s;
-}
-
-async function refusal(p: Promise<unknown>): Promise<DomainError> {
-  try {
-    await p;
-  } catch (e) {
-    assert.ok(e instanceof DomainError, String(e));
-    return e;
-  }
-  assert.fail('expected a refusal');
 }
 
 const settle = () => new Promise((r) => setTimeout(r, 20));
