@@ -2,66 +2,39 @@ import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { createHash, randomBytes } from 'node:crypto';
 import http from 'node:http';
-import type { NatsConnection } from '@nats-io/transport-node';
-import { subjectRoot, SUBJECTS, type Principal } from '@verity/contracts';
-import { DomainError } from '@verity/errors';
+import { SUBJECTS, type Principal } from '@verity/contracts';
 import { newId } from '@verity/keys';
-import { connectNats, createLogger, createServiceApp, loadConfig, RpcClient, serviceEnv, signInternalRequest, type ServiceConfig } from '@verity/platform';
-import { cloneTestDatabase, isolationPrefix, query } from '@verity/testing';
+import { RpcClient, signInternalRequest } from '@verity/platform';
+import { query, refusal, type ServiceApp, type ServiceUnderTest, startServiceUnderTest, testPrincipal } from '@verity/testing';
 import { ARTIFACT_STORE, type ArtifactStore } from '../src/artifacts/artifact-store.js';
 import { EvidenceModule } from '../src/app.module.js';
 import { EVIDENCE_SERVICE, evidenceEnv } from '../src/definition.js';
 import { EvidenceHttp } from '../src/evidence.http.js';
 
-type App = Awaited<ReturnType<typeof createServiceApp>>;
-
 const SECRET = randomBytes(32).toString('base64url');
 const CHUNK = 64 * 1024;
-let db: Awaited<ReturnType<typeof cloneTestDatabase>>;
-let app: App;
-let nc: NatsConnection;
-let rpc: RpcClient;
 let port: number;
 
+let db: ServiceUnderTest<unknown>['db'];
+let app: ServiceApp;
+let rpc: RpcClient;
+let svc: ServiceUnderTest<unknown> | undefined;
+
 before(async () => {
-  db = await cloneTestDatabase('evidence');
-  const prefix = isolationPrefix('evidence');
-  const cfg = loadConfig(
-    { ...serviceEnv, ...evidenceEnv },
-    {
-      REGION: 'us',
-      DATABASE_URL: db.url,
-      NATS_SUBJECT_PREFIX: prefix,
-      LOG_LEVEL: 'silent',
-      INTERNAL_PORT: '0',
-      INTERNAL_AUTH_SECRET: SECRET,
-      EVIDENCE_READ_CHUNK_BYTES: String(CHUNK),
-    },
-  );
-  app = await createServiceApp(EVIDENCE_SERVICE, EvidenceModule, cfg as ServiceConfig, createLogger('evidence', 'us', 'silent'));
+  svc = await startServiceUnderTest({
+    def: EVIDENCE_SERVICE,
+    module: EvidenceModule,
+    env: evidenceEnv,
+    vars: { INTERNAL_PORT: '0', INTERNAL_AUTH_SECRET: SECRET, EVIDENCE_READ_CHUNK_BYTES: String(CHUNK) },
+  });
+  ({ db, app, rpc } = svc);
   port = app.get(EvidenceHttp).port;
-  nc = await connectNats(cfg.NATS_URL, 'evidence-int-test');
-  rpc = new RpcClient(nc, subjectRoot('us', prefix), 5000);
 });
 
-after(async () => {
-  await nc?.close();
-  await app?.close();
-  await db?.drop();
-});
+after(() => svc?.close());
 
 function principal(mode: 'test' | 'live' = 'test', org = newId('org'), region: 'us' | 'eu' = 'us'): Principal {
-  return {
-    org_id: org,
-    key_id: newId('key'),
-    key_type: 'sk',
-    mode,
-    region,
-    scopes: ['sessions:read', 'sessions:read_report'],
-    tier: 'standard',
-    custom_limits: null,
-    billing: { subscription_status: 'active', past_due_since: null, wallet_balance: 0, wallet_locked: false },
-  };
+  return testPrincipal({ org_id: org, mode, region, scopes: ['sessions:read', 'sessions:read_report'] });
 }
 
 const store = (p: Principal, session_id: string, artifacts: ('portrait' | 'front' | 'selfie')[]) =>
@@ -144,15 +117,16 @@ describe('evidence.synthetic.store.v1 and evidence.available.v1', () => {
     const p = principal();
     const ses = newId('session');
     await store(p, ses, ['front']);
-    const refusal = async (pending: Promise<unknown>, code: string) => {
-      await assert.rejects(pending, (e: unknown) => e instanceof DomainError && e.code === code);
-    };
+    const blobs = async () => (await query<{ n: number }>(db.url, 'SELECT count(*)::int AS n FROM evidence.blobs'))[0]!.n;
+    const blobsBefore = await blobs();
+    const refused = async (pending: Promise<unknown>, code: string) => assert.equal((await refusal(pending)).code, code);
     const other = principal();
-    await refusal(store(other, ses, ['portrait']), 'resource_not_found');
-    await refusal(store({ ...p, mode: 'live' }, newId('session'), ['front']), 'validation_error');
-    await refusal(store(p, 'ses_short', ['front']), 'validation_error');
-    await refusal(store(p, newId('session'), ['back' as 'front']), 'validation_error');
-    await refusal(rpc.call(SUBJECTS.evidenceStoreSynthetic, { session_id: newId('session'), capture_acquisition: 'drone' as 'camera', artifacts: [] }, { principal: p, requestId: 'r' }), 'validation_error');
+    await refused(store(other, ses, ['portrait', 'selfie']), 'resource_not_found');
+    await refused(store({ ...p, mode: 'live' }, newId('session'), ['front']), 'validation_error');
+    await refused(store(p, 'ses_short', ['front']), 'validation_error');
+    await refused(store(p, newId('session'), ['back' as 'front']), 'validation_error');
+    await refused(rpc.call(SUBJECTS.evidenceStoreSynthetic, { session_id: newId('session'), capture_acquisition: 'drone' as 'camera', artifacts: [] }, { principal: p, requestId: 'r' }), 'validation_error');
+    assert.equal(await blobs(), blobsBefore, 'no image bytes written for a refused request');
     const rows = await query<{ artifact: string }>(db.url, 'SELECT artifact FROM evidence.artifacts WHERE session_id = $1', [ses]);
     assert.deepEqual(rows, [{ artifact: 'front' }]);
     const owners = await query<{ n: number }>(db.url, 'SELECT count(*)::int AS n FROM evidence.captures WHERE org_id = $1', [other.org_id]);
@@ -259,7 +233,7 @@ describe('evidence.admin.activity.list.v1', () => {
     const onlyA = await rpc.call(SUBJECTS.evidenceActivityList, { org_id: p.org_id, session_id: a, limit: 1 }, op);
     assert.deepEqual(onlyA.data.map((e) => e.request_id), ['req_a2']);
     for (const bad of [{ org_id: 'nope' }, { org_id: p.org_id, limit: 0 }, { org_id: p.org_id, limit: 101 }]) {
-      await assert.rejects(rpc.call(SUBJECTS.evidenceActivityList, bad, op), (e: unknown) => e instanceof DomainError && e.code === 'validation_error');
+      assert.equal((await refusal(rpc.call(SUBJECTS.evidenceActivityList, bad, op))).code, 'validation_error');
     }
   });
 });

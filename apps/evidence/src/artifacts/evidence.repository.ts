@@ -39,6 +39,12 @@ export class EvidenceRepository {
     return r ? { recorded: true, storage_key: r.storage_key, byte_size: r.byte_size } : { recorded: false, storage_key: null, byte_size: null };
   }
 
+  /** Whether the session is recorded for another owner than `owner` (nothing may be stored for it then). */
+  async heldByOther(owner: Owner, sessionId: string): Promise<boolean> {
+    const rows = await this.db.rows('SELECT 1 FROM evidence.captures WHERE session_id = $1 AND (org_id <> $2 OR mode <> $3)', [sessionId, owner.org_id, owner.mode]);
+    return rows.length > 0;
+  }
+
   /** The capture record and stored artifacts of a session, or null when nothing is recorded for `owner`. */
   async capture(owner: Owner, sessionId: string): Promise<{ capture_acquisition: CaptureAcquisition; artifacts: StoredArtifact[] } | null> {
     const rows = await this.db.rows<{ capture_acquisition: CaptureAcquisition; artifacts: StoredArtifact[] }>(
@@ -55,17 +61,25 @@ export class EvidenceRepository {
 
   /**
    * Records the capture (first writer wins) and the artifacts not yet stored, in one transaction; refuses a
-   * session recorded for another owner. Returns the storage keys of `artifacts` that were already there (so
-   * their new copies can be dropped).
+   * session recorded for another owner. Returns the recorded acquisition and the storage keys of `artifacts`
+   * that were already there (so their new copies can be dropped).
    */
-  async record(owner: Owner, sessionId: string, acquisition: CaptureAcquisition, artifacts: NewArtifact[]): Promise<string[]> {
+  async record(
+    owner: Owner,
+    sessionId: string,
+    acquisition: CaptureAcquisition,
+    artifacts: NewArtifact[],
+  ): Promise<{ capture_acquisition: CaptureAcquisition; unused: string[] }> {
     return this.db.tx(async (q) => {
       await q.rows(
         `INSERT INTO evidence.captures (session_id, org_id, mode, capture_acquisition) VALUES ($1, $2, $3, $4)
          ON CONFLICT (session_id) DO NOTHING`,
         [sessionId, owner.org_id, owner.mode, acquisition],
       );
-      const [holder] = await q.rows<Owner>('SELECT org_id, mode FROM evidence.captures WHERE session_id = $1 FOR SHARE', [sessionId]);
+      const [holder] = await q.rows<Owner & { capture_acquisition: CaptureAcquisition }>(
+        'SELECT org_id, mode, capture_acquisition FROM evidence.captures WHERE session_id = $1 FOR SHARE',
+        [sessionId],
+      );
       // recorded for another owner: never attach artifacts to someone else's verification
       if (!holder || holder.org_id !== owner.org_id || holder.mode !== owner.mode) throw DomainError.notFound('session_id');
       const unused: string[] = [];
@@ -77,7 +91,7 @@ export class EvidenceRepository {
         );
         if (inserted.length === 0) unused.push(a.storage_key);
       }
-      return unused;
+      return { capture_acquisition: holder.capture_acquisition, unused };
     });
   }
 }

@@ -16,7 +16,7 @@ import { ActivityRepository } from '../activity/activity.repository.js';
 import { specimenImages } from '../synthetic/specimen.js';
 import { ARTIFACT_STORE, type ArtifactStore, type OpenedBlob } from './artifact-store.js';
 import { availableImages, isServedArtifact } from './artifacts.js';
-import { EvidenceRepository } from './evidence.repository.js';
+import { EvidenceRepository, type NewArtifact } from './evidence.repository.js';
 
 const ACQUISITIONS = ['camera', 'upload', null] as const;
 
@@ -80,22 +80,29 @@ export class EvidenceService {
       throw DomainError.validation([{ code: 'custom', message: 'synthetic evidence is stored for test-mode verifications only', path: ['session_id'] }]);
     }
     const already = await this.repo.capture(p, input.session_id);
+    // another owner's verification: refused before any bytes are written
+    if (!already && (await this.repo.heldByOther(p, input.session_id))) throw DomainError.notFound('session_id');
     const missing = input.artifacts.filter((a) => !already?.artifacts.includes(a));
-    const images = missing.length > 0 ? await specimenImages() : null;
-    const fresh = [];
-    for (const a of missing) {
-      const bytes = images![a];
-      fresh.push({ artifact: a, storage_key: await this.store.put(bytes), byte_size: bytes.length, sha256: sha256(bytes) });
-    }
-    let unused: string[];
+    const fresh: NewArtifact[] = [];
+    let recorded: Awaited<ReturnType<EvidenceRepository['record']>>;
     try {
-      unused = await this.repo.record(p, input.session_id, input.capture_acquisition, fresh);
+      const images = missing.length > 0 ? await specimenImages() : null;
+      for (const a of missing) {
+        const bytes = images![a];
+        fresh.push({ artifact: a, storage_key: await this.store.put(bytes), byte_size: bytes.length, sha256: sha256(bytes) });
+      }
+      recorded = await this.repo.record(p, input.session_id, input.capture_acquisition, fresh);
     } catch (e) {
+      // nothing half-stored: the bytes written so far go again
       await this.store.delete(fresh.map((f) => f.storage_key)).catch(() => undefined);
       throw e;
     }
-    await this.store.delete(unused);
-    return this.available(p, input.session_id);
+    await this.store.delete(recorded.unused);
+    // everything asked for is stored now, by this call or an earlier one
+    return {
+      available_images: availableImages([...(already?.artifacts ?? []), ...input.artifacts]),
+      capture_acquisition: recorded.capture_acquisition,
+    };
   }
 
   /** `evidence.available.v1`: what is held for the session, for `idv` on the session read. */
