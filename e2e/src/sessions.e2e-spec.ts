@@ -295,6 +295,20 @@ describe('Session metadata (api-spec rules)', () => {
     assert.deepEqual(ok.body.data.metadata, FULL_METADATA);
   });
 
+  it('a template edit applies to the very next create: added signing variables are required, the new version is pinned', async () => {
+    const { c, org } = await account();
+    const { applicantId, templateId } = await setup(c, { checks: ['document'] });
+    assert.equal((await createSession(c, { applicant_id: applicantId, workflow_template_id: templateId })).status, 201);
+    const patched = await c<One>('PATCH', `/v1/workflow-templates/${templateId}`, { body: SIGNING_TEMPLATE });
+    assert.equal(patched.status, 200, patched.text);
+    await refused(c, { applicant_id: applicantId, workflow_template_id: templateId }, 403, 'esign_requirements_not_met');
+    const ok = await createSession(c, { applicant_id: applicantId, workflow_template_id: templateId, metadata: FULL_METADATA });
+    assert.equal(ok.status, 201, ok.text);
+    assert.deepEqual(ok.body.data.checks, [{ type: 'document', outcome: null }, { type: 'document_signing', outcome: null }]);
+    const pinned = await query<{ template_version: number }>(E2E.db.us, 'SELECT template_version FROM sessions.sessions WHERE org_id = $1 ORDER BY seq', [org.id]);
+    assert.deepEqual(pinned.map((r) => r.template_version), [1, 2]);
+  });
+
   it('rule 4 in live mode: the signing requirement refuses the create and no applicant is invited', async () => {
     const { c, org } = await account('us', 'live');
     const applicantId = await newApplicant(c);

@@ -8,6 +8,7 @@ import { JobsWorker } from './runs/jobs.worker.js';
 import { SessionsRpcController } from './sessions.rpc.controller.js';
 import { SessionsRepository } from './sessions/sessions.repository.js';
 import { SessionsService } from './sessions/sessions.service.js';
+import { TemplatePins } from './sessions/template-pins.js';
 
 @Module({
   providers: [
@@ -17,6 +18,7 @@ import { SessionsService } from './sessions/sessions.service.js';
     Mailer,
     Outbox,
     JobsWorker,
+    TemplatePins,
     SessionsService,
     SessionsRpcController,
   ],

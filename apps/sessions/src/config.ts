@@ -12,6 +12,11 @@ export const sessionsEnv = {
   OUTBOX_POLL_MS: z.coerce.number().int().min(50).max(60_000).default(500),
   /** How often background jobs (test runs, invitations) are re-read (they also start at once after create). */
   JOBS_POLL_MS: z.coerce.number().int().min(50).max(60_000).default(1000),
+  /**
+   * How long a template's pin (current version, checks, signing document) is kept between creates. A new
+   * version drops it at once through an event; this bounds staleness should an event be lost. 0 disables.
+   */
+  TEMPLATE_PIN_CACHE_TTL_MS: z.coerce.number().int().min(0).max(3_600_000).default(60_000),
   /** JetStream duplicate window of the events stream when this service creates it (at least 2 minutes). */
   EVENTS_DUPLICATE_WINDOW_MS: z.coerce.number().int().min(120_000).max(86_400_000).default(600_000),
   /** How long the events stream keeps a message when this service creates it. */

@@ -12,7 +12,7 @@ export class SessionsRpcController implements OnApplicationBootstrap {
 
   onApplicationBootstrap(): void {
     this.server.handle(SUBJECTS.sessionsCreate, (p, ctx) => this.sessions.create(requirePrincipal(ctx), p.body, ctx));
-    this.server.handle(SUBJECTS.sessionsGet, (p, ctx) => this.sessions.get(requirePrincipal(ctx), p.id));
+    this.server.handle(SUBJECTS.sessionsGet, (p, ctx) => this.sessions.get(requirePrincipal(ctx), p.id, ctx));
     this.server.handle(SUBJECTS.sessionsList, (p, ctx) => this.sessions.list(requirePrincipal(ctx), p));
     this.server.handle(SUBJECTS.sessionsNote, (p, ctx) => this.sessions.note(requirePrincipal(ctx), p.id, p.body, ctx));
     this.server.handle(SUBJECTS.sessionsCancel, (p, ctx) => this.sessions.cancel(requirePrincipal(ctx), p.id, p.body, ctx));

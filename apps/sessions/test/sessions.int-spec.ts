@@ -5,17 +5,19 @@
  */
 import { after, before, beforeEach, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { randomBytes } from 'node:crypto';
 import { jetstream, jetstreamManager } from '@nats-io/jetstream';
 import type { NatsConnection } from '@nats-io/transport-node';
 import {
+  EVENTS,
   eventStreamName,
   subjectRoot,
   SUBJECTS,
   type Applicant,
+  type CaptureAcquisition,
   type DomainEvent,
   type EvaluateReply,
   type EvaluateRequest,
+  type EvidenceArtifact,
   type Principal,
   type ReqOf,
   type ResOf,
@@ -26,7 +28,7 @@ import {
 import { DomainError } from '@verity/errors';
 import { newId } from '@verity/keys';
 import { connectNats, createLogger, createServiceApp, loadConfig, RpcClient, RpcServer, serviceEnv } from '@verity/platform';
-import { cloneTestDatabase, isolationPrefix, query, waitFor } from '@verity/testing';
+import { cloneTestDatabase, isolationPrefix, query, refusal, testPrincipal, waitFor } from '@verity/testing';
 import { SessionsModule } from '../src/app.module.js';
 import { sessionsEnv } from '../src/config.js';
 import { SESSIONS_SERVICE } from '../src/definition.js';
@@ -45,6 +47,17 @@ const applicants = new Map<string, Applicant>();
 const templates = new Map<string, TemplateVersion>();
 let evaluate: (req: EvaluateRequest) => Promise<EvaluateReply>;
 const evaluated: EvaluateRequest[] = [];
+
+/** What the evidence peer holds, by session; `evidenceFails` > 0 makes its next calls fail. */
+const evidence = new Map<string, { org: string; capture_acquisition: CaptureAcquisition; artifacts: EvidenceArtifact[] }>();
+const evidenceStores: string[] = [];
+let evidenceFails = 0;
+function evidenceAnswer(): void {
+  if (evidenceFails > 0) {
+    evidenceFails -= 1;
+    throw new DomainError('service_unavailable');
+  }
+}
 
 const clean = (): EvaluateReply => ({ status: 'ok', decision: 'none', score: 0, tags: [], decline_floored: false, fired: [], trace: [] });
 
@@ -86,6 +99,18 @@ before(async () => {
     evaluated.push(p);
     return evaluate(p);
   });
+  peers.handle(SUBJECTS.evidenceStoreSynthetic, async (p, ctx) => {
+    evidenceAnswer();
+    evidenceStores.push(p.session_id);
+    if (!evidence.has(p.session_id)) evidence.set(p.session_id, { org: ctx.principal!.org_id, capture_acquisition: p.capture_acquisition, artifacts: p.artifacts });
+    return { capture_acquisition: p.capture_acquisition, available_images: p.artifacts };
+  });
+  peers.handle(SUBJECTS.evidenceAvailable, async (p, ctx) => {
+    evidenceAnswer();
+    const e = evidence.get(p.session_id);
+    if (!e || e.org !== ctx.principal?.org_id) return { capture_acquisition: null, available_images: [] };
+    return { capture_acquisition: e.capture_acquisition, available_images: e.artifacts };
+  });
   await startApp();
 });
 
@@ -99,22 +124,13 @@ after(async () => {
 
 beforeEach(() => {
   evaluate = async () => clean();
+  evidenceFails = 0;
 });
 
 const orgOf = new Map<string, string>();
 
 function principal(mode: 'test' | 'live' = 'test'): Principal {
-  return {
-    org_id: `org_${randomBytes(12).toString('hex')}`,
-    key_id: `key_${randomBytes(12).toString('hex')}`,
-    key_type: 'sk',
-    mode,
-    region: 'us',
-    scopes: ['sessions:read', 'sessions:write'],
-    tier: 'standard',
-    custom_limits: null,
-    billing: { subscription_status: 'active', past_due_since: null, wallet_balance: 0, wallet_locked: false },
-  };
+  return testPrincipal({ mode, scopes: ['sessions:read', 'sessions:write'] });
 }
 
 /** An organization with one applicant and one template of the given checks. */
@@ -156,16 +172,6 @@ function fixture(mode: 'test' | 'live' = 'test', checks: TemplateVersion['checks
 
 function call<S extends Subject>(p: Principal | null, subject: S, payload: ReqOf<S>): Promise<ResOf<S>> {
   return rpc.call(subject, payload, { principal: p, requestId: 'req_int' });
-}
-
-async function refusal(promise: Promise<unknown>): Promise<DomainError> {
-  try {
-    await promise;
-  } catch (e) {
-    assert.ok(e instanceof DomainError, String(e));
-    return e;
-  }
-  assert.fail('expected a refusal');
 }
 
 async function settled(p: Principal, id: string, statuses = ['completed', 'manual_review', 'errored']): Promise<Session> {
@@ -217,6 +223,8 @@ describe('test-mode runs', () => {
     assert.equal(s.outcome, 'declined');
     assert.ok(s.checks.every((c) => c.outcome === 'fail'));
     assert.deepEqual(s.idv, { capture_acquisition: 'camera', available_images: ['portrait', 'front', 'selfie'] });
+    // the synthetic images were stored by the evidence service, with the run's principal
+    assert.deepEqual(evidence.get(s.id), { org: p.org_id, capture_acquisition: 'camera', artifacts: ['portrait', 'front', 'selfie'] });
 
     // screening got the pinned version, the check outcomes and the watchlist finding; the applicant's own names
     const req = evaluated.find((e) => e.template_id === templateId)!;
@@ -288,6 +296,40 @@ describe('test-mode runs', () => {
     assert.equal((await query(db.url, `SELECT 1 FROM sessions.runs WHERE session_id = $1`, [s.id])).length, 1);
   });
 
+  it('evidence not answering is retried; the images are stored before the session rests', async () => {
+    const { p, applicantId, templateId } = fixture('test', ['document']);
+    evidenceFails = 2;
+    const created = await call(p, SUBJECTS.sessionsCreate, { body: { applicant_id: applicantId, workflow_template_id: templateId, expected_outcome: 'doc_quality' } });
+    const s = await settled(p, created.id);
+    assert.equal(s.status, 'manual_review');
+    assert.equal(evidenceFails, 0, 'both failing calls were made');
+    // doc_quality: no usable face, so no portrait; no face_match or liveness, so no selfie
+    assert.deepEqual(evidence.get(s.id)?.artifacts, ['front']);
+    assert.deepEqual(s.idv, { capture_acquisition: 'camera', available_images: ['front'] });
+    assert.equal((await query(db.url, `SELECT 1 FROM sessions.runs WHERE session_id = $1`, [s.id])).length, 1);
+  });
+
+  it('idv on read is what evidence holds now; evidence not answering falls back to the run record', async () => {
+    const { p, applicantId, templateId } = fixture('test', ['document', 'liveness']);
+    const created = await call(p, SUBJECTS.sessionsCreate, { body: { applicant_id: applicantId, workflow_template_id: templateId } });
+    const s = await settled(p, created.id);
+    assert.deepEqual(s.idv, { capture_acquisition: 'camera', available_images: ['portrait', 'front', 'selfie'] });
+    // the portrait deleted under retention drops out of the read
+    evidence.get(s.id)!.artifacts = ['front', 'selfie'];
+    assert.deepEqual((await call(p, SUBJECTS.sessionsGet, { id: s.id })).idv, { capture_acquisition: 'camera', available_images: ['front', 'selfie'] });
+    evidenceFails = 1;
+    assert.deepEqual((await call(p, SUBJECTS.sessionsGet, { id: s.id })).idv, { capture_acquisition: 'camera', available_images: ['portrait', 'front', 'selfie'] });
+  });
+
+  it('a run without an identity check stores no evidence and has no idv', async () => {
+    const { p, applicantId, templateId } = fixture('test', ['watchlist']);
+    const created = await call(p, SUBJECTS.sessionsCreate, { body: { applicant_id: applicantId, workflow_template_id: templateId } });
+    const s = await settled(p, created.id);
+    assert.equal(s.status, 'completed');
+    assert.equal(s.idv, undefined);
+    assert.ok(!evidenceStores.includes(s.id));
+  });
+
   it('an operator cancel during the run wins: the run is dropped, one cancelled event', async () => {
     const { p, applicantId, templateId } = fixture();
     let release!: () => void;
@@ -310,6 +352,35 @@ describe('test-mode runs', () => {
     assert.equal(s.metadata.cancellationReason, 'duplicate');
     assert.deepEqual((await outboxOf(s.id)).map((r) => r.type), ['kyc.session.cancelled']);
     assert.equal((await query(db.url, `SELECT 1 FROM sessions.runs WHERE session_id = $1`, [s.id])).length, 0);
+  });
+});
+
+describe('template pins', () => {
+  it('a template change event makes the next create pin the new version and its signing requirements', async () => {
+    const { p, applicantId, templateId } = fixture('test', ['document']);
+    const body = { applicant_id: applicantId, workflow_template_id: templateId };
+    assert.equal((await call(p, SUBJECTS.sessionsCreate, { body })).checks.length, 1);
+    const t = templates.get(templateId)!;
+    templates.set(templateId, { ...t, version: 4, checks: ['document', 'document_signing'], signing_document: { title: 'Lease', variables: ['amount', 'currency'] } });
+    // without the event the cached pin stands (the bound is TEMPLATE_PIN_CACHE_TTL_MS)
+    const cached = await call(p, SUBJECTS.sessionsCreate, { body });
+    assert.deepEqual(cached.checks.map((c) => c.type), ['document']);
+    // the event arrives before a create sent after it on the same connection
+    rpc.publish(EVENTS.templateChanged, { template_id: templateId, org_id: p.org_id, mode: p.mode });
+    const e = await refusal(call(p, SUBJECTS.sessionsCreate, { body }));
+    assert.deepEqual([e.code, e.details?.reason], ['esign_requirements_not_met', 'esign_session_metadata_required']);
+    const fresh = await call(p, SUBJECTS.sessionsCreate, { body: { ...body, metadata: { amount: 100, currency: 'EUR' } } });
+    assert.deepEqual(fresh.checks.map((c) => c.type), ['document', 'document_signing']);
+    const versions = await query<{ template_version: number }>(db.url, 'SELECT template_version FROM sessions.sessions WHERE org_id = $1 ORDER BY seq', [p.org_id]);
+    assert.deepEqual(versions.map((r) => r.template_version), [3, 3, 4]);
+  });
+
+  it('a pin is cached per organization and mode: another owner of the same id still gets 404', async () => {
+    const { p, applicantId, templateId } = fixture('test', ['document']);
+    assert.equal((await call(p, SUBJECTS.sessionsCreate, { body: { applicant_id: applicantId, workflow_template_id: templateId } })).status, 'pending');
+    const other = fixture('test', ['document']);
+    const e = await refusal(call(other.p, SUBJECTS.sessionsCreate, { body: { applicant_id: other.applicantId, workflow_template_id: templateId } }));
+    assert.deepEqual([e.code, e.param], ['resource_not_found', 'workflow_template_id']);
   });
 });
 

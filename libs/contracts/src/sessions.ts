@@ -1,5 +1,6 @@
 import type { Mode } from '@verity/keys';
 import type { CheckOutcome, CheckType } from './screening.js';
+import type { EvidenceAvailability } from './evidence.js';
 
 export const SESSION_STATUSES = ['pending', 'in_progress', 'completed', 'manual_review', 'cancelled', 'expired', 'skipped', 'errored'] as const;
 export type SessionStatus = (typeof SESSION_STATUSES)[number];
@@ -18,7 +19,7 @@ export interface Session {
   checks: Array<{ type: CheckType; outcome: CheckOutcome | null }>;
   metadata: Record<string, unknown>;
   /** Only on GET /v1/sessions/{id}, only for runs with an identity check. */
-  idv?: { capture_acquisition: 'camera' | 'upload' | null; available_images: EvidenceArtifact[] };
+  idv?: EvidenceAvailability;
   created_at: string;
   updated_at: string;
 }

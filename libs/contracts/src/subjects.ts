@@ -1,3 +1,4 @@
+import type { Mode } from '@verity/keys';
 import type { Principal } from './principal.js';
 import type * as A from './accounts.js';
 import type * as E from './evidence.js';
@@ -63,6 +64,8 @@ export const EVENTS = {
   keyInvalidated: 'accounts.events.key-invalidated.v1',
   /** An organization's tier, limits or billing changed: gateways drop its cached principals. */
   orgChanged: 'accounts.events.org-changed.v1',
+  /** A template got a new current version: sessions drop the template's cached pin. */
+  templateChanged: 'screening.events.template-changed.v1',
 } as const;
 
 export interface RpcContracts {
@@ -117,6 +120,7 @@ export type ResOf<S extends Subject> = RpcContracts[S]['res'];
 export interface EventContracts {
   [EVENTS.keyInvalidated]: { key_id: string; org_id: string };
   [EVENTS.orgChanged]: { org_id: string };
+  [EVENTS.templateChanged]: { template_id: string; org_id: string; mode: Mode };
 }
 export type EventSubject = keyof EventContracts;
 

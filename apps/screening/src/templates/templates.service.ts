@@ -1,8 +1,8 @@
-import { Injectable } from '@nestjs/common';
-import type { ListQuery, Owner, Page, TemplateVersion, WorkflowTemplate } from '@verity/contracts';
+import { Inject, Injectable } from '@nestjs/common';
+import { EVENTS, type ListQuery, type Owner, type Page, type TemplateVersion, type WorkflowTemplate } from '@verity/contracts';
 import { DomainError } from '@verity/errors';
 import { isId, newId } from '@verity/keys';
-import { assertBeforeDeadline, parseListQuery, toPage, type RpcContext } from '@verity/platform';
+import { assertBeforeDeadline, parseListQuery, RpcClient, toPage, type RpcContext } from '@verity/platform';
 import { applyPatch, validateCreateBody, validatePatchBody } from './template.validation.js';
 import { fieldsOf, TemplatesRepository, type TemplateVersionRow } from './templates.repository.js';
 
@@ -44,7 +44,10 @@ export function toTemplate(row: TemplateVersionRow): WorkflowTemplate {
 
 @Injectable()
 export class TemplatesService {
-  constructor(private readonly repo: TemplatesRepository) {}
+  constructor(
+    private readonly repo: TemplatesRepository,
+    @Inject(RpcClient) private readonly rpc: RpcClient,
+  ) {}
 
   async create(owner: Owner, body: unknown, ctx: RpcContext): Promise<WorkflowTemplate> {
     const fields = validateCreateBody(body);
@@ -71,6 +74,10 @@ export class TemplatesService {
     assertBeforeDeadline(ctx);
     const row = await this.repo.update(owner, id, (current) => applyPatch(fieldsOf(current), patch), () => assertBeforeDeadline(ctx));
     if (!row) throw DomainError.notFound();
+    // Published on this service's connection ahead of the reply (publishes keep their order): on one NATS
+    // server, a session created after the caller saw the reply reaches the sessions service behind this
+    // event, so it pins the new version. Across a cluster the pin cache's TTL bounds the gap.
+    this.rpc.publish(EVENTS.templateChanged, { template_id: id, org_id: owner.org_id, mode: owner.mode });
     return toTemplate(row);
   }
 

@@ -1,6 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
-import type { EmailLogEntry, Owner } from '@verity/contracts';
-import { randomAlphanumeric, type Mode } from '@verity/keys';
+import type { EmailLogEntry } from '@verity/contracts';
+import type { Mode } from '@verity/keys';
 import { Sql, type Queryable } from '@verity/platform';
 
 interface EmailLogRow {
@@ -34,18 +34,6 @@ function toEntry(r: EmailLogRow): EmailLogEntry {
 @Injectable()
 export class EmailLogRepository {
   constructor(@Inject(Sql) private readonly db: Sql) {}
-
-  async insert(
-    q: Queryable,
-    owner: Owner,
-    e: { session_id: string; template: string; subject: string; recipient: string; status: 'suppressed' | 'pending' },
-  ): Promise<void> {
-    await q.rows(
-      `INSERT INTO sessions.email_log (id, org_id, mode, session_id, template, subject, recipient, status)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`,
-      [`eml_${randomAlphanumeric(24)}`, owner.org_id, owner.mode, e.session_id, e.template, e.subject, e.recipient, e.status],
-    );
-  }
 
   /** Settles the pending email of a session's template. */
   async settle(q: Queryable, sessionId: string, template: string, status: 'sent' | 'failed' | 'skipped'): Promise<void> {

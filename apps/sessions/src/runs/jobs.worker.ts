@@ -157,6 +157,8 @@ export class JobsWorker implements OnApplicationBootstrap, BeforeApplicationShut
     let resting: Resting;
     let screening: unknown;
     const findings = syntheticFindings(s.id, results);
+    // what the identity check captured (contract §9); a run given up captured nothing
+    const idv = givenUp === null ? syntheticIdv(expected, types) : null;
     if (givenUp !== null) {
       resting = { status: 'errored', outcome: null, reason: givenUp };
       screening = null;
@@ -170,6 +172,15 @@ export class JobsWorker implements OnApplicationBootstrap, BeforeApplicationShut
       );
       resting = restingOf(results, reply);
       screening = reply;
+      // The synthetic artifacts are stored before the resting status commits, so a client that sees the
+      // status can fetch the images. The call is idempotent: a run retried after a failure stores nothing twice.
+      if (idv) {
+        await this.rpc.call(
+          SUBJECTS.evidenceStoreSynthetic,
+          { session_id: s.id, capture_acquisition: idv.capture_acquisition, artifacts: idv.available_images },
+          opts,
+        );
+      }
     }
     // pending → in_progress → resting status: two system transitions of the table, committed as one
     const now = new Date();
@@ -177,7 +188,7 @@ export class JobsWorker implements OnApplicationBootstrap, BeforeApplicationShut
       status: resting.status,
       outcome: resting.outcome,
       checks: results,
-      idv: syntheticIdv(expected, types),
+      idv,
       platform: resting.status === 'errored' ? { erroredReason: resting.reason } : {},
       now,
     });

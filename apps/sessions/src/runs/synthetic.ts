@@ -3,7 +3,7 @@
  * expected outcome chosen at create decides every result; no name, date of birth, document number or email
  * address is read here, so none can change a result.
  */
-import type { CheckOutcome, CheckType, EvaluateReply, EvaluationContextWire, EvidenceArtifact, ExpectedOutcome, SessionOutcome, SessionStatus } from '@verity/contracts';
+import type { CheckOutcome, CheckType, EvaluateReply, EvaluationContextWire, EvidenceArtifact, EvidenceAvailability, ExpectedOutcome, SessionOutcome, SessionStatus } from '@verity/contracts';
 import creditDocQuality from './fixtures/credit-history/doc_quality.json' with { type: 'json' };
 import creditFail from './fixtures/credit-history/fail.json' with { type: 'json' };
 import creditPass from './fixtures/credit-history/pass.json' with { type: 'json' };
@@ -11,10 +11,8 @@ import creditReview from './fixtures/credit-history/review.json' with { type: 'j
 
 export type Finding = EvaluationContextWire['findings'][number];
 export type CheckResult = { type: CheckType; outcome: CheckOutcome };
-export interface Idv {
-  capture_acquisition: 'camera' | 'upload' | null;
-  available_images: EvidenceArtifact[];
-}
+/** `idv` of the session read: what evidence holds for the session (contract §9). */
+export type Idv = EvidenceAvailability;
 
 /** A recorded credit bureau response, replayed as is. */
 export interface CreditRecording {

@@ -1,6 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import type { CheckOutcome, CheckType, ExpectedOutcome, Owner, Principal, SessionOutcome, SessionStatus } from '@verity/contracts';
-import type { Mode } from '@verity/keys';
+import { randomAlphanumeric, type Mode } from '@verity/keys';
 import { Sql, type Queryable } from '@verity/platform';
 import type { Idv } from '../runs/synthetic.js';
 
@@ -30,6 +30,14 @@ export interface PlatformMetadata {
   manualReviewReason?: string;
   erroredReason?: string;
   operatorNotes?: Array<{ note: string; created_at: string }>;
+}
+
+/** The email-log row of a new session's invitation: sent later (live) or only logged (test, `suppressed`). */
+export interface NewEmail {
+  template: string;
+  subject: string;
+  recipient: string;
+  status: 'suppressed' | 'pending';
 }
 
 export interface NewSession {
@@ -70,11 +78,31 @@ const COLUMNS = `seq, id, org_id, mode, applicant_id, workflow_template_id, temp
 export class SessionsRepository {
   constructor(@Inject(Sql) readonly db: Sql) {}
 
-  async insert(q: Queryable, owner: Owner, s: NewSession): Promise<SessionRow> {
-    const rows = await q.rows<SessionRow>(
-      `INSERT INTO sessions.sessions
-         (id, org_id, mode, applicant_id, workflow_template_id, template_version, status, expected_outcome, checks, metadata, created_at, updated_at)
-       VALUES ($1, $2, $3, $4, $5, $6, 'pending', $7, $8, $9, $10, $10) RETURNING ${COLUMNS}`,
+  /**
+   * Writes a new session together with its background job and its email-log row, in one statement (atomic
+   * without a transaction round trip), prepared once per connection: this is the hot path of the API. Writes
+   * nothing, and returns null, once `deadline` has passed by the database's clock when the statement runs.
+   */
+  async create(
+    owner: Owner,
+    s: NewSession,
+    job: { kind: JobRow['kind']; principal: Principal } | null,
+    email: NewEmail | null,
+    deadline: Date,
+  ): Promise<SessionRow | null> {
+    const rows = await this.db.prepared<SessionRow>(
+      'sessions_create',
+      `WITH s AS (
+         INSERT INTO sessions.sessions
+           (id, org_id, mode, applicant_id, workflow_template_id, template_version, status, expected_outcome, checks, metadata, created_at, updated_at)
+         SELECT $1, $2, $3, $4, $5, $6, 'pending', $7, $8, $9, $10, $10 WHERE clock_timestamp() < $18 RETURNING ${COLUMNS}
+       ), j AS (
+         INSERT INTO sessions.jobs (kind, session_id, principal) SELECT $11, s.id, $12::jsonb FROM s WHERE $11::text IS NOT NULL
+       ), e AS (
+         INSERT INTO sessions.email_log (id, org_id, mode, session_id, template, subject, recipient, status)
+         SELECT $13, $2, $3, s.id, $14, $15, $16, $17 FROM s WHERE $13::text IS NOT NULL
+       )
+       SELECT * FROM s`,
       [
         s.id,
         owner.org_id,
@@ -86,9 +114,17 @@ export class SessionsRepository {
         JSON.stringify(s.checks.map((type) => ({ type, outcome: null }))),
         JSON.stringify(s.metadata),
         s.now,
+        job?.kind ?? null,
+        job ? JSON.stringify(job.principal) : null,
+        email ? `eml_${randomAlphanumeric(24)}` : null,
+        email?.template ?? null,
+        email?.subject ?? null,
+        email?.recipient ?? null,
+        email?.status ?? null,
+        deadline,
       ],
     );
-    return rows[0]!;
+    return rows[0] ?? null;
   }
 
   async find(owner: Owner, id: string): Promise<SessionRow | null> {
@@ -161,10 +197,6 @@ export class SessionsRepository {
   }
 
   // --- background jobs (test runs, invitations) -------------------------------------------------------------
-
-  async insertJob(q: Queryable, kind: JobRow['kind'], sessionId: string, principal: Principal): Promise<void> {
-    await q.rows(`INSERT INTO sessions.jobs (kind, session_id, principal) VALUES ($1, $2, $3)`, [kind, sessionId, JSON.stringify(principal)]);
-  }
 
   /**
    * The next due job, row-locked for the rest of the transaction; other workers skip it. A worker that dies

@@ -20,6 +20,7 @@ import { INVITE_SUBJECT, INVITE_TEMPLATE, maskEmail } from '../emails/invite.js'
 import { Outbox } from '../events/outbox.js';
 import { JobsWorker } from '../runs/jobs.worker.js';
 import { validateCreateBody, validateDecisionBody, validateNoteBody, validateReasonBody } from './session.validation.js';
+import { TemplatePins } from './template-pins.js';
 import { SessionsRepository, type PlatformMetadata, type SessionRow } from './sessions.repository.js';
 import { actionTarget } from './transitions.js';
 
@@ -48,6 +49,9 @@ const LIST_FILTERS = {
   applicant_id: (v: string) => v.length > 0 && v.length <= 100,
 };
 
+/** How long a session read waits for the evidence service before answering from the run record. */
+const EVIDENCE_TIMEOUT_MS = 1000;
+
 type Action = 'cancel' | 'review' | 'decision';
 const ACTION_VERB: Record<Action, string> = { cancel: 'cancelled', review: 'sent to manual review', decision: 'decided' };
 
@@ -58,13 +62,14 @@ export class SessionsService {
     private readonly emails: EmailLogRepository,
     private readonly outbox: Outbox,
     private readonly worker: JobsWorker,
+    private readonly pins: TemplatePins,
     @Inject(RpcClient) private readonly rpc: RpcClient,
   ) {}
 
   /**
    * POST /v1/sessions. Order: body shape → metadata → expected_outcome → applicant → template → signing
    * requirements → write. A refusal writes nothing; the session, its test run or invitation job and its
-   * email log row commit together.
+   * email log row are written by one statement.
    */
   async create(p: Principal, body: unknown, ctx: RpcContext): Promise<Session> {
     const input = validateCreateBody(body, p.mode);
@@ -72,7 +77,7 @@ export class SessionsService {
     const [applicantResult, templateResult] = await Promise.allSettled([
       this.lookup(p, ctx, 'applicant', 'applicant_id', input.applicant_id, (id, o) => this.rpc.call(SUBJECTS.applicantsGet, { id }, o)),
       this.lookup(p, ctx, 'workflowTemplate', 'workflow_template_id', input.workflow_template_id, (id, o) =>
-        this.rpc.call(SUBJECTS.templatesVersion, { id }, o),
+        this.pins.get(p, id, o),
       ),
     ]);
     if (applicantResult.status === 'rejected') throw applicantResult.reason;
@@ -81,10 +86,11 @@ export class SessionsService {
     const template = templateResult.value;
     this.assertSigningRequirements(template, input.metadata);
 
-    const id = newId('session');
-    const row = await this.repo.db.tx(async (q) => {
-      const row = await this.repo.insert(q, p, {
-        id,
+    const job = p.mode === 'test' ? ('test_run' as const) : applicant.email ? ('invite_email' as const) : null;
+    const row = await this.repo.create(
+      p,
+      {
+        id: newId('session'),
         applicant_id: applicant.id,
         workflow_template_id: template.id,
         template_version: template.version,
@@ -92,31 +98,39 @@ export class SessionsService {
         checks: template.checks,
         metadata: input.metadata,
         now: new Date(),
-      });
-      if (p.mode === 'test') await this.repo.insertJob(q, 'test_run', id, p);
-      if (applicant.email) {
-        // test mode never sends: the invitation is only logged
-        await this.emails.insert(q, p, {
-          session_id: id,
-          template: INVITE_TEMPLATE,
-          subject: INVITE_SUBJECT,
-          recipient: maskEmail(applicant.email),
-          status: p.mode === 'test' ? 'suppressed' : 'pending',
-        });
-        if (p.mode === 'live') await this.repo.insertJob(q, 'invite_email', id, p);
-      }
-      assertBeforeDeadline(ctx);
-      return row;
-    });
+      },
+      job ? { kind: job, principal: p } : null,
+      // test mode never sends: the invitation is only logged
+      applicant.email
+        ? { template: INVITE_TEMPLATE, subject: INVITE_SUBJECT, recipient: maskEmail(applicant.email), status: p.mode === 'test' ? 'suppressed' : 'pending' }
+        : null,
+      // the caller's deadline, checked by the statement itself: nothing is written after the gateway answered
+      new Date(ctx.deadline),
+    );
+    if (!row) throw new DomainError('service_unavailable');
     // a job was queued (a test run, or a live invitation): start on it now rather than at the next poll
-    if (p.mode === 'test' || applicant.email) this.worker.kick();
+    if (job) this.worker.kick();
     return toSession(row);
   }
 
-  async get(owner: Owner, id: string): Promise<Session> {
-    const row = isId('session', id) ? await this.repo.find(owner, id) : null;
+  /**
+   * GET /v1/sessions/{id}. `idv` is present when the run had an identity check; what it lists is what the
+   * evidence service holds now (images deleted under retention drop out). Should evidence not answer in time,
+   * the read still succeeds with what the run recorded when it stored the images.
+   */
+  async get(p: Principal, id: string, ctx: RpcContext): Promise<Session> {
+    const row = isId('session', id) ? await this.repo.find(p, id) : null;
     if (!row) throw DomainError.notFound();
-    return toSession(row, true);
+    const session = toSession(row, true);
+    if (session.idv) {
+      const timeoutMs = Math.max(50, Math.min(EVIDENCE_TIMEOUT_MS, (ctx.deadline - Date.now()) / 2));
+      try {
+        session.idv = await this.rpc.call(SUBJECTS.evidenceAvailable, { session_id: id }, { principal: p, requestId: ctx.requestId, timeoutMs });
+      } catch (e) {
+        ctx.log.warn({ err: e, session_id: id }, 'evidence did not answer; idv from the run record');
+      }
+    }
+    return session;
   }
 
   async list(owner: Owner, query: ListQuery): Promise<Page<Session>> {
