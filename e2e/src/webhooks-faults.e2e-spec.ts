@@ -13,11 +13,10 @@ import net from 'node:net';
 import { jetstream, jetstreamManager } from '@nats-io/jetstream';
 import type { NatsConnection } from '@nats-io/transport-node';
 import { Webhook } from 'standardwebhooks';
-import { eventStreamName, eventSubject, subjectRoot, SUBJECTS, type DomainEvent, type WebhookSubscriptionWithSecret } from '@verity/contracts';
-import { newId } from '@verity/keys';
+import { eventStreamName, eventSubject, subjectRoot, SUBJECTS, type WebhookSubscriptionWithSecret } from '@verity/contracts';
 import { connectNats, encodeJson, RpcClient } from '@verity/platform';
 import { Stack } from '@verity/stack';
-import { cloneTestDatabase, isolationPrefix, query, startWebhookReceiver, testTls, waitFor, type WebhookReceiver } from '@verity/testing';
+import { cloneTestDatabase, isolationPrefix, query, sessionEvent, startWebhookReceiver, testTls, waitFor, type WebhookReceiver } from '@verity/testing';
 import { Redis } from 'ioredis';
 
 const BURST = 1000;
@@ -111,15 +110,7 @@ async function publishBurst(orgId: string): Promise<string[]> {
   for (let i = 0; i < BURST; i += 100) {
     await Promise.all(
       Array.from({ length: 100 }, () => {
-        const at = new Date().toISOString();
-        const event: DomainEvent = {
-          id: newId('event'),
-          type: 'kyc.session.completed',
-          timestamp: at,
-          org_id: orgId,
-          mode: 'test',
-          data: { sessionId: newId('session'), status: 'completed', outcome: 'approved', occurredAt: at },
-        };
+        const event = sessionEvent(orgId, 'test');
         ids.push(event.id);
         return js.publish(eventSubject(root, event.type), encodeJson(event), { msgID: event.id });
       }),

@@ -13,6 +13,7 @@ import { CONFIG, ensureEventStream, LOGGER, NATS, type Logger, type ServiceConfi
 import { WEBHOOK_CONFIG, type WebhookConfig } from '../config.js';
 import { DeliveriesRepository, type NewDelivery } from '../delivery/deliveries.repository.js';
 import { DeliveryQueue } from '../delivery/delivery.queue.js';
+import { DeliveryWorker } from '../delivery/delivery.worker.js';
 import { MicroBatch } from '../delivery/micro-batch.js';
 import { maxAttempts } from '../delivery/retry-schedule.js';
 import { webhookBody } from '../delivery/signing.js';
@@ -63,8 +64,9 @@ export function matchDeliveries(event: DomainEvent, subscriptions: MatchRow[]): 
 
 /**
  * Fan-out: a durable JetStream consumer takes each event of the region's stream, creates its deliveries
- * idempotently in Postgres (unique per event and subscription), queues them, and only then acknowledges
- * the message. A message redelivered after a crash finds its deliveries and queues those still pending.
+ * idempotently in Postgres (unique per event and subscription), starts their first attempts (or queues
+ * them), and only then acknowledges the message. A message redelivered after a crash finds its deliveries
+ * and attempts or queues those still pending; an attempt lost with a dead process is queued by the sweeper.
  */
 @Injectable()
 export class EventFanout implements OnApplicationBootstrap, BeforeApplicationShutdown {
@@ -83,6 +85,7 @@ export class EventFanout implements OnApplicationBootstrap, BeforeApplicationShu
     private readonly subscriptions: SubscriptionsRepository,
     private readonly deliveries: DeliveriesRepository,
     private readonly queue: DeliveryQueue,
+    private readonly worker: DeliveryWorker,
   ) {
     this.root = subjectRoot(service.REGION, service.NATS_SUBJECT_PREFIX);
     this.max = maxAttempts(cfg.WEBHOOK_RETRY_SCHEDULE);
@@ -153,7 +156,8 @@ export class EventFanout implements OnApplicationBootstrap, BeforeApplicationShu
     const subs = await this.subscriptions.activeFor(unique.map((e) => ({ org_id: e.org_id, mode: e.mode })));
     const rows = subs.length === 0 ? [] : unique.flatMap((e) => matchDeliveries(e, subs));
     const due = await this.deliveries.insert(rows, this.max);
-    await this.queue.enqueue(due);
+    // first attempts start at once; the rest (not due yet, over the bound) is queued before the ack
+    await this.queue.enqueue(this.worker.attemptNow(due));
     return events.map(() => undefined);
   }
 }
