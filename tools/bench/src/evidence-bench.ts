@@ -1,14 +1,10 @@
-import { spawn } from 'node:child_process';
 import { createHash, randomUUID } from 'node:crypto';
-import { once } from 'node:events';
 import { performance } from 'node:perf_hooks';
-import path from 'node:path';
 import autocannon from 'autocannon';
 import pg from 'pg';
 import { SUBJECTS } from '@verity/contracts';
-import { freePort, REPO_ROOT } from '@verity/stack';
 import { noisyJpeg, padJpeg } from '@verity/testing';
-import type { BenchEnv } from './gateway-bench.js';
+import { startBareServer, type BenchEnv } from './gateway-bench.js';
 import { formatRow } from './load.js';
 
 const MiB = 1024 * 1024;
@@ -49,23 +45,6 @@ function run(label: string, url: string, headersFor: () => Record<string, string
             }),
     );
   });
-}
-
-async function startBareImageServer(dbUrl: string): Promise<{ url: string; stop: () => Promise<void> }> {
-  const port = await freePort();
-  const child = spawn(process.execPath, [path.join(REPO_ROOT, 'tools/bench/dist/src/bare-image-server.js')], {
-    env: { ...process.env, DATABASE_URL: dbUrl, PORT: String(port), PG_POOL_MAX: '10' },
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
-  await new Promise<void>((resolve) => child.stdout!.once('data', () => resolve()));
-  return {
-    url: `http://127.0.0.1:${port}`,
-    stop: async () => {
-      const exited = once(child, 'exit');
-      child.kill('SIGTERM');
-      await exited;
-    },
-  };
 }
 
 async function gatewayPost(env: BenchEnv, p: string, body: unknown): Promise<{ data: { id: string } }> {
@@ -132,7 +111,7 @@ export async function benchEvidence(env: BenchEnv, seconds = 10): Promise<void> 
   const got = Buffer.from(await check.arrayBuffer());
   if (check.status !== 200 || !got.equals(photo)) throw new Error(`image endpoint answered ${check.status} with ${got.length} bytes`);
 
-  const bare = await startBareImageServer(env.dbUrl);
+  const bare = await startBareServer(env.dbUrl, 'bare-image-server.js');
   try {
     await run('warm-up', `${bare.url}/images/${blobKey}`, () => ({}), 2);
     const b = await run('bare Fastify → Postgres', `${bare.url}/images/${blobKey}`, () => ({}), seconds);

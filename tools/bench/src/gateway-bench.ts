@@ -56,9 +56,10 @@ export async function startBenchStack(): Promise<BenchEnv> {
   };
 }
 
-export async function startBareServer(dbUrl: string): Promise<{ url: string; stop: () => Promise<void> }> {
+/** A baseline process (`bare-server.js` unless another script of this folder is named), ready when it returns. */
+export async function startBareServer(dbUrl: string, script = 'bare-server.js'): Promise<{ url: string; stop: () => Promise<void> }> {
   const port = await freePort();
-  const child = spawn(process.execPath, [path.join(REPO_ROOT, 'tools/bench/dist/src/bare-server.js')], {
+  const child = spawn(process.execPath, [path.join(REPO_ROOT, 'tools/bench/dist/src', script)], {
     env: { ...process.env, DATABASE_URL: dbUrl, PORT: String(port), PG_POOL_MAX: '10' },
     stdio: ['ignore', 'pipe', 'inherit'],
   });

@@ -39,6 +39,8 @@ function once(spec: LoadSpec, seconds: number): Promise<autocannon.Result> {
 /** Warms up, then measures requests/s and latency percentiles at a fixed number of connections. */
 export async function measure(spec: LoadSpec): Promise<LoadResult> {
   await once(spec, spec.warmupSeconds ?? 2);
+  // progress on stderr, so that a profiler can be attached to the measured window
+  process.stderr.write(`measuring ${spec.label}\n`);
   const r = await once(spec, spec.seconds ?? 10);
   return {
     label: spec.label,

@@ -5,11 +5,10 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { jetstream, jetstreamManager, type JetStreamClient } from '@nats-io/jetstream';
-import { eventStreamName, eventSubject, subjectRoot, SUBJECTS, type DomainEvent } from '@verity/contracts';
-import { newId } from '@verity/keys';
+import { eventStreamName, eventSubject, subjectRoot, SUBJECTS } from '@verity/contracts';
 import { connectNats, encodeJson, RpcClient } from '@verity/platform';
 import { freePort, REPO_ROOT, Stack } from '@verity/stack';
-import { query, waitFor } from '@verity/testing';
+import { query, sessionEvent, waitFor } from '@verity/testing';
 import pg from 'pg';
 import { Agent, request } from 'undici';
 import { formatRow } from './load.js';
@@ -42,17 +41,6 @@ async function startReceiver(tls: { cert: string; key: string }): Promise<{ url:
   return { url: `https://127.0.0.1:${port}`, child };
 }
 
-function sessionEvent(orgId: string): DomainEvent {
-  const at = new Date().toISOString();
-  return {
-    id: newId('event'),
-    type: 'kyc.session.completed',
-    timestamp: at,
-    org_id: orgId,
-    mode: 'test',
-    data: { sessionId: newId('session'), status: 'completed', outcome: 'approved', occurredAt: at },
-  };
-}
 
 /** CPU seconds used so far by each named process (Linux /proc; empty elsewhere). */
 function cpuOf(pids: Record<string, number[]>): Record<string, number> {
@@ -96,7 +84,7 @@ async function deliveries(js: JetStreamClient, root: string, dbUrl: string, orgI
   for (let i = 0; i < n; i += 250) {
     await Promise.all(
       Array.from({ length: Math.min(250, n - i) }, () => {
-        const e = sessionEvent(orgId);
+        const e = sessionEvent(orgId, 'test');
         return js.publish(eventSubject(root, e.type), encodeJson(e), { msgID: e.id });
       }),
     );
@@ -172,7 +160,7 @@ export async function benchWebhooks(): Promise<void> {
       op,
     );
     const js = jetstream(nc);
-    const body = JSON.stringify({ type: 'kyc.session.completed', timestamp: new Date().toISOString(), data: sessionEvent(org.id).data });
+    const body = JSON.stringify({ type: 'kyc.session.completed', timestamp: new Date().toISOString(), data: sessionEvent(org.id, 'test').data });
 
     await rawPosts(agent, receiver.url, body, WARMUP);
     await deliveries(js, root, dbUrl, org.id, WARMUP);

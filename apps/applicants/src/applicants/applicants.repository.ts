@@ -39,7 +39,8 @@ export class ApplicantsRepository {
   constructor(@Inject(Sql) private readonly db: Sql) {}
 
   async insert(owner: Owner, a: NewApplicant): Promise<ApplicantRow> {
-    const rows = await this.db.rows<ApplicantRow>(
+    const rows = await this.db.prepared<ApplicantRow>(
+      'applicants_insert',
       `INSERT INTO applicants.applicants
          (id, org_id, mode, family_name, given_names, name_suffix, email, phone, date_of_birth, address, external_id)
        VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11) RETURNING ${COLUMNS}`,
@@ -61,7 +62,8 @@ export class ApplicantsRepository {
   }
 
   async find(owner: Owner, id: string): Promise<ApplicantRow | null> {
-    const rows = await this.db.rows<ApplicantRow>(
+    const rows = await this.db.prepared<ApplicantRow>(
+      'applicants_find',
       `SELECT ${COLUMNS} FROM applicants.applicants WHERE id = $1 AND org_id = $2 AND mode = $3`,
       [id, owner.org_id, owner.mode],
     );
