@@ -119,6 +119,17 @@ describe('envelope on every error', () => {
     }
   });
 
+  it('a path the router cannot decode is 404 route_not_found in the envelope, with X-Request-Id, never echoing the path', async () => {
+    const { key } = await orgWithKey('us');
+    for (const p of ['/v1/%zz%3Cscript%3E', '/v1/applicants/%E0%A4%A', '/%ff%fe']) {
+      const res = await client('us', key)('GET', p);
+      assert.equal(res.status, 404, p);
+      assert.equal(errorOf(res).code, 'route_not_found');
+      assert.match(res.headers.get('x-request-id') ?? '', /^req_[A-Za-z0-9]{24}$/);
+      assert.ok(!res.text.includes('%') && !/script|applicants/.test(res.text), `${p}: ${res.text}`);
+    }
+  });
+
   it('a body that is not JSON is 400 invalid_json and writes nothing', async () => {
     const { key } = await orgWithKey('us');
     const c = client('us', key);

@@ -2,6 +2,7 @@ import 'reflect-metadata';
 import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
 import { DomainError } from '@verity/errors';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import { newId } from '@verity/keys';
 import { connectNats, createLogger, createRedis, explainStartupFailure } from '@verity/platform';
 import { AccessService } from './access/access.service.js';
@@ -9,6 +10,7 @@ import { ROUTES } from './access/routes.js';
 import { GatewayModule } from './app.module.js';
 import { loadGatewayConfig, type GatewayConfig } from './config.js';
 import { EnvelopeFilter } from './http/envelope.filter.js';
+import { sendError } from './http/errors.js';
 
 let cfg: GatewayConfig;
 try {
@@ -34,6 +36,12 @@ try {
     exposeHeadRoutes: false,
     // a long path segment must reach the routes (404 without echo), not the router's 414 that echoes the path
     routerOptions: { maxParamLength: 16 * 1024 },
+    // a path the router cannot decode (bad percent-encoding) names no route: 404 in the envelope, never the
+    // router's own 400 that echoes the path
+    frameworkErrors: (_err: Error, req: FastifyRequest, reply: FastifyReply) => {
+      req.requestId = req.id;
+      void sendError(reply, req, new DomainError('route_not_found').toData(), cfg.DOCS_BASE_URL);
+    },
   });
   const app = await NestFactory.create<NestFastifyApplication>(GatewayModule.forRoot(cfg, log, nc, redis), adapter, {
     logger: ['error', 'warn'],
