@@ -1,30 +1,13 @@
-import net from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { jetstreamManager } from '@nats-io/jetstream';
 import type { NatsConnection } from '@nats-io/transport-node';
 import { eventStreamName, subjectRoot, SUBJECTS, type DomainEvent } from '@verity/contracts';
 import { connectNats, RpcClient } from '@verity/platform';
-import { Stack } from '@verity/stack';
+import { freePort, Stack } from '@verity/stack';
 import { api, cloneTestDatabase, isolationPrefix, query, waitFor } from '@verity/testing';
 import { closeStreams, streamEvents } from './sessions-support.js';
 
-/**
- * Crash safety of the sessions service on a us stack of this file's own (own database, subjects and port),
- * so that killing its sessions process touches no other test: under a steady stream of creates, SIGKILL
- * it five times; afterwards every committed session rests, its events are on the stream exactly once by
- * event id, and no outbox row or job is left.
- */
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = net.createServer();
-    s.once('error', reject);
-    s.listen(0, '127.0.0.1', () => {
-      const { port } = s.address() as net.AddressInfo;
-      s.close(() => resolve(port));
-    });
-  });
-}
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const OUTCOMES = ['pass', 'review', 'fail', 'doc_quality'] as const;

@@ -1,6 +1,5 @@
 import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import net from 'node:net';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { subjectRoot, SUBJECTS, type CreatedApiKey, type Organization } from '@verity/contracts';
@@ -159,13 +158,4 @@ export function rateLimitOf(res: ApiResponse): { limit: number; remaining: numbe
 }
 
 /** A TCP port nobody listens on right now, on loopback. */
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = net.createServer();
-    s.once('error', reject);
-    s.listen(0, '127.0.0.1', () => {
-      const { port } = s.address() as net.AddressInfo;
-      s.close(() => resolve(port));
-    });
-  });
-}
+export { freePort } from '@verity/stack';

@@ -9,28 +9,18 @@ import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
-import net from 'node:net';
 import { jetstream, jetstreamManager } from '@nats-io/jetstream';
 import type { NatsConnection } from '@nats-io/transport-node';
 import { Webhook } from 'standardwebhooks';
 import { eventStreamName, eventSubject, subjectRoot, SUBJECTS, type WebhookSubscriptionWithSecret } from '@verity/contracts';
 import { connectNats, encodeJson, RpcClient } from '@verity/platform';
-import { Stack } from '@verity/stack';
+import { freePort, Stack } from '@verity/stack';
 import { cloneTestDatabase, isolationPrefix, query, sessionEvent, startWebhookReceiver, testTls, waitFor, type WebhookReceiver } from '@verity/testing';
 import { Redis } from 'ioredis';
 
 const BURST = 1000;
 const op = { principal: null, requestId: 'req_e2e_faults' };
 
-function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const s = net.createServer();
-    s.listen(0, '127.0.0.1', () => {
-      const { port } = s.address() as net.AddressInfo;
-      s.close(() => resolve(port));
-    });
-  });
-}
 
 let db: Awaited<ReturnType<typeof cloneTestDatabase>>;
 let redisServer: ChildProcess;

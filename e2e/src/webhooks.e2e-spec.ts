@@ -61,11 +61,14 @@ describe('webhooks end to end', () => {
     const session = await waitStatus(c, created.body.data.id);
     const [got] = await receivedFor(session.id, 1);
     const body = verified(sub.secret, got!);
-    assert.deepEqual(body, {
+    const { timestamp, ...rest } = body;
+    assert.deepEqual(rest, {
       type: 'kyc.session.completed',
-      timestamp: body.timestamp,
       data: { sessionId: session.id, status: 'completed', outcome: 'approved', occurredAt: session.updated_at },
     });
+    // the event's own time: an ISO 8601 instant between the session's creation and its delivery
+    assert.match(timestamp, /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z$/);
+    assert.ok(Date.parse(timestamp) >= Date.parse(session.created_at) && Date.parse(timestamp) <= Date.now(), timestamp);
     assert.match(got!.headers['webhook-id']!, /^evt_/);
     assert.equal(got!.path, '/e2e/test');
     assert.equal(got!.headers['content-type'], 'application/json');

@@ -7,14 +7,13 @@ import { randomBytes } from 'node:crypto';
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
 import os from 'node:os';
-import net from 'node:net';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { jetstreamManager } from '@nats-io/jetstream';
 import { connect } from '@nats-io/transport-node';
 import pg from 'pg';
 import { eventStreamName, subjectRoot } from '../../libs/contracts/dist/src/index.js';
-import { checkInfrastructure, SERVICES, Stack } from '../stack/dist/src/index.js';
+import { checkInfrastructure, freePort, SERVICES, Stack } from '../stack/dist/src/index.js';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const run = randomBytes(3).toString('hex');
@@ -135,15 +134,6 @@ function makeTestCert() {
   return { dir, cert, key };
 }
 
-function freePort() {
-  return new Promise((resolve) => {
-    const s = net.createServer();
-    s.listen(0, '127.0.0.1', () => {
-      const { port } = s.address();
-      s.close(() => resolve(port));
-    });
-  });
-}
 
 const problems = await checkInfrastructure({ postgresUrl: ADMIN_URL, redisUrl: 'redis://127.0.0.1:6379', natsUrl: 'nats://127.0.0.1:4222' });
 if (problems.length) {

@@ -1,4 +1,4 @@
-import { loadConfig, type ServiceConfig } from '@verity/platform';
+import { configSection, eventStreamEnv, type ServiceConfig } from '@verity/platform';
 import { z } from 'zod';
 
 /** Configuration of the sessions service beyond the platform's (validated at start like the rest). */
@@ -17,10 +17,7 @@ export const sessionsEnv = {
    * version drops it at once through an event; this bounds staleness should an event be lost. 0 disables.
    */
   TEMPLATE_PIN_CACHE_TTL_MS: z.coerce.number().int().min(0).max(3_600_000).default(60_000),
-  /** JetStream duplicate window of the events stream when this service creates it (at least 2 minutes). */
-  EVENTS_DUPLICATE_WINDOW_MS: z.coerce.number().int().min(120_000).max(86_400_000).default(600_000),
-  /** How long the events stream keeps a message when this service creates it. */
-  EVENTS_MAX_AGE_MS: z.coerce.number().int().min(60_000).default(7 * 86_400_000),
+  ...eventStreamEnv,
 };
 
 export type SessionsConfig = z.infer<z.ZodObject<typeof sessionsEnv>>;
@@ -29,6 +26,5 @@ export const SESSIONS_CONFIG = Symbol('SESSIONS_CONFIG');
 
 /** The sessions part of a service configuration; defaults apply to what an in-process caller leaves out. */
 export function sessionsConfigOf(cfg: ServiceConfig): SessionsConfig {
-  const raw = Object.fromEntries(Object.entries(cfg).filter(([, v]) => v !== undefined).map(([k, v]) => [k, String(v)]));
-  return loadConfig(sessionsEnv, raw);
+  return configSection(sessionsEnv, cfg);
 }

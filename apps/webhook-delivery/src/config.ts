@@ -1,4 +1,4 @@
-import { envBool, loadConfig, redisEnv, type ServiceConfig } from '@verity/platform';
+import { configSection, envBool, eventStreamEnv, redisEnv, type ServiceConfig } from '@verity/platform';
 import { z } from 'zod';
 import { DEFAULT_RETRY_SCHEDULE, parseRetrySchedule, RetryScheduleError } from './delivery/retry-schedule.js';
 import { isSecretKey } from './subscriptions/secret-box.js';
@@ -31,10 +31,7 @@ export const webhookEnv = {
   WEBHOOK_SWEEP_INTERVAL_MS: z.coerce.number().int().min(100).max(600_000).default(5000),
   /** How long past its due time a delivery may wait in the queue before the sweeper enqueues it again. */
   WEBHOOK_SWEEP_GRACE_MS: z.coerce.number().int().min(0).max(3_600_000).default(60_000),
-  /** JetStream duplicate window of the events stream when this service creates it (the sessions service's default). */
-  EVENTS_DUPLICATE_WINDOW_MS: z.coerce.number().int().min(120_000).max(86_400_000).default(600_000),
-  /** How long the events stream keeps a message when this service creates it (the sessions service's default). */
-  EVENTS_MAX_AGE_MS: z.coerce.number().int().min(60_000).default(7 * 86_400_000),
+  ...eventStreamEnv,
 };
 
 type WebhookEnv = z.infer<z.ZodObject<typeof webhookEnv>>;
@@ -51,8 +48,7 @@ export const WEBHOOK_CONFIG = Symbol('WEBHOOK_CONFIG');
 
 /** The webhook-delivery part of a service configuration; defaults apply to what an in-process caller leaves out. */
 export function webhookConfigOf(cfg: ServiceConfig): WebhookConfig {
-  const raw = Object.fromEntries(Object.entries(cfg).filter(([, v]) => v !== undefined).map(([k, v]) => [k, String(v)]));
-  const w = loadConfig(webhookEnv, raw);
+  const w = configSection(webhookEnv, cfg);
   return {
     ...w,
     REGION: cfg.REGION,

@@ -39,6 +39,14 @@ export const redisEnv = {
   REDIS_KEY_PREFIX: z.string().optional(),
 };
 
+/** The region's event stream, as whichever of its users (sessions, webhook-delivery) starts first creates it. */
+export const eventStreamEnv = {
+  /** JetStream duplicate window of the events stream (at least 2 minutes). */
+  EVENTS_DUPLICATE_WINDOW_MS: z.coerce.number().int().min(120_000).max(86_400_000).default(600_000),
+  /** How long the events stream keeps a message. */
+  EVENTS_MAX_AGE_MS: z.coerce.number().int().min(60_000).default(7 * 86_400_000),
+};
+
 export const healthEnv = {
   /** When set, a service also answers GET /health/live and /health/ready over HTTP on this port (Kubernetes probes). */
   HEALTH_PORT: z.coerce.number().int().min(1).max(65535).optional(),
@@ -52,6 +60,15 @@ export function loadConfig<T extends z.ZodRawShape>(shape: T, env: NodeJS.Proces
     throw new ConfigError(result.error.issues.map((i) => `${i.path.join('.') || '(env)'}: ${i.message}`));
   }
   return result.data;
+}
+
+/**
+ * A service's own section of an already loaded configuration: `cfg` (values as loaded, or as an in-process
+ * caller gave them) read again through `shape`, whose defaults fill what is left out.
+ */
+export function configSection<T extends z.ZodRawShape>(shape: T, cfg: object): z.infer<z.ZodObject<T>> {
+  const raw = Object.fromEntries(Object.entries(cfg).filter(([, v]) => v !== undefined).map(([k, v]) => [k, String(v)]));
+  return loadConfig(shape, raw);
 }
 
 export function defaultDatabaseUrl(region: string): string {

@@ -31,7 +31,7 @@ export interface AddressClass {
 }
 
 /** Ranges a local or test receiver lives in: allowed only with WEBHOOK_ALLOW_PRIVATE_NETWORKS=true. */
-export const PRIVATE_NETWORK_RANGES: readonly AddressRange[] = ['loopback', 'private', 'link_local', 'cgnat', 'unique_local', 'site_local'];
+const PRIVATE_NETWORK_RANGES: readonly AddressRange[] = ['loopback', 'private', 'link_local', 'cgnat', 'unique_local', 'site_local'];
 
 /** Cloud instance-metadata endpoints: refused even with WEBHOOK_ALLOW_PRIVATE_NETWORKS=true. */
 const METADATA_V4 = new Set(['169.254.169.254', '169.254.170.2', '169.254.170.23', '100.100.100.200', '192.0.0.192']);

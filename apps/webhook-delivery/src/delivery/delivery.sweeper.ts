@@ -41,19 +41,17 @@ export class DeliverySweeper implements OnApplicationBootstrap, BeforeApplicatio
   kick(): void {
     if (this.running) return;
     this.running = this.sweep()
-      .then(() => undefined)
       .catch((err: unknown) => this.log.warn({ err }, 'sweep failed; retrying on the next tick'))
       .finally(() => {
         this.running = null;
       });
   }
 
-  /** One pass; returns how many deliveries were handed to the queue. */
-  async sweep(): Promise<number> {
+  /** One pass. */
+  async sweep(): Promise<void> {
     const closed = await this.repo.closeAbandoned(this.max);
     if (closed > 0) this.log.warn({ attempts: closed }, 'recorded attempts abandoned by a stopped process as failed');
     const due = await this.repo.overdue(this.cfg.WEBHOOK_SWEEP_GRACE_MS, this.max, SWEEP_BATCH);
     if (due.length > 0) await this.queue.enqueue(due);
-    return due.length;
   }
 }

@@ -75,7 +75,7 @@ export class DeliveryWorker implements OnApplicationBootstrap, BeforeApplication
     // claims and outcomes share one statement, one at a time: under load the batches grow, not the statements
     this.ledger = new MicroBatch(
       async (ops) => {
-        const claims = ops.filter((op): op is ClaimRequest => 'attemptId' in op && !('status' in op));
+        const claims = ops.filter((op): op is ClaimRequest => !('status' in op));
         const outcomes = ops.filter((op): op is AttemptOutcome => 'status' in op);
         const results = await this.repo.step(claims, outcomes, this.max);
         let i = 0;

@@ -11,7 +11,6 @@ export class DestinationError extends Error {
   constructor(
     readonly code: 'blocked_destination' | 'dns_error',
     message: string,
-    readonly range?: AddressRange,
   ) {
     super(message);
     this.name = 'DestinationError';
@@ -33,7 +32,7 @@ export class DestinationGuard {
       return [host.address.address];
     }
     if (host.kind === 'loopback_name' && !this.allowPrivateNetworks) {
-      throw new DestinationError('blocked_destination', `${hostname} is a loopback name`, 'loopback');
+      throw new DestinationError('blocked_destination', `${hostname} is a loopback name`);
     }
     const name = host.kind === 'name' ? host.name : hostname;
     let resolved: Array<{ address: string }>;
@@ -56,7 +55,7 @@ export class DestinationGuard {
   private check(address: string, range: AddressRange, name?: string): void {
     if (!isAllowedRange(range, this.allowPrivateNetworks)) {
       const what = name ? `${name} resolves to ${address}` : address;
-      throw new DestinationError('blocked_destination', `${what}, a ${range.replace('_', '-')} address: receivers must be on the public internet`, range);
+      throw new DestinationError('blocked_destination', `${what}, a ${range.replace('_', '-')} address: receivers must be on the public internet`);
     }
   }
 }

@@ -9,7 +9,6 @@ const DAY = 24 * HOUR;
 
 /** The production schedule: 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h. */
 export const DEFAULT_RETRY_SCHEDULE = '5s,5m,30m,2h,5h,10h,10h';
-export const DEFAULT_RETRY_DELAYS_MS: readonly number[] = [5 * SECOND, 5 * MINUTE, 30 * MINUTE, 2 * HOUR, 5 * HOUR, 10 * HOUR, 10 * HOUR];
 
 /** One attempt waits at most this long for the response headers (connect, TLS and request included). */
 export const ATTEMPT_TIMEOUT_MS = 10 * SECOND;

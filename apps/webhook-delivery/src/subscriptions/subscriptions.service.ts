@@ -117,12 +117,13 @@ export class SubscriptionsService {
   /** A new secret, shown once; the previous one keeps signing (a second signature) for 24 hours. */
   async rotateSecret(subscriptionId: string): Promise<WebhookSecretRotation> {
     if (!isId('webhookSubscription', subscriptionId)) throw DomainError.notFound('subscription_id');
-    const current = await this.repo.find(subscriptionId);
-    if (!current) throw DomainError.notFound('subscription_id');
-    if (current.status !== 'active') throw new DomainError('invalid_state_transition', { message: 'The subscription is disabled.', param: 'subscription_id' });
     const secret = generateSigningSecret();
     const row = await this.repo.rotate(subscriptionId, this.box.seal(secret, subscriptionId), ROTATION_OVERLAP_MS);
-    if (!row) throw new DomainError('invalid_state_transition', { message: 'The subscription is disabled.', param: 'subscription_id' });
+    if (!row) {
+      // only active subscriptions rotate: tell a disabled one from one that does not exist
+      if (!(await this.repo.find(subscriptionId))) throw DomainError.notFound('subscription_id');
+      throw new DomainError('invalid_state_transition', { message: 'The subscription is disabled.', param: 'subscription_id' });
+    }
     return { ...toSubscription(row), secret, previous_secret_expires_at: row.previous_secret_expires_at!.toISOString() };
   }
 
