@@ -1,37 +1,7 @@
 /** Helpers of the ID-scan end-to-end tests: multipart bodies built byte by byte, sent whole, chunked or slowly. */
 import http from 'node:http';
-import { randomBytes } from 'node:crypto';
 
-export interface Part {
-  name: string;
-  /** A text field's value. */
-  value?: string;
-  /** A file part's bytes. */
-  file?: Buffer;
-  filename?: string;
-  type?: string;
-}
-
-export interface Multipart {
-  body: Buffer;
-  contentType: string;
-  boundary: string;
-}
-
-export function multipart(parts: Part[], opts: { preamble?: Buffer } = {}): Multipart {
-  const boundary = `----verity${randomBytes(8).toString('hex')}`;
-  const out: Buffer[] = [];
-  if (opts.preamble) out.push(opts.preamble);
-  for (const p of parts) {
-    const disp =
-      p.file !== undefined
-        ? `form-data; name="${p.name}"; filename="${p.filename ?? `${p.name}.jpg`}"\r\nContent-Type: ${p.type ?? 'image/jpeg'}`
-        : `form-data; name="${p.name}"`;
-    out.push(Buffer.from(`--${boundary}\r\nContent-Disposition: ${disp}\r\n\r\n`), p.file ?? Buffer.from(p.value ?? ''), Buffer.from('\r\n'));
-  }
-  out.push(Buffer.from(`--${boundary}--\r\n`));
-  return { body: Buffer.concat(out), contentType: `multipart/form-data; boundary=${boundary}`, boundary };
-}
+export { multipart, type Multipart, type Part } from '@verity/testing';
 
 export interface Sent {
   status: number;

@@ -5,7 +5,7 @@ import http from 'node:http';
 import { SUBJECTS, type Principal } from '@verity/contracts';
 import { newId } from '@verity/keys';
 import { RpcClient, signInternalRequest } from '@verity/platform';
-import { query, sampleImage, type ServiceApp, type ServiceUnderTest, startServiceUnderTest, testPrincipal } from '@verity/testing';
+import { multipart, query, sampleImage, type Part, type ServiceApp, type ServiceUnderTest, startServiceUnderTest, testPrincipal } from '@verity/testing';
 import { IdScanModule } from '../src/app.module.js';
 import { ID_SCAN_SERVICE, idScanEnv } from '../src/definition.js';
 import { ScanHttp } from '../src/scan/scan.http.js';
@@ -40,14 +40,8 @@ function principal(mode: 'test' | 'live' = 'test'): Principal {
   return testPrincipal({ mode, region: 'eu', scopes: ['idv:scan'] });
 }
 
-function form(parts: { name: string; value?: string; file?: Buffer }[]): Buffer {
-  const out: Buffer[] = [];
-  for (const p of parts) {
-    const disp = p.file ? `form-data; name="${p.name}"; filename="${p.name}.jpg"\r\nContent-Type: image/jpeg` : `form-data; name="${p.name}"`;
-    out.push(Buffer.from(`--${BOUNDARY}\r\nContent-Disposition: ${disp}\r\n\r\n`), p.file ?? Buffer.from(p.value ?? ''), Buffer.from('\r\n'));
-  }
-  out.push(Buffer.from(`--${BOUNDARY}--\r\n`));
-  return Buffer.concat(out);
+function form(parts: Part[]): Buffer {
+  return multipart(parts, { boundary: BOUNDARY }).body;
 }
 
 interface Answer {

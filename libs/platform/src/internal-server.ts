@@ -38,8 +38,6 @@ export interface InternalServerOptions {
   host: string;
   secret: string;
   log: Logger;
-  /** Longest time one request may take to arrive whole (slow bodies are cut off). Default 60 s. */
-  requestTimeoutMs?: number;
 }
 
 /** Answers `{ ok: true, data }`, the shape the gateway relays. */
@@ -96,11 +94,11 @@ export function discardRest(req: http.IncomingMessage, ms = LINGER_MS): void {
 export class InternalHttpServer {
   private readonly routes: Route[] = [];
   private readonly server: http.Server;
-  private readonly inflight = new Set<http.ServerResponse>();
 
   constructor(private readonly opts: InternalServerOptions) {
     this.server = http.createServer((req, res) => void this.dispatch(req, res));
-    this.server.requestTimeout = opts.requestTimeoutMs ?? 60_000;
+    // a request must arrive whole within a minute: slow bodies are cut off
+    this.server.requestTimeout = 60_000;
     this.server.headersTimeout = 10_000;
     // longer than the gateway pool's idle timeout (10 s), so the gateway, not this side, closes idle connections
     this.server.keepAliveTimeout = 15_000;
@@ -135,13 +133,7 @@ export class InternalHttpServer {
     clearTimeout(timer);
   }
 
-  get inFlight(): number {
-    return this.inflight.size;
-  }
-
   private async dispatch(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
-    this.inflight.add(res);
-    res.once('close', () => this.inflight.delete(res));
     const requestId = typeof req.headers['x-request-id'] === 'string' ? req.headers['x-request-id'] : 'req_internal';
     const log = this.opts.log.child({ request_id: requestId });
     try {

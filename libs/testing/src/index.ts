@@ -5,3 +5,4 @@ export * from './images.js';
 export * from './service.js';
 export * from './events.js';
 export * from './principal.js';
+export * from './multipart.js';

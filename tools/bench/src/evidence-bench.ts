@@ -3,7 +3,7 @@ import { performance } from 'node:perf_hooks';
 import autocannon from 'autocannon';
 import pg from 'pg';
 import { SUBJECTS } from '@verity/contracts';
-import { noisyJpeg, padJpeg } from '@verity/testing';
+import { multipart, noisyJpeg, padJpeg } from '@verity/testing';
 import { startBareServer, type BenchEnv } from './gateway-bench.js';
 import { formatRow } from './load.js';
 
@@ -142,14 +142,9 @@ function percentile(sorted: number[], p: number): number {
 export async function benchIdScan(env: BenchEnv, requests = 20): Promise<void> {
   const sharp = (await import('sharp')).default;
   const photo = padJpeg(await noisyJpeg(4000, 3000, 75), 10 * MiB);
-  const boundary = 'benchBoundary';
-  const body = Buffer.concat([
-    Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="front"; filename="photo.jpg"\r\nContent-Type: image/jpeg\r\n\r\n`),
-    photo,
-    Buffer.from(`\r\n--${boundary}--\r\n`),
-  ]);
+  const { body, contentType } = multipart([{ name: 'front', file: photo, filename: 'photo.jpg' }]);
   const url = `${env.stack.baseUrl('us')}/v1/id-verification`;
-  const headers = { authorization: `Bearer ${env.key}`, 'content-type': `multipart/form-data; boundary=${boundary}` };
+  const headers = { authorization: `Bearer ${env.key}`, 'content-type': contentType };
 
   const scanOnce = async (): Promise<number> => {
     const t = performance.now();

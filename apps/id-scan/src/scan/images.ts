@@ -30,10 +30,6 @@ export class ImageDecoder {
     this.slots = new Semaphore(concurrency);
   }
 
-  get busy(): number {
-    return this.slots.inUse;
-  }
-
   async normalize(bytes: Buffer, format: ImageFormat, param: string, deadline = Infinity): Promise<Buffer> {
     return this.slots.run(async () => {
       try {

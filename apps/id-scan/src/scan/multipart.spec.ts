@@ -1,7 +1,7 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { Readable } from 'node:stream';
-import { refusal } from '@verity/testing';
+import { multipart, refusal, type Part } from '@verity/testing';
 import { readUpload, type UploadLimits, type UploadPolicy } from './multipart.js';
 
 const BOUNDARY = 'xYzBoundary42';
@@ -12,15 +12,9 @@ const TEST: UploadPolicy = { files: ['front', 'back'], fields: ['expected_outcom
 const LIVE: UploadPolicy = { files: ['front', 'back'], fields: [], refusedFieldMessage: (n) => (n === 'expected_outcome' ? 'test mode only' : undefined) };
 const LIMITS: UploadLimits = { fileBytes: 1024, bodyBytes: 4096, fieldBytes: 64 };
 
-type Part = { name: string; value?: string; file?: Buffer; filename?: string; type?: string };
-
-function part(p: Part): Buffer {
-  const disp = p.file !== undefined ? `form-data; name="${p.name}"; filename="${p.filename ?? 'doc.jpg'}"` : `form-data; name="${p.name}"`;
-  const head = `--${BOUNDARY}\r\nContent-Disposition: ${disp}\r\n${p.file !== undefined ? `Content-Type: ${p.type ?? 'image/jpeg'}\r\n` : ''}\r\n`;
-  return Buffer.concat([Buffer.from(head), p.file ?? Buffer.from(p.value ?? ''), Buffer.from('\r\n')]);
-}
+/** A body with this file's boundary; `close: false` leaves it unfinished. */
 function form(parts: Part[], opts: { preamble?: Buffer; close?: boolean } = {}): Buffer {
-  return Buffer.concat([opts.preamble ?? Buffer.alloc(0), ...parts.map(part), Buffer.from(opts.close === false ? '' : `--${BOUNDARY}--\r\n`)]);
+  return multipart(parts, { ...opts, boundary: BOUNDARY }).body;
 }
 
 /** A body delivered in `chunk`-byte pieces, each on its own turn of the event loop as from a socket, that records how much of it was taken. */
@@ -153,7 +147,7 @@ describe('readUpload', () => {
 
   it('a body that stalls past the deadline is refused with 503', async () => {
     const stalled = new Readable({ read() {} });
-    stalled.push(part({ name: 'front', file: JPEG }));
+    stalled.push(form([{ name: 'front', file: JPEG }], { close: false }));
     const e = await refusal(readUpload(stalled, CT, TEST, { ...LIMITS, deadline: Date.now() + 100 }));
     assert.equal(e.code, 'service_unavailable');
   });

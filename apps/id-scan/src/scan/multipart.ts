@@ -32,8 +32,6 @@ export interface Upload {
   fields: Map<string, string>;
 }
 
-export class UploadError extends DomainError {}
-
 function issue(path: string, message: string, code = 'custom'): DomainError {
   const issues: Issue[] = [{ code, message, path: [path] }];
   return DomainError.validation(issues);
@@ -100,10 +98,10 @@ export function readUpload(body: Readable, contentType: string | undefined, poli
     };
     const count = (chunk: Buffer) => {
       total += chunk.length;
-      if (total > limits.bodyBytes) fail(new UploadError('request_too_large'));
+      if (total > limits.bodyBytes) fail(new DomainError('request_too_large'));
     };
     const aborted = () => fail(issue('front', 'the upload ended before the multipart body was complete'));
-    const timer = limits.deadline === undefined ? undefined : setTimeout(() => fail(new UploadError('service_unavailable')), Math.max(0, limits.deadline - Date.now()));
+    const timer = limits.deadline === undefined ? undefined : setTimeout(() => fail(new DomainError('service_unavailable')), Math.max(0, limits.deadline - Date.now()));
 
     const claim = (name: string, kind: 'file' | 'field'): boolean => {
       const isFile = policy.files.includes(name);
@@ -144,16 +142,16 @@ export function readUpload(body: Readable, contentType: string | undefined, poli
         size += d.length;
         if (format === null && size >= SNIFF_BYTES) {
           format = sniffImage(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks));
-          if (format === null) fail(new UploadError('unsupported_file_type', { param: name }));
+          if (format === null) fail(new DomainError('unsupported_file_type', { param: name }));
         }
       });
-      stream.on('limit', () => fail(new UploadError('file_too_large', { param: name })));
+      stream.on('limit', () => fail(new DomainError('file_too_large', { param: name })));
       stream.on('end', () => {
         if (settled) return;
         const bytes = Buffer.concat(chunks, size);
         format ??= sniffImage(bytes);
         if (format === null) {
-          fail(new UploadError('unsupported_file_type', { param: name }));
+          fail(new DomainError('unsupported_file_type', { param: name }));
           return;
         }
         files.set(name, { bytes, format });
