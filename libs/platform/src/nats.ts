@@ -175,6 +175,18 @@ export class RpcClient {
       },
     });
   }
+
+  /**
+   * Calls `drop` whenever the connection is lost and again when it comes back: events published in between
+   * never arrive, so whatever they would have invalidated must go.
+   */
+  onConnectionGap(drop: () => void): void {
+    void (async () => {
+      for await (const s of this.nc.status()) {
+        if (s.type === 'disconnect' || s.type === 'reconnect') drop();
+      }
+    })();
+  }
 }
 
 /** What a handler receives besides its payload. */

@@ -3,7 +3,7 @@ import { printComparison, startBareServer, type BenchEnv } from './gateway-bench
 import { measure } from './load.js';
 
 /** 20 rules mixing fixed, pattern and nested-group conditions. */
-export function twentyRules(): unknown[] {
+function twentyRules(): unknown[] {
   const rules: unknown[] = [];
   const fields: Array<[string, string, unknown]> = [
     ['applicant.email.domain', 'in', ['example.com', 'mailinator.com']],
@@ -32,7 +32,8 @@ export function twentyRules(): unknown[] {
   return rules;
 }
 
-export const FIVE_KEYS_METADATA = {
+/** The five keys of the spec's Session metadata section, plus one key of the client's own (kept, never read). */
+const FIVE_KEYS_METADATA = {
   start_datetime: '2026-03-14T09:30:00+01:00',
   end_datetime: '2026-03-14T18:00:00+01:00',
   amount: 125000,

@@ -43,6 +43,8 @@ export class AccessService implements OnApplicationBootstrap {
   onApplicationBootstrap(): void {
     this.rpc.subscribe(EVENTS.keyInvalidated, (e) => this.cache.dropKey(e.key_id));
     this.rpc.subscribe(EVENTS.orgChanged, (e) => this.cache.dropOrg(e.org_id));
+    // revocations published while the connection was down are missed: start again from the accounts service
+    this.rpc.onConnectionGap(() => this.cache.clear());
   }
 
   async authorize(req: FastifyRequest, reply: FastifyReply): Promise<void> {

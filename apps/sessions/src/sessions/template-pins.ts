@@ -31,14 +31,10 @@ export class TemplatePins implements OnApplicationBootstrap {
       this.generation++;
       this.cache.delete(keyOf(e, e.template_id));
     });
-    void (async () => {
-      for await (const s of this.rpc.connection.status()) {
-        if (s.type === 'disconnect' || s.type === 'reconnect') {
-          this.generation++;
-          this.cache.clear();
-        }
-      }
-    })();
+    this.rpc.onConnectionGap(() => {
+      this.generation++;
+      this.cache.clear();
+    });
   }
 
   /** The pin, from the cache or the screening service (errors, 404 included, pass through). */
