@@ -11,3 +11,4 @@ export * from './sql.js';
 export * from './ttl-cache.js';
 export * from './internal-http.js';
 export * from './internal-server.js';
+export * from './micro-batch.js';

@@ -1,7 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import type { CheckOutcome, CheckType, ExpectedOutcome, Owner, Principal, SessionOutcome, SessionStatus } from '@verity/contracts';
 import { randomAlphanumeric, type Mode } from '@verity/keys';
-import { Sql, type Queryable } from '@verity/platform';
+import { ItemFailure, MicroBatch, Sql, type Queryable } from '@verity/platform';
 import type { Idv } from '../runs/synthetic.js';
 
 export interface SessionRow {
@@ -70,6 +70,18 @@ export interface JobRow {
   attempts: number;
 }
 
+/** Creates written by one statement at most; batches running at once (each holds a pooled connection). */
+const CREATE_BATCH = 64;
+const CREATE_BATCHES_IN_FLIGHT = 4;
+
+interface PendingCreate {
+  owner: Owner;
+  s: NewSession;
+  job: { kind: JobRow['kind']; principal: Principal } | null;
+  email: NewEmail | null;
+  deadline: Date;
+}
+
 const COLUMNS = `seq, id, org_id, mode, applicant_id, workflow_template_id, template_version, status, outcome,
   expected_outcome, checks, metadata, platform_metadata, idv, created_at, updated_at`;
 
@@ -79,52 +91,78 @@ export class SessionsRepository {
   constructor(@Inject(Sql) readonly db: Sql) {}
 
   /**
-   * Writes a new session together with its background job and its email-log row, in one statement (atomic
-   * without a transaction round trip), prepared once per connection: this is the hot path of the API. Writes
-   * nothing, and returns null, once `deadline` has passed by the database's clock when the statement runs.
+   * Writes a new session together with its background job and its email-log row, atomically. This is the hot
+   * path of the API: creates arriving together are written by one statement (one round trip and one commit
+   * for the lot, prepared once per connection). Writes nothing for a create, and returns null for it, once
+   * its `deadline` has passed by the database's clock when the statement runs.
    */
-  async create(
+  create(
     owner: Owner,
     s: NewSession,
     job: { kind: JobRow['kind']; principal: Principal } | null,
     email: NewEmail | null,
     deadline: Date,
   ): Promise<SessionRow | null> {
+    return this.creates.add({ owner, s, job, email, deadline });
+  }
+
+  private readonly creates = new MicroBatch<PendingCreate, SessionRow | null>(async (batch) => {
+    try {
+      return await this.createMany(batch);
+    } catch (e) {
+      // one create's failure must not fail the others written with it: each goes again on its own
+      if (batch.length === 1) throw e;
+      const alone = await Promise.allSettled(batch.map((c) => this.createMany([c])));
+      return alone.map((r) => (r.status === 'fulfilled' ? r.value[0]! : new ItemFailure(r.reason)));
+    }
+  }, CREATE_BATCH, CREATE_BATCHES_IN_FLIGHT);
+
+  private async createMany(batch: PendingCreate[]): Promise<Array<SessionRow | null>> {
+    const col = <T>(f: (c: PendingCreate) => T) => batch.map(f);
     const rows = await this.db.prepared<SessionRow>(
       'sessions_create',
-      `WITH s AS (
+      `WITH r AS (
+         SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::int[], $7::text[], $8::text[], $9::text[],
+                              $10::timestamptz[], $11::text[], $12::text[], $13::text[], $14::text[], $15::text[], $16::text[], $17::text[], $18::timestamptz[])
+           AS r(id, org_id, mode, applicant_id, workflow_template_id, template_version, expected_outcome, checks, metadata,
+                now, job_kind, principal, email_id, template, subject, recipient, email_status, deadline)
+       ), s AS (
          INSERT INTO sessions.sessions
            (id, org_id, mode, applicant_id, workflow_template_id, template_version, status, expected_outcome, checks, metadata, created_at, updated_at)
-         SELECT $1, $2, $3, $4, $5, $6, 'pending', $7, $8, $9, $10, $10 WHERE clock_timestamp() < $18 RETURNING ${COLUMNS}
+         SELECT id, org_id, mode, applicant_id, workflow_template_id, template_version, 'pending', expected_outcome, checks::jsonb, metadata::json, now, now
+           FROM r WHERE clock_timestamp() < r.deadline
+         RETURNING ${COLUMNS}
        ), j AS (
-         INSERT INTO sessions.jobs (kind, session_id, principal) SELECT $11, s.id, $12::jsonb FROM s WHERE $11::text IS NOT NULL
+         INSERT INTO sessions.jobs (kind, session_id, principal)
+         SELECT r.job_kind, s.id, r.principal::jsonb FROM s JOIN r ON r.id = s.id WHERE r.job_kind IS NOT NULL
        ), e AS (
          INSERT INTO sessions.email_log (id, org_id, mode, session_id, template, subject, recipient, status)
-         SELECT $13, $2, $3, s.id, $14, $15, $16, $17 FROM s WHERE $13::text IS NOT NULL
+         SELECT r.email_id, r.org_id, r.mode, s.id, r.template, r.subject, r.recipient, r.email_status FROM s JOIN r ON r.id = s.id WHERE r.email_id IS NOT NULL
        )
        SELECT * FROM s`,
       [
-        s.id,
-        owner.org_id,
-        owner.mode,
-        s.applicant_id,
-        s.workflow_template_id,
-        s.template_version,
-        s.expected_outcome,
-        JSON.stringify(s.checks.map((type) => ({ type, outcome: null }))),
-        JSON.stringify(s.metadata),
-        s.now,
-        job?.kind ?? null,
-        job ? JSON.stringify(job.principal) : null,
-        email ? `eml_${randomAlphanumeric(24)}` : null,
-        email?.template ?? null,
-        email?.subject ?? null,
-        email?.recipient ?? null,
-        email?.status ?? null,
-        deadline,
+        col((c) => c.s.id),
+        col((c) => c.owner.org_id),
+        col((c) => c.owner.mode),
+        col((c) => c.s.applicant_id),
+        col((c) => c.s.workflow_template_id),
+        col((c) => c.s.template_version),
+        col((c) => c.s.expected_outcome),
+        col((c) => JSON.stringify(c.s.checks.map((type) => ({ type, outcome: null })))),
+        col((c) => JSON.stringify(c.s.metadata)),
+        col((c) => c.s.now),
+        col((c) => c.job?.kind ?? null),
+        col((c) => (c.job ? JSON.stringify(c.job.principal) : null)),
+        col((c) => (c.email ? `eml_${randomAlphanumeric(24)}` : null)),
+        col((c) => c.email?.template ?? null),
+        col((c) => c.email?.subject ?? null),
+        col((c) => c.email?.recipient ?? null),
+        col((c) => c.email?.status ?? null),
+        col((c) => c.deadline),
       ],
     );
-    return rows[0] ?? null;
+    const byId = new Map(rows.map((r) => [r.id, r]));
+    return batch.map((c) => byId.get(c.s.id) ?? null);
   }
 
   async find(owner: Owner, id: string): Promise<SessionRow | null> {

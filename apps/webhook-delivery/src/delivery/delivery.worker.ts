@@ -1,13 +1,12 @@
 import { Inject, Injectable, type BeforeApplicationShutdown, type OnApplicationBootstrap } from '@nestjs/common';
 import { newId } from '@verity/keys';
-import { LOGGER, type Logger } from '@verity/platform';
+import { LOGGER, MicroBatch, type Logger } from '@verity/platform';
 import { DelayedError, UnrecoverableError, Worker, type Job } from 'bullmq';
 import { Redis } from 'ioredis';
 import { WEBHOOK_CONFIG, type WebhookConfig } from '../config.js';
 import { SecretBox } from '../subscriptions/secret-box.js';
 import { DeliveriesRepository, type AttemptOutcome, type ClaimRequest, type ClaimResult, type DueDelivery } from './deliveries.repository.js';
 import { DeliveryQueue, queuePrefix, WEBHOOK_BACKOFF, WEBHOOK_QUEUE, type DeliverJobData } from './delivery.queue.js';
-import { MicroBatch } from './micro-batch.js';
 import { ReceiverClient, type AttemptErrorCode } from './receiver.client.js';
 import { maxAttempts, retryDelayAfter } from './retry-schedule.js';
 import { signedHeaders } from './signing.js';

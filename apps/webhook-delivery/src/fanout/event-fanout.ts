@@ -9,12 +9,11 @@ import {
   type DomainEvent,
 } from '@verity/contracts';
 import { newId } from '@verity/keys';
-import { CONFIG, ensureEventStream, LOGGER, NATS, type Logger, type ServiceConfig } from '@verity/platform';
+import { CONFIG, ensureEventStream, LOGGER, MicroBatch, NATS, type Logger, type ServiceConfig } from '@verity/platform';
 import { WEBHOOK_CONFIG, type WebhookConfig } from '../config.js';
 import { DeliveriesRepository, type NewDelivery } from '../delivery/deliveries.repository.js';
 import { DeliveryQueue } from '../delivery/delivery.queue.js';
 import { DeliveryWorker } from '../delivery/delivery.worker.js';
-import { MicroBatch } from '../delivery/micro-batch.js';
 import { maxAttempts } from '../delivery/retry-schedule.js';
 import { webhookBody } from '../delivery/signing.js';
 import { SubscriptionsRepository, type MatchRow } from '../subscriptions/subscriptions.repository.js';

@@ -2,7 +2,7 @@
  * Collects items and runs them as batches (one SQL statement instead of one per item): a batch starts at the
  * next turn of the event loop, or at once when it is full, unless `maxInFlight` batches are already running;
  * then items wait for one to finish, so that under load batches grow instead of multiplying. Each caller
- * gets its own item's result, or the batch's error.
+ * gets its own item's result (an `ItemFailure` in its place rejects that caller alone), or the batch's error.
  */
 export class MicroBatch<I, O> {
   private pending: Array<{ item: I; resolve: (o: O) => void; reject: (e: unknown) => void }> = [];
@@ -10,7 +10,7 @@ export class MicroBatch<I, O> {
   private inFlight = 0;
 
   constructor(
-    private readonly run: (items: I[]) => Promise<O[]>,
+    private readonly run: (items: I[]) => Promise<Array<O | ItemFailure>>,
     private readonly maxSize = 256,
     private readonly maxInFlight = 2,
   ) {}
@@ -35,7 +35,12 @@ export class MicroBatch<I, O> {
     this.inFlight++;
     this.run(batch.map((b) => b.item))
       .then(
-        (out) => batch.forEach((b, i) => b.resolve(out[i]!)),
+        (out) =>
+          batch.forEach((b, i) => {
+            const o = out[i]!;
+            if (o instanceof ItemFailure) b.reject(o.error);
+            else b.resolve(o);
+          }),
         (e) => batch.forEach((b) => b.reject(e)),
       )
       .finally(() => {
@@ -43,4 +48,9 @@ export class MicroBatch<I, O> {
         this.flush();
       });
   }
+}
+
+/** The result of one item of a batch that failed on its own: its caller gets `error`, the others their results. */
+export class ItemFailure {
+  constructor(readonly error: unknown) {}
 }

@@ -1,6 +1,6 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { MicroBatch } from './micro-batch.js';
+import { ItemFailure, MicroBatch } from './micro-batch.js';
 
 describe('micro-batches', () => {
   it('runs what was added in one turn as one batch and hands each caller its own result', async () => {
@@ -47,5 +47,14 @@ describe('micro-batches', () => {
     });
     const results = await Promise.allSettled([b.add(1), b.add(2)]);
     assert.deepEqual(results.map((r) => r.status), ['rejected', 'rejected']);
+  });
+
+  it('an ItemFailure rejects its own caller only', async () => {
+    const b = new MicroBatch<number, number>(async (xs) => xs.map((x) => (x === 2 ? new ItemFailure(new Error('two')) : x)));
+    const results = await Promise.allSettled([b.add(1), b.add(2), b.add(3)]);
+    assert.deepEqual(
+      results.map((r) => (r.status === 'fulfilled' ? r.value : (r.reason as Error).message)),
+      [1, 'two', 3],
+    );
   });
 });
