@@ -68,6 +68,35 @@ describe('create and get', () => {
     assert.deepEqual(rows, [{ org_id: p.org_id, mode: 'live', family_name: 'Okonkwo' }]);
   });
 
+  it('creates and reads sent at once (written and read together) each get their own row, exactly as sent', async () => {
+    const p = principal('test');
+    const other = principal('test');
+    const bodies = Array.from({ length: 40 }, (_, i) => ({
+      family_name: `Family ${i}`,
+      given_names: i % 4 === 0 ? [] : ['Zoë', 'O"Neil, Jr', `{${i}}`, '  spaced  '].slice(0, 1 + (i % 4)),
+      ...(i % 3 === 0 ? { date_of_birth: '2000-02-29', address: { line1: `${i} Rue de la Loi`, country: 'BE' } } : {}),
+      ...(i % 5 === 0 ? { email: `a${i}@example.com`, external_id: `ext-${i}` } : {}),
+    }));
+    const created = await Promise.all(bodies.map((b) => create(p, b)));
+    assert.equal(new Set(created.map((a) => a.id)).size, bodies.length);
+    created.forEach((a, i) => {
+      const b = bodies[i]!;
+      assert.equal(a.family_name, b.family_name);
+      assert.deepEqual(a.given_names, b.given_names);
+      assert.equal(a.date_of_birth, b.date_of_birth ?? null);
+      assert.deepEqual(a.address, b.address ?? null);
+      assert.equal(a.email, b.email ?? null);
+    });
+    // the owner's reads and another organization's reads of the same ids, side by side
+    const [mine, theirs] = await Promise.all([
+      Promise.all(created.map((a) => call(p, SUBJECTS.applicantsGet, { id: a.id }))),
+      Promise.allSettled(created.map((a) => call(other, SUBJECTS.applicantsGet, { id: a.id }))),
+    ]);
+    assert.deepEqual(mine, created);
+    assert.ok(theirs.every((r) => r.status === 'rejected' && (r.reason as { code?: string }).code === 'resource_not_found'));
+    assert.equal(await storedCount(p.org_id), bodies.length);
+  });
+
   it("another organization's or the other mode's applicant does not exist for the caller", async () => {
     const owner = principal('test');
     const a = await create(owner, { family_name: 'Private' });

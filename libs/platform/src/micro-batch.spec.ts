@@ -1,6 +1,6 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { ItemFailure, MicroBatch } from './micro-batch.js';
+import { MicroBatch } from './micro-batch.js';
 
 describe('micro-batches', () => {
   it('runs what was added in one turn as one batch and hands each caller its own result', async () => {
@@ -49,12 +49,23 @@ describe('micro-batches', () => {
     assert.deepEqual(results.map((r) => r.status), ['rejected', 'rejected']);
   });
 
-  it('an ItemFailure rejects its own caller only', async () => {
-    const b = new MicroBatch<number, number>(async (xs) => xs.map((x) => (x === 2 ? new ItemFailure(new Error('two')) : x)));
+  it('with retryAlone, a failed batch runs each item on its own: one bad item fails its caller only', async () => {
+    const runs: number[][] = [];
+    const b = new MicroBatch<number, number>(
+      async (xs) => {
+        runs.push(xs);
+        if (xs.includes(2)) throw new Error('two');
+        return xs;
+      },
+      256,
+      2,
+      { retryAlone: true },
+    );
     const results = await Promise.allSettled([b.add(1), b.add(2), b.add(3)]);
     assert.deepEqual(
       results.map((r) => (r.status === 'fulfilled' ? r.value : (r.reason as Error).message)),
       [1, 'two', 3],
     );
+    assert.deepEqual(runs, [[1, 2, 3], [1], [2], [3]]);
   });
 });

@@ -2,7 +2,8 @@
  * Collects items and runs them as batches (one SQL statement instead of one per item): a batch starts at the
  * next turn of the event loop, or at once when it is full, unless `maxInFlight` batches are already running;
  * then items wait for one to finish, so that under load batches grow instead of multiplying. Each caller
- * gets its own item's result (an `ItemFailure` in its place rejects that caller alone), or the batch's error.
+ * gets its own item's result, or the batch's error; with `retryAlone`, the items of a failed batch are run
+ * again one by one, so that one item's failure (a bad row) is its caller's alone.
  */
 export class MicroBatch<I, O> {
   private pending: Array<{ item: I; resolve: (o: O) => void; reject: (e: unknown) => void }> = [];
@@ -10,9 +11,10 @@ export class MicroBatch<I, O> {
   private inFlight = 0;
 
   constructor(
-    private readonly run: (items: I[]) => Promise<Array<O | ItemFailure>>,
+    private readonly run: (items: I[]) => Promise<O[]>,
     private readonly maxSize = 256,
     private readonly maxInFlight = 2,
+    private readonly opts: { retryAlone?: boolean } = {},
   ) {}
 
   add(item: I): Promise<O> {
@@ -35,22 +37,15 @@ export class MicroBatch<I, O> {
     this.inFlight++;
     this.run(batch.map((b) => b.item))
       .then(
-        (out) =>
-          batch.forEach((b, i) => {
-            const o = out[i]!;
-            if (o instanceof ItemFailure) b.reject(o.error);
-            else b.resolve(o);
-          }),
-        (e) => batch.forEach((b) => b.reject(e)),
+        (out): unknown => batch.forEach((b, i) => b.resolve(out[i]!)),
+        (e: unknown): unknown => {
+          if (!this.opts.retryAlone || batch.length === 1) return batch.forEach((b) => b.reject(e));
+          return Promise.all(batch.map((b) => this.run([b.item]).then((o) => b.resolve(o[0]!), b.reject)));
+        },
       )
       .finally(() => {
         this.inFlight--;
         this.flush();
       });
   }
-}
-
-/** The result of one item of a batch that failed on its own: its caller gets `error`, the others their results. */
-export class ItemFailure {
-  constructor(readonly error: unknown) {}
 }

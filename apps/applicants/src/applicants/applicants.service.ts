@@ -30,7 +30,10 @@ export class ApplicantsService {
   async create(owner: Owner, body: unknown, ctx: RpcContext): Promise<Applicant> {
     const input = validateApplicantInput(body);
     assertBeforeDeadline(ctx);
-    return toApplicant(await this.repo.insert(owner, { id: newId('applicant'), ...input }));
+    // the caller's deadline, checked again by the statement itself: nothing is written after the gateway answered
+    const row = await this.repo.insert(owner, { id: newId('applicant'), ...input }, new Date(ctx.deadline));
+    if (!row) throw new DomainError('service_unavailable');
+    return toApplicant(row);
   }
 
   async get(owner: Owner, id: string): Promise<Applicant> {

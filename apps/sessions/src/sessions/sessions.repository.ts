@@ -1,7 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import type { CheckOutcome, CheckType, ExpectedOutcome, Owner, Principal, SessionOutcome, SessionStatus } from '@verity/contracts';
 import { randomAlphanumeric, type Mode } from '@verity/keys';
-import { ItemFailure, MicroBatch, Sql, type Queryable } from '@verity/platform';
+import { MicroBatch, Sql, type Queryable } from '@verity/platform';
 import type { Idv } from '../runs/synthetic.js';
 
 export interface SessionRow {
@@ -106,16 +106,8 @@ export class SessionsRepository {
     return this.creates.add({ owner, s, job, email, deadline });
   }
 
-  private readonly creates = new MicroBatch<PendingCreate, SessionRow | null>(async (batch) => {
-    try {
-      return await this.createMany(batch);
-    } catch (e) {
-      // one create's failure must not fail the others written with it: each goes again on its own
-      if (batch.length === 1) throw e;
-      const alone = await Promise.allSettled(batch.map((c) => this.createMany([c])));
-      return alone.map((r) => (r.status === 'fulfilled' ? r.value[0]! : new ItemFailure(r.reason)));
-    }
-  }, CREATE_BATCH, CREATE_BATCHES_IN_FLIGHT);
+  // one create's failure must not fail the others written with it: a failed batch goes again one by one
+  private readonly creates = new MicroBatch((batch: PendingCreate[]) => this.createMany(batch), CREATE_BATCH, CREATE_BATCHES_IN_FLIGHT, { retryAlone: true });
 
   private async createMany(batch: PendingCreate[]): Promise<Array<SessionRow | null>> {
     const col = <T>(f: (c: PendingCreate) => T) => batch.map(f);
