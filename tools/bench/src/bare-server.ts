@@ -1,5 +1,5 @@
-// The baseline: a bare Fastify process doing the same Postgres work as the measured paths, directly, with the
-// same named prepared statements where the services prepare theirs.
+// The baseline: a bare Fastify process doing the same Postgres work as the measured paths directly, as a plain
+// handler would: one prepared statement per request (the services batch what arrives together).
 import Fastify from 'fastify';
 import pg from 'pg';
 import { newId } from '@verity/keys';
