@@ -2,19 +2,10 @@ import { Inject, Injectable } from '@nestjs/common';
 import type { Owner, WebhookAttempt } from '@verity/contracts';
 import { Sql } from '@verity/platform';
 
-export interface AttemptRow {
+/** A stored attempt: the public row's fields, with the database's types and the page key. */
+export interface AttemptRow extends Omit<WebhookAttempt, 'object' | 'latency_ms' | 'next_attempt_at' | 'created_at'> {
   seq: string;
-  id: string;
-  delivery_id: string;
-  event_id: string;
-  event_type: string;
-  session_id: string | null;
-  subscription_id: string;
-  attempt: number;
-  status: 'succeeded' | 'failed';
-  http_status: number | null;
   latency_ms: number | null;
-  error_code: WebhookAttempt['error_code'];
   next_attempt_at: Date | null;
   created_at: Date;
 }
