@@ -164,23 +164,24 @@ export class JobsWorker implements OnApplicationBootstrap, BeforeApplicationShut
       screening = null;
     } else {
       const opts = { principal, requestId: newId('request'), timeoutMs: RPC_TIMEOUT_MS };
-      const applicant = await this.rpc.call(SUBJECTS.applicantsGet, { id: s.applicant_id }, opts);
-      const reply = await this.rpc.call(
-        SUBJECTS.screeningEvaluate,
-        { template_id: s.workflow_template_id, version: s.template_version, context: evaluationContext(applicant, results, findings) },
-        opts,
-      );
-      resting = restingOf(results, reply);
-      screening = reply;
       // The synthetic artifacts are stored before the resting status commits, so a client that sees the
       // status can fetch the images. The call is idempotent: a run retried after a failure stores nothing twice.
-      if (idv) {
-        await this.rpc.call(
-          SUBJECTS.evidenceStoreSynthetic,
-          { session_id: s.id, capture_acquisition: idv.capture_acquisition, artifacts: idv.available_images },
-          opts,
+      const stored = idv
+        ? this.rpc.call(SUBJECTS.evidenceStoreSynthetic, { session_id: s.id, capture_acquisition: idv.capture_acquisition, artifacts: idv.available_images }, opts)
+        : null;
+      const evaluated = this.rpc
+        .call(SUBJECTS.applicantsGet, { id: s.applicant_id }, opts)
+        .then((applicant) =>
+          this.rpc.call(
+            SUBJECTS.screeningEvaluate,
+            { template_id: s.workflow_template_id, version: s.template_version, context: evaluationContext(applicant, results, findings) },
+            opts,
+          ),
         );
-      }
+      // side by side: the job holds its connection and row lock for as short a time as possible
+      const [reply] = await Promise.all([evaluated, stored]);
+      resting = restingOf(results, reply);
+      screening = reply;
     }
     // pending → in_progress → resting status: two system transitions of the table, committed as one
     const now = new Date();
