@@ -39,21 +39,18 @@ export class EvidenceRepository {
     return r ? { recorded: true, storage_key: r.storage_key, byte_size: r.byte_size } : { recorded: false, storage_key: null, byte_size: null };
   }
 
-  /** Whether the session is recorded for another owner than `owner` (nothing may be stored for it then). */
-  async heldByOther(owner: Owner, sessionId: string): Promise<boolean> {
-    const rows = await this.db.rows('SELECT 1 FROM evidence.captures WHERE session_id = $1 AND (org_id <> $2 OR mode <> $3)', [sessionId, owner.org_id, owner.mode]);
-    return rows.length > 0;
-  }
-
-  /** The capture record and stored artifacts of a session, or null when nothing is recorded for `owner`. */
-  async capture(owner: Owner, sessionId: string): Promise<{ capture_acquisition: CaptureAcquisition; artifacts: StoredArtifact[] } | null> {
-    const rows = await this.db.rows<{ capture_acquisition: CaptureAcquisition; artifacts: StoredArtifact[] }>(
-      `SELECT c.capture_acquisition,
+  /**
+   * The capture record and stored artifacts of a session, whoever holds it (`owned`: held by `owner`), or null
+   * when nothing is recorded. Callers show nothing of a record they do not own.
+   */
+  async capture(owner: Owner, sessionId: string): Promise<{ owned: boolean; capture_acquisition: CaptureAcquisition; artifacts: StoredArtifact[] } | null> {
+    const rows = await this.db.rows<{ owned: boolean; capture_acquisition: CaptureAcquisition; artifacts: StoredArtifact[] }>(
+      `SELECT (c.org_id = $2 AND c.mode = $3) AS owned, c.capture_acquisition,
               COALESCE(array_agg(a.artifact) FILTER (WHERE a.artifact IS NOT NULL), '{}') AS artifacts
          FROM evidence.captures c
          LEFT JOIN evidence.artifacts a ON a.session_id = c.session_id
-        WHERE c.session_id = $1 AND c.org_id = $2 AND c.mode = $3
-        GROUP BY c.session_id, c.capture_acquisition`,
+        WHERE c.session_id = $1
+        GROUP BY c.session_id, c.org_id, c.mode, c.capture_acquisition`,
       [sessionId, owner.org_id, owner.mode],
     );
     return rows[0] ?? null;

@@ -81,7 +81,7 @@ export class EvidenceService {
     }
     const already = await this.repo.capture(p, input.session_id);
     // another owner's verification: refused before any bytes are written
-    if (!already && (await this.repo.heldByOther(p, input.session_id))) throw DomainError.notFound('session_id');
+    if (already && !already.owned) throw DomainError.notFound('session_id');
     const missing = input.artifacts.filter((a) => !already?.artifacts.includes(a));
     const fresh: NewArtifact[] = [];
     let recorded: Awaited<ReturnType<EvidenceRepository['record']>>;
@@ -108,7 +108,7 @@ export class EvidenceService {
   /** `evidence.available.v1`: what is held for the session, for `idv` on the session read. */
   async available(p: Principal, sessionId: string): Promise<EvidenceAvailability> {
     const c = isId('session', sessionId) ? await this.repo.capture(p, sessionId) : null;
-    if (!c) return { available_images: [], capture_acquisition: null };
+    if (!c?.owned) return { available_images: [], capture_acquisition: null };
     return { available_images: availableImages(c.artifacts), capture_acquisition: c.capture_acquisition };
   }
 
