@@ -11,9 +11,6 @@ import creditReview from './fixtures/credit-history/review.json' with { type: 'j
 
 export type Finding = EvaluationContextWire['findings'][number];
 export type CheckResult = { type: CheckType; outcome: CheckOutcome };
-/** `idv` of the session read: what evidence holds for the session (contract §9). */
-export type Idv = EvidenceAvailability;
-
 /** A recorded credit bureau response, replayed as is. */
 export interface CreditRecording {
   recording: string;
@@ -109,7 +106,7 @@ export function syntheticFindings(sessionId: string, results: readonly CheckResu
  * `doc_quality` (no usable face); `selfie` when the template has `face_match` or `liveness`. The capture is
  * simulated, as with the device camera. Null without an identity check.
  */
-export function syntheticIdv(expected: ExpectedOutcome, checks: readonly CheckType[]): Idv | null {
+export function syntheticIdv(expected: ExpectedOutcome, checks: readonly CheckType[]): EvidenceAvailability | null {
   if (!hasIdentityCheck(checks)) return null;
   const images: EvidenceArtifact[] = [];
   if (expected !== 'doc_quality') images.push('portrait');

@@ -1,8 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
-import type { CheckOutcome, CheckType, ExpectedOutcome, Owner, Principal, SessionOutcome, SessionStatus } from '@verity/contracts';
+import type { CheckOutcome, CheckType, EvidenceAvailability, ExpectedOutcome, Owner, Principal, SessionOutcome, SessionStatus } from '@verity/contracts';
 import { randomAlphanumeric, type Mode } from '@verity/keys';
 import { MicroBatch, Sql, type Queryable } from '@verity/platform';
-import type { Idv } from '../runs/synthetic.js';
 
 export interface SessionRow {
   seq: string;
@@ -20,7 +19,7 @@ export interface SessionRow {
   metadata: Record<string, unknown>;
   /** Platform-written keys (api-spec Session metadata rule 7), merged over the caller's on read. */
   platform_metadata: PlatformMetadata;
-  idv: Idv | null;
+  idv: EvidenceAvailability | null;
   created_at: Date;
   updated_at: Date;
 }
@@ -57,7 +56,7 @@ export interface StatusChange {
   outcome: SessionOutcome;
   platform?: Partial<PlatformMetadata>;
   checks?: Array<{ type: CheckType; outcome: CheckOutcome }>;
-  idv?: Idv | null;
+  idv?: EvidenceAvailability | null;
   decision_reason?: string;
   now: Date;
 }

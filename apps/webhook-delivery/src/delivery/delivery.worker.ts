@@ -144,8 +144,9 @@ export class DeliveryWorker implements OnApplicationBootstrap, BeforeApplication
    * First attempts of deliveries fan-out just wrote, made at once rather than through a trip to the queue
    * (the common case, a receiver that answers 2xx, never touches Redis). Up to `WEBHOOK_CONCURRENCY` run
    * side by side and up to 64 per slot wait in memory for one; what is not due yet, or over that bound, or
-   * arrives while the process stops, is returned for the queue. A failed attempt with retries left is queued for its retry. Should the process die before
-   * an attempt is recorded, the delivery is still due in Postgres and the sweeper queues it again.
+   * arrives while the process stops, is returned for the queue. A failed attempt with retries left is queued
+   * for its retry. Should the process die before an attempt is recorded, the delivery is still due in Postgres
+   * and the sweeper queues it again.
    */
   attemptNow(due: DueDelivery[]): DueDelivery[] {
     const now = Date.now();
