@@ -21,6 +21,14 @@ describe('ttl cache', () => {
     assert.equal(c.get('a'), undefined);
     assert.deepEqual([c.get('b'), c.get('c')], [3, 4]);
   });
+  it('a key set again is the newest: the one set longest ago makes room', () => {
+    const c = new TtlCache<string, number>(5000, 2);
+    c.set('a', 1);
+    c.set('b', 2);
+    c.set('a', 3);
+    c.set('c', 4);
+    assert.deepEqual([c.get('a'), c.get('b'), c.get('c')], [3, undefined, 4]);
+  });
   it('drops by key, by value and all at once', () => {
     const c = new TtlCache<string, number>(5000, 10);
     for (const [k, v] of [['a', 1], ['b', 2], ['c', 3]] as const) c.set(k, v);

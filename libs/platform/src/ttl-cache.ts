@@ -23,7 +23,8 @@ export class TtlCache<K, V> {
 
   set(key: K, value: V, now = Date.now()): void {
     if (this.ttlMs <= 0) return;
-    if (!this.entries.has(key) && this.entries.size >= this.maxEntries) {
+    // a value set again is the newest: it moves to the end of the eviction order
+    if (!this.entries.delete(key) && this.entries.size >= this.maxEntries) {
       const oldest = this.entries.keys().next().value;
       if (oldest !== undefined) this.entries.delete(oldest);
     }
