@@ -109,8 +109,13 @@ async function publishBurst(orgId: string): Promise<string[]> {
   return ids;
 }
 
+/** Attempts claimed and not yet logged with an outcome: their delivery holds a lease. */
 async function inFlight(subscriptionId: string): Promise<number> {
-  const [r] = await query<{ n: number }>(db.url, `SELECT count(*)::int AS n FROM webhook_delivery.attempts WHERE subscription_id = $1 AND status = 'in_progress'`, [subscriptionId]);
+  const [r] = await query<{ n: number }>(
+    db.url,
+    `SELECT count(*)::int AS n FROM webhook_delivery.deliveries WHERE subscription_id = $1 AND lease_until IS NOT NULL`,
+    [subscriptionId],
+  );
   return r!.n;
 }
 
@@ -118,13 +123,15 @@ async function inFlight(subscriptionId: string): Promise<number> {
 async function assertEveryEventDelivered(sub: WebhookSubscriptionWithSecret, path: string, ids: string[], inFlightAtFault: number): Promise<string> {
   await waitFor(
     async () => {
-      const [r] = await query<{ done: number; open: number }>(
+      // every delivery succeeded, and every attempt counted by a delivery is logged
+      const [r] = await query<{ done: number; counted: number; logged: number }>(
         db.url,
         `SELECT (SELECT count(*)::int FROM webhook_delivery.deliveries WHERE subscription_id = $1 AND status = 'succeeded') AS done,
-                (SELECT count(*)::int FROM webhook_delivery.attempts WHERE subscription_id = $1 AND status = 'in_progress') AS open`,
+                (SELECT coalesce(sum(attempts), 0)::int FROM webhook_delivery.deliveries WHERE subscription_id = $1) AS counted,
+                (SELECT count(*)::int FROM webhook_delivery.attempts WHERE subscription_id = $1) AS logged`,
         [sub.id],
       );
-      return r!.done === ids.length && r!.open === 0;
+      return r!.done === ids.length && r!.counted === r!.logged;
     },
     55_000,
     250,

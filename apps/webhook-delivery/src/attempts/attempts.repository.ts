@@ -15,13 +15,13 @@ export interface AttemptRow extends Omit<WebhookAttempt, 'object' | 'latency_ms'
 export class AttemptsRepository {
   constructor(@Inject(Sql) private readonly db: Sql) {}
 
-  /** Finished attempts, newest first, `limit + 1` rows so the caller can tell whether another page exists. */
+  /** Attempts (each logged with its outcome), newest first, `limit + 1` rows so the caller can tell whether another page exists. */
   async list(owner: Owner, f: { session_id?: string; subscription_id?: string }, after: bigint | null, limit: number): Promise<AttemptRow[]> {
     return this.db.rows<AttemptRow>(
       `SELECT seq, id, delivery_id, event_id, event_type, session_id, subscription_id, attempt, status, http_status, latency_ms,
               error_code, next_attempt_at, created_at
          FROM webhook_delivery.attempts
-        WHERE org_id = $1 AND mode = $2 AND status <> 'in_progress'
+        WHERE org_id = $1 AND mode = $2
           AND ($3::text IS NULL OR session_id = $3) AND ($4::text IS NULL OR subscription_id = $4)
           AND ($5::bigint IS NULL OR seq < $5::bigint)
         ORDER BY seq DESC LIMIT $6`,

@@ -28,13 +28,13 @@ export interface NewDelivery {
 export interface ClaimRequest {
   deliveryId: string;
   round: number;
-  attemptId: string;
+  /** The id of the row that records the previous attempt, should that one have been interrupted (see `step`). */
+  interruptedAttemptId: string;
 }
 
 /** An attempt this process now owns (the delivery is leased to it), with what it needs to send it. */
 export interface ClaimedAttempt {
   kind: 'claimed';
-  attemptId: string;
   deliveryId: string;
   eventId: string;
   round: number;
@@ -67,9 +67,23 @@ export interface AttemptOutcome {
   retryDelayMs: number | null;
 }
 
+/** A delivery fan-out wrote: new (`inserted`, and `claimed` when its first attempt is now this process's) or found. */
+export interface InsertedDelivery extends DueDelivery {
+  event_id: string;
+  subscription_id: string;
+  inserted: boolean;
+  claimed: boolean;
+  status: string;
+}
+
+/** A claimed attempt that was never sent, given back (see `release`). */
+export interface UnsentClaim {
+  deliveryId: string;
+  attempt: number;
+}
+
 interface ClaimRow {
   req_id: string;
-  attempt_id: string | null;
   event_id: string | null;
   attempts: number | null;
   round_base: number | null;
@@ -83,48 +97,77 @@ interface ClaimRow {
   lease_until: Date | null;
 }
 
-/** Attempts of a delivery hold its lease this long: the 10 s attempt timeout and a margin. */
+/**
+ * Attempts of a delivery hold its lease this long from their claim: the 10 s attempt timeout, and as long
+ * again for a claim made by fan-out to wait for a free slot (see DeliveryWorker).
+ */
 export const LEASE_MS = 20_000;
 /** A job may start this much before its delivery's due time (clock differences between Redis clients and Postgres). */
 const EARLY_TOLERANCE_MS = 2000;
+const secs = (param: string) => `make_interval(secs => ${param}::double precision / 1000)`;
+/** The columns an attempt row copies from its delivery, in the attempts table's order. */
+const COPIED = 'org_id, mode, event_id, event_type, session_id, subscription_id';
+const prefixed = (alias: string) => COPIED.split(', ').map((c) => `${alias}.${c}`).join(', ');
 
 /**
  * The only code touching the deliveries and attempts tables. Postgres is the record of truth: a delivery is
- * `pending` until an attempt succeeds or its round of attempts is used up; every attempt has its row from
- * the moment it is claimed (before the request is sent) to the moment its outcome is known.
+ * `pending` until an attempt succeeds or its round of attempts is used up.
+ *
+ * An attempt is claimed before its request is sent: the claim counts it (`attempts`) and leases the
+ * delivery (`lease_until`). Its row in the attempts table (the delivery log) is written once, with its
+ * outcome, and the same statement gives the lease up. So a delivery still holding a lease that has run out
+ * had an attempt whose outcome was never recorded (its process died): that attempt is logged as failed
+ * with `connection_error` by whoever finds it first, the next claim or the sweeper (`closeAbandoned`).
  */
 @Injectable()
 export class DeliveriesRepository {
   constructor(@Inject(Sql) private readonly db: Sql) {}
 
   /**
-   * Inserts the deliveries of a batch of events; a delivery that already exists (the event was fanned out
-   * before) is returned as it is, so the caller can queue whatever is still pending.
+   * Inserts the deliveries of a batch of events, claiming the first attempt of those marked `claim` (the
+   * caller sends them at once). A delivery that already exists (the event was fanned out before) is
+   * returned as it is, unclaimed, so the caller can queue it if it is still pending.
    */
-  async insert(rows: NewDelivery[], maxAttempts: number): Promise<DueDelivery[]> {
+  async insert(rows: Array<NewDelivery & { claim: boolean }>, maxAttempts: number): Promise<InsertedDelivery[]> {
     if (rows.length === 0) return [];
-    const col = <K extends keyof NewDelivery>(k: K) => rows.map((r) => r[k]);
-    const out = await this.db.rows<DueDelivery & { status: string }>(
-      `INSERT INTO ${S}.deliveries (id, event_id, subscription_id, org_id, mode, event_type, session_id, body, next_attempt_at)
-       SELECT *, now() FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[])
-       ON CONFLICT (event_id, subscription_id) DO UPDATE SET updated_at = ${S}.deliveries.updated_at
-       RETURNING id, round, ($9::int - (attempts - round_base)) AS remaining, next_attempt_at, status`,
-      [col('id'), col('event_id'), col('subscription_id'), col('org_id'), col('mode'), col('event_type'), col('session_id'), col('body'), maxAttempts],
+    const col = <K extends keyof NewDelivery | 'claim'>(k: K) => rows.map((r) => r[k]);
+    return this.db.prepared<InsertedDelivery>(
+      'webhook_delivery_insert',
+      `INSERT INTO ${S}.deliveries AS d (id, event_id, subscription_id, org_id, mode, event_type, session_id, body, next_attempt_at, attempts, lease_until)
+       SELECT id, event_id, subscription_id, org_id, mode, event_type, session_id, body, now(),
+              CASE WHEN claim THEN 1 ELSE 0 END, CASE WHEN claim THEN now() + ${secs('$10')} END
+         FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[], $9::bool[])
+              AS r(id, event_id, subscription_id, org_id, mode, event_type, session_id, body, claim)
+       ON CONFLICT (event_id, subscription_id) DO UPDATE SET updated_at = d.updated_at
+       RETURNING d.id, d.event_id, d.subscription_id, (d.xmax = 0) AS inserted, (d.xmax = 0 AND d.attempts = 1) AS claimed, d.round,
+                 ($11::int - (d.attempts - d.round_base)) AS remaining, d.next_attempt_at, d.status`,
+      [
+        col('id'),
+        col('event_id'),
+        col('subscription_id'),
+        col('org_id'),
+        col('mode'),
+        col('event_type'),
+        col('session_id'),
+        col('body'),
+        col('claim'),
+        LEASE_MS,
+        maxAttempts,
+      ],
     );
-    return out.filter((r) => r.status === 'pending' && r.remaining > 0);
   }
 
   /**
    * One step of the ledger, in one statement: records the outcomes of finished attempts, then claims the
    * next attempt of each requested delivery.
    *
-   * An outcome updates its attempt row, and its delivery becomes succeeded, failed, or pending until the
-   * next attempt, giving up its lease; a delivery that moved on meanwhile (replayed, cancelled) keeps its new
-   * state, and the attempt row is recorded anyway.
+   * An outcome writes its attempt row (over the row of an interrupted attempt, should its lease have run out
+   * first) and gives up the lease; its delivery becomes succeeded, failed, or pending until the next
+   * attempt, unless it moved on meanwhile (replayed, cancelled), when it keeps its new state.
    *
    * A claim needs the delivery pending, in the job's round, due, not leased, with attempts left in its round
-   * and its subscription active. It takes the lease, counts the attempt, closes an attempt a crashed process
-   * left open, and writes the new attempt's row (in_progress) before anything is sent.
+   * and its subscription active. It takes the lease and counts the attempt; a lease that had run out means
+   * the previous attempt was interrupted, and its row is written (failed, `connection_error`).
    *
    * Written so that only primary keys drive the updates (status and due time in forms no index matches, the
    * subscription checked per row): the planner's statistics lag behind a burst of deliveries, and a plan
@@ -135,58 +178,60 @@ export class DeliveriesRepository {
     const rows = await this.db.prepared<ClaimRow>(
       'webhook_delivery_step',
       `WITH r AS (
-         SELECT * FROM unnest($8::text[], $9::text[], $10::int[], $11::int[], $12::text[], $13::int[], $14::int[], $15::text[], $16::int[])
+         SELECT * FROM unnest($7::text[], $8::text[], $9::int[], $10::int[], $11::text[], $12::int[], $13::int[], $14::text[], $15::int[])
            AS r(attempt_id, delivery_id, round, attempt, status, http_status, latency_ms, error_code, retry_ms)
        ), recorded AS (
-         UPDATE ${S}.attempts a
-            SET status = r.status, http_status = r.http_status, latency_ms = r.latency_ms, error_code = r.error_code, finished_at = now(),
-                next_attempt_at = CASE WHEN r.retry_ms IS NULL THEN NULL ELSE now() + make_interval(secs => r.retry_ms::double precision / 1000) END
-           FROM r WHERE a.delivery_id = ANY($9::text[]) AND a.delivery_id = r.delivery_id AND a.attempt = r.attempt AND a.status = 'in_progress'
+         INSERT INTO ${S}.attempts (id, delivery_id, ${COPIED}, attempt, status, http_status, latency_ms, error_code, next_attempt_at, finished_at)
+         SELECT r.attempt_id, r.delivery_id, ${prefixed('d')}, r.attempt, r.status, r.http_status, r.latency_ms, r.error_code,
+                CASE WHEN r.retry_ms IS NOT NULL THEN now() + ${secs('r.retry_ms')} END, now()
+           FROM r JOIN ${S}.deliveries d ON d.id = r.delivery_id
+         ON CONFLICT (delivery_id, attempt) DO UPDATE
+            SET status = excluded.status, http_status = excluded.http_status, latency_ms = excluded.latency_ms,
+                error_code = excluded.error_code, next_attempt_at = excluded.next_attempt_at, finished_at = excluded.finished_at
        ), finished AS (
          UPDATE ${S}.deliveries d
-            SET status = CASE WHEN r.status = 'succeeded' THEN 'succeeded' WHEN r.retry_ms IS NULL THEN 'failed' ELSE 'pending' END,
-                next_attempt_at = CASE WHEN r.status = 'failed' AND r.retry_ms IS NOT NULL
-                                       THEN now() + make_interval(secs => r.retry_ms::double precision / 1000) END,
-                completed_at = CASE WHEN r.status = 'succeeded' OR r.retry_ms IS NULL THEN now() END,
+            SET status = CASE WHEN d.round <> r.round OR d.status <> 'pending' THEN d.status
+                              WHEN r.status = 'succeeded' THEN 'succeeded' WHEN r.retry_ms IS NULL THEN 'failed' ELSE 'pending' END,
+                next_attempt_at = CASE WHEN d.round <> r.round OR d.status <> 'pending' THEN d.next_attempt_at
+                                       WHEN r.status = 'failed' AND r.retry_ms IS NOT NULL THEN now() + ${secs('r.retry_ms')} END,
+                completed_at = CASE WHEN d.round <> r.round OR d.status <> 'pending' THEN d.completed_at
+                                    WHEN r.status = 'succeeded' OR r.retry_ms IS NULL THEN now() END,
                 lease_until = NULL, updated_at = now()
            FROM r
-          WHERE d.id = ANY($9::text[]) AND d.id = r.delivery_id AND d.round = r.round AND d.attempts = r.attempt AND d.status || '' = 'pending'
+          WHERE d.id = ANY($8::text[]) AND d.id = r.delivery_id AND d.attempts = r.attempt
        ), j AS (
-         SELECT * FROM unnest($1::text[], $2::int[], $3::text[]) AS j(id, round, attempt_id)
+         SELECT * FROM unnest($1::text[], $2::int[], $3::text[]) AS j(id, round, interrupted_id)
+       ), before AS (
+         SELECT d.id, d.status, d.round, d.attempts, d.lease_until FROM ${S}.deliveries d WHERE d.id = ANY($1::text[])
        ), c AS (
          UPDATE ${S}.deliveries d
-            SET attempts = d.attempts + 1, lease_until = now() + make_interval(secs => $5::double precision / 1000), updated_at = now()
-          WHERE d.id = ANY($1::text[]) AND (d.id || '.' || d.round) = ANY($7::text[]) AND d.status || '' = 'pending'
+            SET attempts = d.attempts + 1, lease_until = now() + ${secs('$5')}, updated_at = now()
+          WHERE d.id = ANY($1::text[]) AND (d.id || '.' || d.round) = ANY($6::text[]) AND d.status || '' = 'pending'
             AND (d.lease_until IS NULL OR d.lease_until < now())
-            AND d.next_attempt_at - now() <= make_interval(secs => $6::double precision / 1000)
+            AND d.next_attempt_at - now() <= ${secs('$16')}
             AND d.attempts - d.round_base < $4
             AND (SELECT s.status FROM ${S}.subscriptions s WHERE s.id = d.subscription_id) = 'active'
-         RETURNING d.id, d.attempts, d.round_base, d.event_id, d.event_type, d.session_id, d.subscription_id, d.org_id, d.mode, d.body
-       ), orphans AS (
-         UPDATE ${S}.attempts a
-            SET status = 'failed', error_code = 'connection_error', finished_at = now(), next_attempt_at = now(),
-                latency_ms = LEAST(${LEASE_MS}, (extract(epoch FROM now() - a.created_at) * 1000)::int)
-          WHERE a.delivery_id IN (SELECT id FROM c) AND a.status = 'in_progress'
-       ), ins AS (
-         INSERT INTO ${S}.attempts (id, delivery_id, org_id, mode, event_id, event_type, session_id, subscription_id, attempt, status)
-         SELECT j.attempt_id, c.id, c.org_id, c.mode, c.event_id, c.event_type, c.session_id, c.subscription_id, c.attempts, 'in_progress'
-           FROM c JOIN j ON j.id = c.id
+         RETURNING d.id, d.attempts, d.round_base, d.body, ${prefixed('d')}
+       ), interrupted AS (
+         INSERT INTO ${S}.attempts (id, delivery_id, ${COPIED}, attempt, status, latency_ms, error_code, next_attempt_at, finished_at)
+         SELECT j.interrupted_id, c.id, ${prefixed('c')}, b.attempts, 'failed', ${LEASE_MS}, 'connection_error', now(), now()
+           FROM c JOIN j ON j.id = c.id JOIN before b ON b.id = c.id
+          WHERE b.lease_until IS NOT NULL
+         ON CONFLICT (delivery_id, attempt) DO NOTHING
        )
-       SELECT j.id AS req_id, CASE WHEN c.id IS NOT NULL THEN j.attempt_id END AS attempt_id, c.event_id, c.attempts, c.round_base, s.url,
-              c.body, c.subscription_id, s.secret_sealed,
+       SELECT j.id AS req_id, c.event_id, c.attempts, c.round_base, s.url, c.body, c.subscription_id, s.secret_sealed,
               CASE WHEN s.previous_secret_expires_at > now() THEN s.previous_secret_sealed END AS previous_secret_sealed,
-              d.status AS cur_status, d.round AS cur_round, d.lease_until
+              b.status AS cur_status, b.round AS cur_round, b.lease_until
          FROM j
          LEFT JOIN c ON c.id = j.id
          LEFT JOIN ${S}.subscriptions s ON s.id = c.subscription_id
-         LEFT JOIN ${S}.deliveries d ON d.id = j.id`,
+         LEFT JOIN before b ON b.id = j.id`,
       [
         reqs.map((r) => r.deliveryId),
         reqs.map((r) => r.round),
-        reqs.map((r) => r.attemptId),
+        reqs.map((r) => r.interruptedAttemptId),
         maxAttempts,
         LEASE_MS,
-        EARLY_TOLERANCE_MS,
         reqs.map((r) => `${r.deliveryId}.${r.round}`),
         o('attemptId'),
         o('deliveryId'),
@@ -197,21 +242,21 @@ export class DeliveriesRepository {
         o('latencyMs'),
         o('errorCode'),
         o('retryDelayMs'),
+        EARLY_TOLERANCE_MS,
       ],
     );
     const byId = new Map(rows.map((r) => [r.req_id, r]));
     return reqs.map((req): ClaimResult => {
       const r = byId.get(req.deliveryId);
       if (!r) return { kind: 'stale' };
-      if (r.attempt_id) {
+      if (r.attempts !== null) {
         return {
           kind: 'claimed',
-          attemptId: r.attempt_id,
           deliveryId: req.deliveryId,
           eventId: r.event_id!,
           round: req.round,
-          attempt: r.attempts!,
-          attemptInRound: r.attempts! - r.round_base!,
+          attempt: r.attempts,
+          attemptInRound: r.attempts - r.round_base!,
           url: r.url!,
           body: r.body!,
           subscriptionId: r.subscription_id!,
@@ -228,34 +273,55 @@ export class DeliveriesRepository {
   }
 
   /**
-   * Housekeeping after crashes: attempts left open by a process that died (their delivery's lease expired)
-   * are recorded as failed (connection_error: the outcome was never seen, the receiver may have got it), and
-   * deliveries whose round is used up become failed. Returns how many attempts were closed.
+   * Gives back claims whose request was never sent (the process is stopping, or the claim waited too long
+   * for a slot): the attempt is uncounted and the lease given up. Returns the deliveries to queue again.
    */
-  async closeAbandoned(maxAttempts: number): Promise<number> {
-    const rows = await this.db.rows<{ n: number }>(
-      `WITH stale AS (
-         SELECT d.id, (d.attempts - d.round_base < $1) AS can_retry
-           FROM ${S}.deliveries d
-          WHERE d.status = 'pending' AND d.lease_until < now()
-            AND EXISTS (SELECT 1 FROM ${S}.attempts a WHERE a.delivery_id = d.id AND a.status = 'in_progress')
-          LIMIT 1000
-       ), closed AS (
-         UPDATE ${S}.attempts a
-            SET status = 'failed', error_code = 'connection_error', finished_at = now(),
-                latency_ms = LEAST(${LEASE_MS}, (extract(epoch FROM now() - a.created_at) * 1000)::int),
-                next_attempt_at = CASE WHEN stale.can_retry THEN now() END
-           FROM stale WHERE a.delivery_id = stale.id AND a.status = 'in_progress'
-         RETURNING a.id
-       ), exhausted AS (
-         UPDATE ${S}.deliveries d
-            SET status = 'failed', next_attempt_at = NULL, lease_until = NULL, completed_at = now(), updated_at = now()
-          WHERE d.status = 'pending' AND (d.lease_until IS NULL OR d.lease_until < now()) AND d.attempts - d.round_base >= $1
-       )
-       SELECT count(*)::int AS n FROM closed`,
-      [maxAttempts],
+  async release(claims: UnsentClaim[], maxAttempts: number): Promise<DueDelivery[]> {
+    if (claims.length === 0) return [];
+    return this.db.rows<DueDelivery>(
+      `UPDATE ${S}.deliveries d
+          SET attempts = d.attempts - 1, lease_until = NULL, updated_at = now()
+         FROM unnest($1::text[], $2::int[]) AS u(id, attempt)
+        WHERE d.id = ANY($1::text[]) AND d.id = u.id AND d.attempts = u.attempt AND d.lease_until IS NOT NULL
+        RETURNING d.id, d.round, ($3::int - (d.attempts - d.round_base)) AS remaining, d.next_attempt_at`,
+      [claims.map((c) => c.deliveryId), claims.map((c) => c.attempt), maxAttempts],
     );
-    return rows[0]?.n ?? 0;
+  }
+
+  /**
+   * Housekeeping after crashes: deliveries whose lease ran out while still held had an attempt whose outcome
+   * was never recorded (its process died). That attempt is logged as failed (`connection_error`: the outcome
+   * was never seen, the receiver may have got it) and the lease given up; a delivery whose round is used up
+   * becomes failed. Returns how many attempts were closed and the deliveries to queue again at once.
+   */
+  async closeAbandoned(maxAttempts: number, newAttemptId: () => string): Promise<{ closed: number; due: DueDelivery[] }> {
+    const stale = await this.db.rows<{ id: string; attempts: number }>(
+      `SELECT id, attempts FROM ${S}.deliveries WHERE status = 'pending' AND lease_until < now() LIMIT 1000`,
+    );
+    if (stale.length === 0) return { closed: 0, due: [] };
+    const rows = await this.db.rows<DueDelivery & { status: string }>(
+      `WITH s AS (
+         SELECT * FROM unnest($1::text[], $2::int[], $3::text[]) AS s(id, attempts, attempt_id)
+       ), c AS (
+         UPDATE ${S}.deliveries d
+            SET lease_until = NULL, updated_at = now(),
+                status = CASE WHEN d.attempts - d.round_base >= $4 THEN 'failed' ELSE d.status END,
+                next_attempt_at = CASE WHEN d.attempts - d.round_base >= $4 THEN NULL ELSE d.next_attempt_at END,
+                completed_at = CASE WHEN d.attempts - d.round_base >= $4 THEN now() END
+           FROM s
+          WHERE d.id = ANY($1::text[]) AND d.id = s.id AND d.attempts = s.attempts AND d.status = 'pending' AND d.lease_until < now()
+         RETURNING d.id, d.round, d.attempts, d.round_base, d.status, s.attempt_id, ${prefixed('d')}
+       ), logged AS (
+         INSERT INTO ${S}.attempts (id, delivery_id, ${COPIED}, attempt, status, latency_ms, error_code, next_attempt_at, finished_at)
+         SELECT c.attempt_id, c.id, ${prefixed('c')}, c.attempts, 'failed', ${LEASE_MS}, 'connection_error',
+                CASE WHEN c.status = 'pending' THEN now() END, now()
+           FROM c
+         ON CONFLICT (delivery_id, attempt) DO NOTHING
+       )
+       SELECT id, round, ($4::int - (attempts - round_base)) AS remaining, now() AS next_attempt_at, status FROM c`,
+      [stale.map((r) => r.id), stale.map((r) => r.attempts), stale.map(() => newAttemptId()), maxAttempts],
+    );
+    return { closed: rows.length, due: rows.filter((r) => r.status === 'pending').map(({ status: _, ...d }) => d) };
   }
 
   /** Pending deliveries overdue by more than `graceMs` and not leased: their job may be gone (Redis lost). */

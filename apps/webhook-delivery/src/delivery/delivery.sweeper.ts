@@ -1,4 +1,5 @@
 import { Inject, Injectable, type BeforeApplicationShutdown, type OnApplicationBootstrap } from '@nestjs/common';
+import { newId } from '@verity/keys';
 import { LOGGER, type Logger } from '@verity/platform';
 import { WEBHOOK_CONFIG, type WebhookConfig } from '../config.js';
 import { DeliveriesRepository } from './deliveries.repository.js';
@@ -8,9 +9,10 @@ import { maxAttempts } from './retry-schedule.js';
 const SWEEP_BATCH = 1000;
 
 /**
- * Puts back what a crash or a Redis loss took away: attempts left open by a dead process are recorded as
- * failed, deliveries whose round is used up become failed, and deliveries that are due (by more than the
- * grace period) without being leased are queued again (a no-op for those whose job still exists).
+ * Puts back what a crash or a Redis loss took away: attempts a dead process left without an outcome (their
+ * lease ran out) are recorded as failed and their deliveries queued again (or failed, their round used up),
+ * and deliveries that are due (by more than the grace period) without being leased are queued again (a no-op
+ * for those whose job still exists).
  */
 @Injectable()
 export class DeliverySweeper implements OnApplicationBootstrap, BeforeApplicationShutdown {
@@ -49,8 +51,9 @@ export class DeliverySweeper implements OnApplicationBootstrap, BeforeApplicatio
 
   /** One pass. */
   async sweep(): Promise<void> {
-    const closed = await this.repo.closeAbandoned(this.max);
-    if (closed > 0) this.log.warn({ attempts: closed }, 'recorded attempts abandoned by a stopped process as failed');
+    const abandoned = await this.repo.closeAbandoned(this.max, () => newId('webhookAttempt'));
+    if (abandoned.closed > 0) this.log.warn({ attempts: abandoned.closed }, 'recorded attempts abandoned by a stopped process as failed');
+    if (abandoned.due.length > 0) await this.queue.enqueue(abandoned.due);
     const due = await this.repo.overdue(this.cfg.WEBHOOK_SWEEP_GRACE_MS, this.max, SWEEP_BATCH);
     if (due.length > 0) await this.queue.enqueue(due);
   }

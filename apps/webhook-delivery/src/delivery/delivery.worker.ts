@@ -5,10 +5,11 @@ import { DelayedError, UnrecoverableError, Worker, type Job } from 'bullmq';
 import { Redis } from 'ioredis';
 import { WEBHOOK_CONFIG, type WebhookConfig } from '../config.js';
 import { SecretBox } from '../subscriptions/secret-box.js';
-import { DeliveriesRepository, type AttemptOutcome, type ClaimRequest, type ClaimResult, type DueDelivery } from './deliveries.repository.js';
+import { DeliveriesRepository, LEASE_MS, type AttemptOutcome, type ClaimedAttempt, type ClaimRequest, type ClaimResult } from './deliveries.repository.js';
+import { Permits } from './permits.js';
 import { DeliveryQueue, queuePrefix, WEBHOOK_BACKOFF, WEBHOOK_QUEUE, type DeliverJobData } from './delivery.queue.js';
 import { ReceiverClient, type AttemptErrorCode } from './receiver.client.js';
-import { maxAttempts, retryDelayAfter } from './retry-schedule.js';
+import { ATTEMPT_TIMEOUT_MS, maxAttempts, retryDelayAfter } from './retry-schedule.js';
 import { signedHeaders } from './signing.js';
 
 /** A job holds its lock this long (renewed at half of it while it runs): a crashed worker's jobs come back after it. */
@@ -21,8 +22,15 @@ const DRAIN_DELAY_S = 1;
 const SQL_BATCH = 256;
 /** Backoff of a job that failed for another reason than its receiver (e.g. Postgres away). */
 const INTERNAL_RETRY_MS = 5000;
-/** First attempts that may wait in memory for a slot, per slot; beyond that they are queued in Redis. */
-const BACKLOG_PER_SLOT = 64;
+/** First attempts fan-out may claim per slot (in flight or waiting for a slot); beyond that they are queued in Redis. */
+const CLAIMS_PER_SLOT = 2;
+/** How long fan-out waits for room when every claim is taken, before it queues the excess in Redis. */
+const ROOM_WAIT_MS = 1000;
+/**
+ * A claimed first attempt not started within this is given back (and queued): with at most one waiting claim
+ * per slot a claim waits for at most one attempt (10 s) to end, and its own attempt must end within the lease.
+ */
+const START_WITHIN_MS = LEASE_MS - ATTEMPT_TIMEOUT_MS - 2000;
 
 /** Thrown after a failed attempt that has a retry: BullMQ retries the job after `delayMs` (the schedule's). */
 export class RetryLater extends Error {
@@ -43,23 +51,29 @@ type Step =
   | { kind: 'failed'; attempt: number; errorCode: AttemptErrorCode | null };
 
 /**
- * Sends webhook attempts: first attempts at once from fan-out (`attemptNow`), retries and everything the
- * sweeper or a replay queues through BullMQ. A queued job completes, rethrows for BullMQ to retry after the
- * schedule's delay, or fails for good (UnrecoverableError) when the round is used up or the destination is
- * refused.
+ * Sends webhook attempts: first attempts at once, claimed by fan-out in the statement that wrote their
+ * deliveries (`start`), and retries and everything the sweeper or a replay queues through BullMQ. A queued
+ * job completes, rethrows for BullMQ to retry after the schedule's delay, or fails for good
+ * (UnrecoverableError) when the round is used up or the destination is refused.
  */
 @Injectable()
 export class DeliveryWorker implements OnApplicationBootstrap, BeforeApplicationShutdown {
+  /**
+   * Room for first attempts: fan-out takes a permit per delivery it claims, and the attempt gives it back when
+   * it ends. Up to `WEBHOOK_CONCURRENCY` claimed attempts run side by side and as many wait for a slot.
+   */
+  readonly permits: Permits;
   private worker: Worker<DeliverJobData, void> | null = null;
   private redis: Redis | null = null;
   private readonly max: number;
   private readonly ledger: MicroBatch<ClaimRequest | AttemptOutcome, ClaimResult | null>;
   private readonly secrets = new Map<string, string>();
-  /** Outcomes of successful attempts still being written. */
+  /** Outcomes of successful attempts still being written, and claims being given back. */
   private readonly outcomes = new Set<Promise<void>>();
-  /** First attempts in flight outside the queue, and those waiting for a slot. */
+  /** First attempts in flight outside the queue. */
   private readonly directs = new Set<Promise<void>>();
-  private backlog: DueDelivery[] = [];
+  /** Claimed first attempts waiting for a slot, each with the time by which it must start. */
+  private waiting: Array<{ claim: ClaimedAttempt; startBy: number }> = [];
   private closing = false;
 
   constructor(
@@ -71,6 +85,7 @@ export class DeliveryWorker implements OnApplicationBootstrap, BeforeApplication
     @Inject(LOGGER) private readonly log: Logger,
   ) {
     this.max = maxAttempts(cfg.WEBHOOK_RETRY_SCHEDULE);
+    this.permits = new Permits(cfg.WEBHOOK_CONCURRENCY * CLAIMS_PER_SLOT, ROOM_WAIT_MS);
     // claims and outcomes share one statement, one at a time: under load the batches grow, not the statements
     this.ledger = new MicroBatch(
       async (ops) => {
@@ -112,10 +127,9 @@ export class DeliveryWorker implements OnApplicationBootstrap, BeforeApplication
   }
 
   async beforeApplicationShutdown(): Promise<void> {
-    // lets attempts in flight finish and be recorded
+    // lets attempts in flight finish and be recorded; claims still waiting for a slot are given back and queued
     this.closing = true;
-    // first attempts still waiting go to the queue (or, should Redis be away, to the sweeper)
-    await this.queue.enqueue(this.backlog.splice(0));
+    this.giveBack(this.waiting.splice(0).map((w) => w.claim));
     await Promise.allSettled([...this.directs]);
     await this.worker?.close().catch(() => undefined);
     await Promise.allSettled([...this.outcomes]);
@@ -141,59 +155,78 @@ export class DeliveryWorker implements OnApplicationBootstrap, BeforeApplication
   }
 
   /**
-   * First attempts of deliveries fan-out just wrote, made at once rather than through a trip to the queue
-   * (the common case, a receiver that answers 2xx, never touches Redis). Up to `WEBHOOK_CONCURRENCY` run
-   * side by side and up to 64 per slot wait in memory for one; what is not due yet, or over that bound, or
-   * arrives while the process stops, is returned for the queue. A failed attempt with retries left is queued
-   * for its retry. Should the process die before an attempt is recorded, the delivery is still due in Postgres
-   * and the sweeper queues it again.
+   * First attempts that fan-out claimed (each holding one of `permits`), sent at once rather than through a
+   * trip to the queue: the common case, a receiver that answers 2xx, never touches Redis. They run up to
+   * `WEBHOOK_CONCURRENCY` side by side, the others wait for a slot; one that cannot start in time, or that
+   * arrives while the process stops, is given back and queued. A failed attempt with retries left is queued
+   * for its retry. Should the process die first, the delivery's lease runs out and the sweeper records the
+   * attempt as interrupted and queues the delivery.
    */
-  attemptNow(due: DueDelivery[]): DueDelivery[] {
-    const now = Date.now();
-    const rest: DueDelivery[] = [];
-    const room = this.cfg.WEBHOOK_CONCURRENCY * (1 + BACKLOG_PER_SLOT);
-    for (const d of due) {
-      if (this.closing || d.next_attempt_at.getTime() > now || this.directs.size + this.backlog.length >= room) rest.push(d);
-      else this.backlog.push(d);
+  start(claims: ClaimedAttempt[]): void {
+    if (this.closing) {
+      this.giveBack(claims);
+      return;
     }
+    const startBy = Date.now() + START_WITHIN_MS;
+    for (const claim of claims) this.waiting.push({ claim, startBy });
     this.pump();
-    return rest;
   }
 
-  /** Starts waiting first attempts while slots are free. */
+  /** Starts waiting first attempts while slots are free; gives back those that waited too long. */
   private pump(): void {
-    while (!this.closing && this.directs.size < this.cfg.WEBHOOK_CONCURRENCY && this.backlog.length > 0) {
-      const d = this.backlog.shift()!;
-      const p: Promise<void> = this.direct(d).finally(() => {
+    const late: ClaimedAttempt[] = [];
+    while (!this.closing && this.directs.size < this.cfg.WEBHOOK_CONCURRENCY && this.waiting.length > 0) {
+      const { claim, startBy } = this.waiting.shift()!;
+      if (Date.now() > startBy) {
+        late.push(claim);
+        continue;
+      }
+      const p: Promise<void> = this.direct(claim).finally(() => {
         this.directs.delete(p);
+        this.permits.release();
         this.pump();
       });
       this.directs.add(p);
     }
+    if (late.length > 0) this.giveBack(late);
   }
 
-  private async direct(d: DueDelivery): Promise<void> {
-    const later = (at: number, remaining: number) => this.queue.enqueue([{ id: d.id, round: d.round, remaining, next_attempt_at: new Date(at) }]);
+  private async direct(claim: ClaimedAttempt): Promise<void> {
     try {
-      const step = await this.attempt(d.id, d.round);
-      if (step.kind === 'retry') await later(Date.now() + step.delayMs, step.remaining);
-      else if (step.kind === 'leased') await later(step.until.getTime() + 250, d.remaining);
+      const step = await this.send(claim);
+      if (step.kind === 'retry') {
+        await this.queue.enqueue([{ id: claim.deliveryId, round: claim.round, remaining: step.remaining, next_attempt_at: new Date(Date.now() + step.delayMs) }]);
+      }
     } catch (err) {
-      // Postgres away or the like: the queue tries again (and the sweeper, should Redis be away too)
-      this.log.warn({ err, delivery: d.id }, 'first attempt could not run; queued');
-      await later(Date.now() + INTERNAL_RETRY_MS, d.remaining);
+      // the outcome was not recorded (Postgres away or the like): the lease runs out and the sweeper takes over
+      this.log.warn({ err, delivery: claim.deliveryId }, 'first attempt not recorded; the sweeper will close it');
     }
   }
 
-  /**
-   * One attempt: claims the delivery's next attempt in Postgres (the attempt row exists before the request
-   * leaves), signs the stored body with the subscription's secret(s), POSTs it through the SSRF-guarded
-   * client and records the outcome.
-   */
+  /** Claims never sent: uncounted and queued again (should that fail, the sweeper finds them once their lease ends). */
+  private giveBack(claims: ClaimedAttempt[]): void {
+    if (claims.length === 0) return;
+    this.track(
+      this.repo
+        .release(claims.map((c) => ({ deliveryId: c.deliveryId, attempt: c.attempt })), this.max)
+        .then((due) => this.queue.enqueue(due))
+        .finally(() => this.permits.release(claims.length)),
+    );
+  }
+
+  /** A queued attempt: claims the delivery's next attempt in Postgres (its lease), then sends it. */
   private async attempt(deliveryId: string, round: number): Promise<Step> {
-    const claim = (await this.ledger.add({ deliveryId, round, attemptId: newId('webhookAttempt') }))!;
+    const claim = (await this.ledger.add({ deliveryId, round, interruptedAttemptId: newId('webhookAttempt') }))!;
     if (claim.kind === 'stale') return { kind: 'done' };
     if (claim.kind === 'leased') return claim;
+    return this.send(claim);
+  }
+
+  /**
+   * One claimed attempt: signs the stored body with the subscription's secret(s), POSTs it through the
+   * SSRF-guarded client and records the outcome (the attempt's row in the log, and the lease given up).
+   */
+  private async send(claim: ClaimedAttempt): Promise<Step> {
     const secrets = [this.open(claim.secretSealed, claim.subscriptionId)];
     if (claim.previousSecretSealed) secrets.push(this.open(claim.previousSecretSealed, claim.subscriptionId));
     const headers = signedHeaders(secrets, claim.eventId, Math.floor(Date.now() / 1000), claim.body);
@@ -201,7 +234,7 @@ export class DeliveryWorker implements OnApplicationBootstrap, BeforeApplication
     // a refused destination is not retried: the address check would refuse it again
     const retryDelayMs = result.ok || result.errorCode === 'blocked_destination' ? null : retryDelayAfter(this.cfg.WEBHOOK_RETRY_SCHEDULE, claim.attemptInRound);
     const recorded = this.ledger.add({
-      attemptId: claim.attemptId,
+      attemptId: newId('webhookAttempt'),
       deliveryId: claim.deliveryId,
       round: claim.round,
       attempt: claim.attempt,
@@ -213,8 +246,8 @@ export class DeliveryWorker implements OnApplicationBootstrap, BeforeApplication
     });
     if (result.ok) {
       // Nothing follows a success: the slot is free for the next attempt while the outcome is written with the
-      // next ledger batch. Until then the attempt row is in_progress and the delivery leased; should the
-      // process die first, the sweeper closes the attempt as interrupted and the delivery goes again.
+      // next ledger batch. Until then the delivery is leased; should the process die first, the sweeper logs
+      // the attempt as interrupted and the delivery goes again.
       this.track(recorded);
       return { kind: 'done' };
     }
@@ -224,10 +257,10 @@ export class DeliveryWorker implements OnApplicationBootstrap, BeforeApplication
     return { kind: 'failed', attempt: claim.attempt, errorCode: result.errorCode };
   }
 
-  private track(recorded: Promise<unknown>): void {
-    const p: Promise<void> = recorded.then(
+  private track(work: Promise<unknown>): void {
+    const p: Promise<void> = work.then(
       () => undefined,
-      (err: unknown) => this.log.warn({ err }, 'attempt outcome not recorded; the sweeper will close it'),
+      (err: unknown) => this.log.warn({ err }, 'ledger write failed; the sweeper will close the attempt'),
     );
     this.outcomes.add(p);
     void p.finally(() => this.outcomes.delete(p));

@@ -19,6 +19,9 @@ const sub = (id: string, over: Partial<MatchRow> = {}): MatchRow => ({
   mode: 'test',
   event_types: ['kyc.session.completed', 'kyc.session.cancelled'],
   created_at: new Date('2026-11-22T09:00:00Z'),
+  url: `https://hooks.example.com/${id}`,
+  secret_sealed: 'sealed',
+  previous_secret_sealed: null,
   ...over,
 });
 

@@ -11,7 +11,7 @@ import {
 import { newId } from '@verity/keys';
 import { CONFIG, ensureEventStream, LOGGER, MicroBatch, NATS, type Logger, type ServiceConfig } from '@verity/platform';
 import { WEBHOOK_CONFIG, type WebhookConfig } from '../config.js';
-import { DeliveriesRepository, type NewDelivery } from '../delivery/deliveries.repository.js';
+import { DeliveriesRepository, type ClaimedAttempt, type DueDelivery, type NewDelivery } from '../delivery/deliveries.repository.js';
 import { DeliveryQueue } from '../delivery/delivery.queue.js';
 import { DeliveryWorker } from '../delivery/delivery.worker.js';
 import { maxAttempts } from '../delivery/retry-schedule.js';
@@ -61,11 +61,20 @@ export function matchDeliveries(event: DomainEvent, subscriptions: MatchRow[]): 
     }));
 }
 
+/** An event taken from the stream, with the permit (room for one first attempt) taken for it, if any. */
+interface Taken {
+  event: DomainEvent;
+  permit: boolean;
+}
+
 /**
  * Fan-out: a durable JetStream consumer takes each event of the region's stream, creates its deliveries
- * idempotently in Postgres (unique per event and subscription), starts their first attempts (or queues
- * them), and only then acknowledges the message. A message redelivered after a crash finds its deliveries
- * and attempts or queues those still pending; an attempt lost with a dead process is queued by the sweeper.
+ * idempotently in Postgres (unique per event and subscription), and only then acknowledges the message.
+ * The same statement claims the first attempts the worker has room for, which start at once; the others
+ * are queued in BullMQ before the acknowledgement. Events are taken as room frees up (the stream holds the
+ * rest), and after a second without room the excess goes to the queue. A message redelivered after a crash
+ * finds its deliveries and queues those still pending; an attempt lost with a dead process is closed and
+ * queued by the sweeper.
  */
 @Injectable()
 export class EventFanout implements OnApplicationBootstrap, BeforeApplicationShutdown {
@@ -73,7 +82,7 @@ export class EventFanout implements OnApplicationBootstrap, BeforeApplicationShu
   private messages: ConsumerMessages | null = null;
   private loop: Promise<void> | null = null;
   private readonly inFlight = new Set<Promise<void>>();
-  private readonly batch: MicroBatch<DomainEvent, void>;
+  private readonly batch: MicroBatch<Taken, void>;
   private readonly max: number;
 
   constructor(
@@ -88,7 +97,7 @@ export class EventFanout implements OnApplicationBootstrap, BeforeApplicationShu
   ) {
     this.root = subjectRoot(service.REGION, service.NATS_SUBJECT_PREFIX);
     this.max = maxAttempts(cfg.WEBHOOK_RETRY_SCHEDULE);
-    this.batch = new MicroBatch((events) => this.fanOut(events), 500);
+    this.batch = new MicroBatch((taken) => this.fanOut(taken), 500);
   }
 
   async onApplicationBootstrap(): Promise<void> {
@@ -121,13 +130,15 @@ export class EventFanout implements OnApplicationBootstrap, BeforeApplicationShu
 
   private async consume(messages: ConsumerMessages): Promise<void> {
     for await (const m of messages) {
-      const p = this.handle(m);
+      // backpressure: an event is taken when the worker has room for its first attempt, or after the wait
+      const permit = await this.worker.permits.acquire();
+      const p = this.handle(m, permit);
       this.inFlight.add(p);
       void p.finally(() => this.inFlight.delete(p));
     }
   }
 
-  private async handle(m: JsMsg): Promise<void> {
+  private async handle(m: JsMsg, permit: boolean): Promise<void> {
     let event: DomainEvent | null = null;
     try {
       event = parseDomainEvent(m.json());
@@ -136,11 +147,12 @@ export class EventFanout implements OnApplicationBootstrap, BeforeApplicationShu
     }
     if (!event) {
       this.log.warn({ subject: m.subject, seq: m.seq }, 'not a domain event; dropped');
+      if (permit) this.worker.permits.release();
       m.term('not a domain event');
       return;
     }
     try {
-      await this.batch.add(event);
+      await this.batch.add({ event, permit });
       m.ack();
     } catch (err) {
       this.log.warn({ err, event_id: event.id }, 'fan-out failed; the event will be redelivered');
@@ -148,15 +160,54 @@ export class EventFanout implements OnApplicationBootstrap, BeforeApplicationShu
     }
   }
 
-  /** One batch of events: their subscriptions, their deliveries (one statement), their jobs. */
-  private async fanOut(events: DomainEvent[]): Promise<void[]> {
-    // the same event twice in one batch (a redelivery meeting its original) makes its deliveries once
-    const unique = [...new Map(events.map((e) => [e.id, e])).values()];
-    const subs = await this.subscriptions.activeFor(unique.map((e) => ({ org_id: e.org_id, mode: e.mode })));
-    const rows = subs.length === 0 ? [] : unique.flatMap((e) => matchDeliveries(e, subs));
-    const due = await this.deliveries.insert(rows, this.max);
-    // first attempts start at once; the rest (not due yet, over the bound) is queued before the ack
-    await this.queue.enqueue(this.worker.attemptNow(due));
-    return events.map(() => undefined);
+  /**
+   * One batch of events: their subscriptions, their deliveries (one statement, which claims the first
+   * attempts there is room for), the claimed attempts started and the rest queued. Permits not used for a
+   * claim are given back.
+   */
+  private async fanOut(taken: Taken[]): Promise<void[]> {
+    let permits = taken.filter((t) => t.permit).length;
+    try {
+      // the same event twice in one batch (a redelivery meeting its original) makes its deliveries once
+      const unique = [...new Map(taken.map((t) => [t.event.id, t.event])).values()];
+      const subs = await this.subscriptions.activeFor(unique.map((e) => ({ org_id: e.org_id, mode: e.mode })));
+      const rows = subs.length === 0 ? [] : unique.flatMap((e) => matchDeliveries(e, subs));
+      if (rows.length > permits) permits += this.worker.permits.tryAcquire(rows.length - permits);
+      const written = await this.deliveries.insert(
+        rows.map((r, i) => ({ ...r, claim: i < permits })),
+        this.max,
+      );
+      const subById = new Map(subs.map((s) => [s.id, s]));
+      const bodyById = new Map(rows.map((r) => [r.id, r.body]));
+      const claims: ClaimedAttempt[] = [];
+      const queued: DueDelivery[] = [];
+      for (const w of written) {
+        if (w.claimed) {
+          const s = subById.get(w.subscription_id)!;
+          claims.push({
+            kind: 'claimed',
+            deliveryId: w.id,
+            eventId: w.event_id,
+            round: w.round,
+            attempt: 1,
+            attemptInRound: 1,
+            url: s.url,
+            body: bodyById.get(w.id)!,
+            subscriptionId: s.id,
+            secretSealed: s.secret_sealed,
+            previousSecretSealed: s.previous_secret_sealed,
+          });
+        } else if (w.status === 'pending' && w.remaining > 0) {
+          queued.push({ id: w.id, round: w.round, remaining: w.remaining, next_attempt_at: w.next_attempt_at });
+        }
+      }
+      permits -= claims.length;
+      this.worker.start(claims);
+      // not claimed (no room, or found from an earlier fan-out): queued before the acknowledgement
+      await this.queue.enqueue(queued);
+      return taken.map(() => undefined);
+    } finally {
+      this.worker.permits.release(permits);
+    }
   }
 }

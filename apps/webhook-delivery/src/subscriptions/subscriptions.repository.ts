@@ -17,13 +17,20 @@ export interface SubscriptionRow {
   previous_secret_expires_at: Date | null;
 }
 
-/** What fan-out needs to match an event: the active subscriptions of the event's organization and mode. */
+/**
+ * What fan-out needs to match an event, and to send the first attempt of a delivery at once: an active
+ * subscription of the event's organization and mode, its URL and its sealed secrets (the previous one only
+ * while its rotation overlap lasts).
+ */
 export interface MatchRow {
   id: string;
   org_id: string;
   mode: Mode;
   event_types: string[];
   created_at: Date;
+  url: string;
+  secret_sealed: string;
+  previous_secret_sealed: string | null;
 }
 
 const COLUMNS = 'seq, id, org_id, mode, url, event_types, status, created_at, previous_secret_expires_at';
@@ -92,7 +99,8 @@ export class SubscriptionsRepository {
   async activeFor(owners: Array<{ org_id: string; mode: Mode }>): Promise<MatchRow[]> {
     if (owners.length === 0) return [];
     return this.db.rows<MatchRow>(
-      `SELECT s.id, s.org_id, s.mode, s.event_types, s.created_at
+      `SELECT s.id, s.org_id, s.mode, s.event_types, s.created_at, s.url, s.secret_sealed,
+              CASE WHEN s.previous_secret_expires_at > now() THEN s.previous_secret_sealed END AS previous_secret_sealed
          FROM ${S}.subscriptions s
          JOIN (SELECT DISTINCT * FROM unnest($1::text[], $2::text[]) AS o(org_id, mode)) o ON o.org_id = s.org_id AND o.mode = s.mode
         WHERE s.status = 'active'`,
