@@ -1,4 +1,4 @@
 import { Init1763820000000 } from './migrations/1763820000000-Init.js';
-import { AttemptsLoggedWithOutcome1763900000000 } from './migrations/1763900000000-AttemptsLoggedWithOutcome.js';
+import { LeanerLedger1763900000000 } from './migrations/1763900000000-LeanerLedger.js';
 
-export const WEBHOOK_DELIVERY_MIGRATIONS = [Init1763820000000, AttemptsLoggedWithOutcome1763900000000];
+export const WEBHOOK_DELIVERY_MIGRATIONS = [Init1763820000000, LeanerLedger1763900000000];

@@ -22,13 +22,17 @@ const DRAIN_DELAY_S = 1;
 const SQL_BATCH = 256;
 /** Backoff of a job that failed for another reason than its receiver (e.g. Postgres away). */
 const INTERNAL_RETRY_MS = 5000;
-/** First attempts fan-out may claim per slot (in flight or waiting for a slot); beyond that they are queued in Redis. */
-const CLAIMS_PER_SLOT = 2;
+/**
+ * First attempts fan-out may claim per slot: in flight, waiting for a slot, or still inside fan-out's
+ * statement (so that the slots stay busy while fan-out writes the next batch). Beyond that events wait in
+ * the stream, and after ROOM_WAIT_MS without an attempt ending they are queued in Redis.
+ */
+const CLAIMS_PER_SLOT = 4;
 /** How long fan-out waits for room when every claim is taken, before it queues the excess in Redis. */
 const ROOM_WAIT_MS = 1000;
 /**
- * A claimed first attempt not started within this is given back (and queued): with at most one waiting claim
- * per slot a claim waits for at most one attempt (10 s) to end, and its own attempt must end within the lease.
+ * A claimed first attempt not started within this is given back (and queued), so that it ends within its
+ * lease: at most this long waiting for a slot, then at most the attempt timeout (10 s) in flight.
  */
 const START_WITHIN_MS = LEASE_MS - ATTEMPT_TIMEOUT_MS - 2000;
 
@@ -59,8 +63,8 @@ type Step =
 @Injectable()
 export class DeliveryWorker implements OnApplicationBootstrap, BeforeApplicationShutdown {
   /**
-   * Room for first attempts: fan-out takes a permit per delivery it claims, and the attempt gives it back when
-   * it ends. Up to `WEBHOOK_CONCURRENCY` claimed attempts run side by side and as many wait for a slot.
+   * Room for first attempts: fan-out takes a permit per event it takes (and per delivery it claims), and the
+   * attempt gives it back when it ends. Up to `WEBHOOK_CONCURRENCY` claimed attempts run side by side.
    */
   readonly permits: Permits;
   private worker: Worker<DeliverJobData, void> | null = null;
@@ -86,12 +90,14 @@ export class DeliveryWorker implements OnApplicationBootstrap, BeforeApplication
   ) {
     this.max = maxAttempts(cfg.WEBHOOK_RETRY_SCHEDULE);
     this.permits = new Permits(cfg.WEBHOOK_CONCURRENCY * CLAIMS_PER_SLOT, ROOM_WAIT_MS);
-    // claims and outcomes share one statement, one at a time: under load the batches grow, not the statements
+    // claims and outcomes are written in batches, one batch at a time: under load the batches grow, not the statements
     this.ledger = new MicroBatch(
       async (ops) => {
         const claims = ops.filter((op): op is ClaimRequest => !('status' in op));
         const outcomes = ops.filter((op): op is AttemptOutcome => 'status' in op);
-        const results = await this.repo.step(claims, outcomes, this.max);
+        // outcomes first: a lease they give up is free for a claim in the same batch
+        await this.repo.record(outcomes);
+        const results = await this.repo.claim(claims, this.max);
         let i = 0;
         return ops.map((op) => ('status' in op ? null : results[i++]!));
       },
@@ -230,7 +236,7 @@ export class DeliveryWorker implements OnApplicationBootstrap, BeforeApplication
     const secrets = [this.open(claim.secretSealed, claim.subscriptionId)];
     if (claim.previousSecretSealed) secrets.push(this.open(claim.previousSecretSealed, claim.subscriptionId));
     const headers = signedHeaders(secrets, claim.eventId, Math.floor(Date.now() / 1000), claim.body);
-    const result = await this.client.post(claim.url, { ...headers }, claim.body);
+    const result = await this.client.post(claim.url, headers, claim.body);
     // a refused destination is not retried: the address check would refuse it again
     const retryDelayMs = result.ok || result.errorCode === 'blocked_destination' ? null : retryDelayAfter(this.cfg.WEBHOOK_RETRY_SCHEDULE, claim.attemptInRound);
     const recorded = this.ledger.add({
