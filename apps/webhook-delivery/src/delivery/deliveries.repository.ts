@@ -160,15 +160,37 @@ export class DeliveriesRepository {
               CASE WHEN claim THEN 1 ELSE 0 END, CASE WHEN claim THEN now() + ${secs('$10')} END
          FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[], $9::bool[])
               AS r(id, event_id, subscription_id, org_id, mode, event_type, session_id, body, claim)
-       ${again ? 'ON CONFLICT (event_id, subscription_id) DO UPDATE SET updated_at = d.updated_at' : ''}
+       ${
+         again
+           ? `ON CONFLICT (event_id, subscription_id) DO UPDATE SET updated_at = d.updated_at
        RETURNING d.id, d.event_id, d.subscription_id, (d.xmax = 0) AS inserted, (d.xmax = 0 AND d.attempts = 1) AS claimed, d.round,
-                 ($11::int - (d.attempts - d.round_base)) AS remaining, d.next_attempt_at, d.status`;
-    // new events are the rule: a plain insert, and only a batch that meets existing deliveries runs again with
-    // the slower ON CONFLICT form (its unique-index checks cost a tenth of the statement)
-    return onceMore(
-      () => this.db.prepared<InsertedDelivery>('webhook_delivery_insert', statement(false), params),
-      () => this.db.prepared<InsertedDelivery>('webhook_delivery_insert_again', statement(true), params),
+                 ($11::int - (d.attempts - d.round_base)) AS remaining, d.next_attempt_at, d.status`
+           : ''
+       }`;
+    // New events are the rule: a plain insert, which returns nothing (every row went in as it was sent), and
+    // only a batch that meets existing deliveries runs again in the slower ON CONFLICT form (its unique-index
+    // checks cost a tenth of the statement) to learn what the stored ones are.
+    let fresh = true;
+    const written = await onceMore(
+      () => this.db.prepared<InsertedDelivery>('webhook_delivery_insert', statement(false), params.slice(0, 10)),
+      () => {
+        fresh = false;
+        return this.db.prepared<InsertedDelivery>('webhook_delivery_insert_again', statement(true), params);
+      },
     );
+    if (!fresh) return written;
+    const now = new Date();
+    return rows.map((r) => ({
+      id: r.id,
+      event_id: r.event_id,
+      subscription_id: r.subscription_id,
+      inserted: true,
+      claimed: r.claim,
+      round: 1,
+      remaining: maxAttempts - (r.claim ? 1 : 0),
+      next_attempt_at: now,
+      status: 'pending',
+    }));
   }
 
   /**

@@ -10,7 +10,7 @@ import { Permits } from './permits.js';
 import { DeliveryQueue, queuePrefix, WEBHOOK_BACKOFF, WEBHOOK_QUEUE, type DeliverJobData } from './delivery.queue.js';
 import { ReceiverClient, type AttemptErrorCode } from './receiver.client.js';
 import { ATTEMPT_TIMEOUT_MS, maxAttempts, retryDelayAfter } from './retry-schedule.js';
-import { signedHeaders } from './signing.js';
+import { signedHeaders, signingKey } from './signing.js';
 
 /** A job holds its lock this long (renewed at half of it while it runs): a crashed worker's jobs come back after it. */
 const LOCK_DURATION_MS = 20_000;
@@ -71,7 +71,8 @@ export class DeliveryWorker implements OnApplicationBootstrap, BeforeApplication
   private redis: Redis | null = null;
   private readonly max: number;
   private readonly ledger: MicroBatch<ClaimRequest | AttemptOutcome, ClaimResult | null>;
-  private readonly secrets = new Map<string, string>();
+  /** Signing keys by sealed secret: opened and decoded once. */
+  private readonly keys = new Map<string, Buffer>();
   /** Outcomes of successful attempts still being written, and claims being given back. */
   private readonly outcomes = new Set<Promise<void>>();
   /** First attempts in flight outside the queue. */
@@ -233,9 +234,9 @@ export class DeliveryWorker implements OnApplicationBootstrap, BeforeApplication
    * SSRF-guarded client and records the outcome (the attempt's row in the log, and the lease given up).
    */
   private async send(claim: ClaimedAttempt): Promise<Step> {
-    const secrets = [this.open(claim.secretSealed, claim.subscriptionId)];
-    if (claim.previousSecretSealed) secrets.push(this.open(claim.previousSecretSealed, claim.subscriptionId));
-    const headers = signedHeaders(secrets, claim.eventId, Math.floor(Date.now() / 1000), claim.body);
+    const keys = [this.key(claim.secretSealed, claim.subscriptionId)];
+    if (claim.previousSecretSealed) keys.push(this.key(claim.previousSecretSealed, claim.subscriptionId));
+    const headers = signedHeaders(keys, claim.eventId, Math.floor(Date.now() / 1000), claim.body);
     const result = await this.client.post(claim.url, headers, claim.body);
     // a refused destination is not retried: the address check would refuse it again
     const retryDelayMs = result.ok || result.errorCode === 'blocked_destination' ? null : retryDelayAfter(this.cfg.WEBHOOK_RETRY_SCHEDULE, claim.attemptInRound);
@@ -272,13 +273,13 @@ export class DeliveryWorker implements OnApplicationBootstrap, BeforeApplication
     void p.finally(() => this.outcomes.delete(p));
   }
 
-  private open(sealed: string, subscriptionId: string): string {
-    let s = this.secrets.get(sealed);
-    if (s === undefined) {
-      s = this.box.open(sealed, subscriptionId);
-      if (this.secrets.size >= 10_000) this.secrets.clear();
-      this.secrets.set(sealed, s);
+  private key(sealed: string, subscriptionId: string): Buffer {
+    let k = this.keys.get(sealed);
+    if (k === undefined) {
+      k = signingKey(this.box.open(sealed, subscriptionId));
+      if (this.keys.size >= 10_000) this.keys.clear();
+      this.keys.set(sealed, k);
     }
-    return s;
+    return k;
   }
 }

@@ -2,7 +2,7 @@ import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { Webhook } from 'standardwebhooks';
 import type { DomainEvent } from '@verity/contracts';
-import { generateSigningSecret, isSigningSecret, sign, signedHeaders, webhookBody } from './signing.js';
+import { generateSigningSecret, isSigningSecret, sign, signedHeaders, signingKey, webhookBody } from './signing.js';
 
 const event: DomainEvent = {
   id: 'evt_0123456789abcdefghijklmn',
@@ -56,6 +56,9 @@ describe('webhook signing (Standard Webhooks)', () => {
     assert.equal(parts.length, 2);
     assert.equal(parts[0], sign(next, event.id, now, body));
     assert.equal(parts[1], sign(previous, event.id, now, body));
+    // decoded keys sign alike
+    assert.deepEqual(signedHeaders([signingKey(next), signingKey(previous)], event.id, now, body), headers);
+    assert.throws(() => signingKey('whsec_short'), /not a signing secret/);
     for (const s of [next, previous]) assert.ok(new Webhook(s).verify(body, { ...headers }));
   });
 

@@ -19,10 +19,15 @@ export function isSigningSecret(s: string): boolean {
   return SECRET_RE.test(s) && Buffer.from(s.slice(SECRET_PREFIX.length), 'base64').length === SECRET_BYTES;
 }
 
-/** One `v1,<base64>` signature of `<id>.<timestamp>.<body>`. */
-export function sign(secret: string, id: string, timestampSeconds: number, body: string): string {
+/** The HMAC key of a signing secret (its 32 bytes), decoded once for any number of signatures. */
+export function signingKey(secret: string): Buffer {
   if (!isSigningSecret(secret)) throw new Error('not a signing secret');
-  const key = Buffer.from(secret.slice(SECRET_PREFIX.length), 'base64');
+  return Buffer.from(secret.slice(SECRET_PREFIX.length), 'base64');
+}
+
+/** One `v1,<base64>` signature of `<id>.<timestamp>.<body>`, with a secret or its decoded key. */
+export function sign(secret: string | Buffer, id: string, timestampSeconds: number, body: string): string {
+  const key = typeof secret === 'string' ? signingKey(secret) : secret;
   const mac = createHmac('sha256', key).update(`${id}.${timestampSeconds}.${body}`).digest('base64');
   return `v1,${mac}`;
 }
@@ -33,8 +38,11 @@ export interface WebhookHeaders {
   'webhook-signature': string;
 }
 
-/** The signing headers of one attempt; `secrets` is the current secret first, then the previous one while it overlaps. */
-export function signedHeaders(secrets: readonly string[], id: string, timestampSeconds: number, body: string): WebhookHeaders {
+/**
+ * The signing headers of one attempt; `secrets` (or their decoded keys) is the current secret first, then the
+ * previous one while it overlaps.
+ */
+export function signedHeaders(secrets: ReadonlyArray<string | Buffer>, id: string, timestampSeconds: number, body: string): WebhookHeaders {
   if (secrets.length === 0) throw new Error('no signing secret');
   return {
     'webhook-id': id,

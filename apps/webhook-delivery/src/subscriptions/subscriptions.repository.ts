@@ -98,7 +98,9 @@ export class SubscriptionsRepository {
   /** Active subscriptions of the given (organization, mode) pairs. */
   async activeFor(owners: Array<{ org_id: string; mode: Mode }>): Promise<MatchRow[]> {
     if (owners.length === 0) return [];
-    return this.db.rows<MatchRow>(
+    // once per fan-out batch: prepared, like the statements that follow it
+    return this.db.prepared<MatchRow>(
+      'webhook_delivery_active_for',
       `SELECT s.id, s.org_id, s.mode, s.event_types, s.created_at, s.url, s.secret_sealed,
               CASE WHEN s.previous_secret_expires_at > now() THEN s.previous_secret_sealed END AS previous_secret_sealed
          FROM ${S}.subscriptions s
