@@ -80,6 +80,9 @@ export class DeliveryWorker implements OnApplicationBootstrap, BeforeApplication
   /** Claimed first attempts waiting for a slot, each with the time by which it must start. */
   private waiting: Array<{ claim: ClaimedAttempt; startBy: number }> = [];
   private closing = false;
+  /** Resolved once fan-out hands over no more claims (it stops first; see `intakeStopped`). */
+  private readonly intake: Promise<void>;
+  private endIntake!: () => void;
 
   constructor(
     private readonly repo: DeliveriesRepository,
@@ -89,6 +92,7 @@ export class DeliveryWorker implements OnApplicationBootstrap, BeforeApplication
     @Inject(WEBHOOK_CONFIG) private readonly cfg: WebhookConfig,
     @Inject(LOGGER) private readonly log: Logger,
   ) {
+    this.intake = new Promise<void>((resolve) => (this.endIntake = resolve));
     this.max = maxAttempts(cfg.WEBHOOK_RETRY_SCHEDULE);
     this.permits = new Permits(cfg.WEBHOOK_CONCURRENCY * CLAIMS_PER_SLOT, ROOM_WAIT_MS);
     // claims and outcomes are written in batches, one batch at a time: under load the batches grow, not the statements
@@ -133,7 +137,14 @@ export class DeliveryWorker implements OnApplicationBootstrap, BeforeApplication
     });
   }
 
+  /** Fan-out has stopped taking events and handed over its last claims. */
+  intakeStopped(): void {
+    this.endIntake();
+  }
+
   async beforeApplicationShutdown(): Promise<void> {
+    // shutdown hooks run side by side: fan-out's last batches may still hand over claims until it has stopped
+    await this.intake;
     // lets attempts in flight finish and be recorded; claims still waiting for a slot are given back and queued
     this.closing = true;
     this.giveBack(this.waiting.splice(0).map((w) => w.claim));

@@ -123,9 +123,13 @@ export class EventFanout implements OnApplicationBootstrap, BeforeApplicationShu
 
   async beforeApplicationShutdown(): Promise<void> {
     // stop taking events; those taken are fanned out and acknowledged (or redelivered to the next process)
-    await this.messages?.close().catch(() => undefined);
-    await this.loop;
-    await Promise.allSettled([...this.inFlight]);
+    try {
+      await this.messages?.close().catch(() => undefined);
+      await this.loop;
+      await Promise.allSettled([...this.inFlight]);
+    } finally {
+      this.worker.intakeStopped();
+    }
   }
 
   private async consume(messages: ConsumerMessages): Promise<void> {
