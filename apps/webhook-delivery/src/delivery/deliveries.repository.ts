@@ -67,11 +67,10 @@ export interface AttemptOutcome {
   retryDelayMs: number | null;
 }
 
-/** A delivery fan-out wrote: new (`inserted`, and `claimed` when its first attempt is now this process's) or found. */
+/** A delivery fan-out wrote, `claimed` when its first attempt is now this process's, or one it found stored. */
 export interface InsertedDelivery extends DueDelivery {
   event_id: string;
   subscription_id: string;
-  inserted: boolean;
   claimed: boolean;
   status: string;
 }
@@ -108,6 +107,15 @@ const secs = (param: string) => `make_interval(secs => ${param}::double precisio
 /** The columns an attempt row copies from its delivery, in the attempts table's order. */
 const COPIED = 'org_id, mode, event_id, event_type, session_id, subscription_id';
 const prefixed = (alias: string) => COPIED.split(', ').map((c) => `${alias}.${c}`).join(', ');
+/**
+ * Logs interrupted attempts (failed, `connection_error`, no HTTP status, the lease's length as latency), unless
+ * their row exists already. `select` gives, in order: the row's id, the delivery id, the copied columns, the
+ * attempt number and when the next attempt is due.
+ */
+const logInterrupted = (select: string) =>
+  `INSERT INTO ${S}.attempts (id, delivery_id, ${COPIED}, attempt, next_attempt_at, status, latency_ms, error_code, finished_at)
+   SELECT i.*, 'failed', ${LEASE_MS}, 'connection_error', now() FROM (${select}) i
+   ON CONFLICT (delivery_id, attempt) DO NOTHING`;
 
 /** Runs `fast`; should it meet a unique index (SQLSTATE 23505), runs `again` instead (the whole statement was rolled back). */
 async function onceMore<T>(fast: () => Promise<T>, again: () => Promise<T>): Promise<T> {
@@ -163,7 +171,7 @@ export class DeliveriesRepository {
        ${
          again
            ? `ON CONFLICT (event_id, subscription_id) DO UPDATE SET updated_at = d.updated_at
-       RETURNING d.id, d.event_id, d.subscription_id, (d.xmax = 0) AS inserted, (d.xmax = 0 AND d.attempts = 1) AS claimed, d.round,
+       RETURNING d.id, d.event_id, d.subscription_id, (d.xmax = 0 AND d.attempts = 1) AS claimed, d.round,
                  ($11::int - (d.attempts - d.round_base)) AS remaining, d.next_attempt_at, d.status`
            : ''
        }`;
@@ -184,7 +192,6 @@ export class DeliveriesRepository {
       id: r.id,
       event_id: r.event_id,
       subscription_id: r.subscription_id,
-      inserted: true,
       claimed: r.claim,
       round: 1,
       remaining: maxAttempts - (r.claim ? 1 : 0),
@@ -277,11 +284,8 @@ export class DeliveriesRepository {
             AND (SELECT s.status FROM ${S}.subscriptions s WHERE s.id = d.subscription_id) = 'active'
          RETURNING d.id, d.attempts, d.round_base, d.body, ${prefixed('d')}
        ), interrupted AS (
-         INSERT INTO ${S}.attempts (id, delivery_id, ${COPIED}, attempt, status, latency_ms, error_code, next_attempt_at, finished_at)
-         SELECT j.interrupted_id, c.id, ${prefixed('c')}, b.attempts, 'failed', ${LEASE_MS}, 'connection_error', now(), now()
-           FROM c JOIN j ON j.id = c.id JOIN before b ON b.id = c.id
-          WHERE b.lease_until IS NOT NULL
-         ON CONFLICT (delivery_id, attempt) DO NOTHING
+         ${logInterrupted(`SELECT j.interrupted_id, c.id, ${prefixed('c')}, b.attempts, now()
+                             FROM c JOIN j ON j.id = c.id JOIN before b ON b.id = c.id WHERE b.lease_until IS NOT NULL`)}
        )
        SELECT j.id AS req_id, c.event_id, c.attempts, c.round_base, s.url, c.body, c.subscription_id, s.secret_sealed,
               CASE WHEN s.previous_secret_expires_at > now() THEN s.previous_secret_sealed END AS previous_secret_sealed,
@@ -367,11 +371,7 @@ export class DeliveriesRepository {
           WHERE d.id = ANY($1::text[]) AND d.id = s.id AND d.attempts = s.attempts AND d.status = 'pending' AND d.lease_until < now()
          RETURNING d.id, d.round, d.attempts, d.round_base, d.status, s.attempt_id, ${prefixed('d')}
        ), logged AS (
-         INSERT INTO ${S}.attempts (id, delivery_id, ${COPIED}, attempt, status, latency_ms, error_code, next_attempt_at, finished_at)
-         SELECT c.attempt_id, c.id, ${prefixed('c')}, c.attempts, 'failed', ${LEASE_MS}, 'connection_error',
-                CASE WHEN c.status = 'pending' THEN now() END, now()
-           FROM c
-         ON CONFLICT (delivery_id, attempt) DO NOTHING
+         ${logInterrupted(`SELECT c.attempt_id, c.id, ${prefixed('c')}, c.attempts, CASE WHEN c.status = 'pending' THEN now() END FROM c`)}
        )
        SELECT id, round, ($4::int - (attempts - round_base)) AS remaining, now() AS next_attempt_at, status FROM c`,
       [stale.map((r) => r.id), stale.map((r) => r.attempts), stale.map(() => newAttemptId()), maxAttempts],
@@ -384,7 +384,7 @@ export class DeliveriesRepository {
     return this.db.rows<DueDelivery>(
       `SELECT d.id, d.round, ($2::int - (d.attempts - d.round_base)) AS remaining, d.next_attempt_at
          FROM ${S}.deliveries d JOIN ${S}.subscriptions s ON s.id = d.subscription_id AND s.status = 'active'
-        WHERE d.status = 'pending' AND d.next_attempt_at < now() - make_interval(secs => $1::double precision / 1000)
+        WHERE d.status = 'pending' AND d.next_attempt_at < now() - ${secs('$1')}
           AND (d.lease_until IS NULL OR d.lease_until < now()) AND d.attempts - d.round_base < $2
         ORDER BY d.next_attempt_at LIMIT $3`,
       [graceMs, maxAttempts, limit],

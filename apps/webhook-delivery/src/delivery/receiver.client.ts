@@ -104,13 +104,8 @@ const USER_AGENT = 'Verity-Webhooks/1.0 (+https://docs.verity.dev/webhooks)';
 /** A response body is read (so the connection can be reused) up to this much, and dropped; past it the connection is. */
 const RESPONSE_BODY_LIMIT = 64 * 1024;
 
-/** The attempt's time is up (the whole attempt, connecting included). */
-class AttemptTimeout extends Error {
-  constructor() {
-    super('the attempt took longer than its timeout');
-    this.name = 'TimeoutError';
-  }
-}
+/** Why a request is aborted once its attempt's time is up (the attempt's result is `timeout` by then). */
+const timedOut = () => new Error('the attempt took longer than its timeout');
 
 /**
  * The only code that talks HTTP to receivers. Every new connection goes through the guard: the host is
@@ -173,7 +168,7 @@ export class ReceiverClient {
       const timer = setTimeout(() => {
         finish('timeout');
         // still connecting: the request is aborted as soon as it starts
-        controller?.abort(new AttemptTimeout());
+        controller?.abort(timedOut());
       }, this.timeoutMs);
       try {
         const { origin, path } = this.target(url);
@@ -188,7 +183,7 @@ export class ReceiverClient {
           {
             onRequestStart: (c) => {
               controller = c;
-              if (done) c.abort(new AttemptTimeout());
+              if (done) c.abort(timedOut());
             },
             onResponseStart: (_c, code) => {
               if (code < 200 || status !== null) return; // 1xx: informational, the answer follows
