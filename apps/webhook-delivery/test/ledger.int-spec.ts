@@ -9,7 +9,7 @@ import { newId } from '@verity/keys';
 import { createServiceDataSource, Sql } from '@verity/platform';
 import { cloneTestDatabase, query } from '@verity/testing';
 import type { DataSource } from 'typeorm';
-import { DeliveriesRepository, type AttemptOutcome, type ClaimedAttempt, type NewDelivery } from '../src/delivery/deliveries.repository.js';
+import { DeliveriesRepository, deliveryId, deliveryIdSql, type AttemptOutcome, type ClaimedAttempt, type NewDelivery } from '../src/delivery/deliveries.repository.js';
 import { WEBHOOK_DELIVERY_SERVICE } from '../src/definition.js';
 
 const MAX = 4;
@@ -37,9 +37,10 @@ after(async () => {
 const rows = <R extends Record<string, unknown>>(sql: string, params: unknown[] = []) => query<R>(db.url, sql, params);
 
 function newDelivery(): NewDelivery {
+  const eventId = newId('event');
   return {
-    id: newId('webhookDelivery'),
-    event_id: newId('event'),
+    id: deliveryId(eventId, subscriptionId),
+    event_id: eventId,
     subscription_id: subscriptionId,
     org_id: 'org_ledger',
     mode: 'test',
@@ -81,9 +82,9 @@ describe('the delivery ledger', () => {
     assert.deepEqual(await delivery(b.id), { status: 'pending', attempts: 0, leased: false, lease_expired: false });
     assert.deepEqual(await attempts(a.id), [], 'no row before the outcome');
 
-    // the same events again (a redelivery), with new ids: the stored deliveries come back, nothing is claimed twice
+    // the same event again (a redelivery) next to a new one: the stored delivery comes back, nothing is claimed twice
     const fresh = newDelivery();
-    const again = await repo.insert([{ ...a, id: newId('webhookDelivery'), claim: true }, { ...fresh, claim: true }], MAX);
+    const again = await repo.insert([{ ...a, claim: true }, { ...fresh, claim: true }], MAX);
     const byEvent = new Map(again.map((w) => [w.event_id, w]));
     assert.deepEqual([byEvent.get(a.event_id)!.id, byEvent.get(a.event_id)!.claimed], [a.id, false], 'the stored delivery, not a new one');
     assert.deepEqual([byEvent.get(fresh.event_id)!.id, byEvent.get(fresh.event_id)!.claimed], [fresh.id, true]);
@@ -164,5 +165,33 @@ describe('the delivery ledger', () => {
     assert.deepEqual(await delivery(d.id), { status: 'pending', attempts: 0, leased: false, lease_expired: false });
     assert.deepEqual(await repo.release([{ deliveryId: d.id, attempt: 1 }], MAX), [], 'giving back twice changes nothing');
     assert.deepEqual(await attempts(d.id), []);
+  });
+
+  it('delivery ids are derived from event and subscription, the same in SQL as in code', async () => {
+    const eventId = newId('event');
+    const [row] = await rows<{ id: string }>(`SELECT ${deliveryIdSql('$1::text', '$2::text')} AS id`, [eventId, subscriptionId]);
+    assert.equal(row!.id, deliveryId(eventId, subscriptionId));
+  });
+
+  it('replay by event finds its deliveries by derived id, and those written earlier with random ids; no other', async () => {
+    const [d, other] = [newDelivery(), newDelivery()];
+    await repo.insert([{ ...d, claim: true }, { ...other, claim: true }], MAX);
+    await repo.record([outcome(d.id, 1), outcome(other.id, 1)]);
+    // a delivery of the same event to another subscription, written before ids were derived (random id)
+    const second = newId('webhookSubscription');
+    const legacyId = newId('webhookDelivery');
+    await rows(
+      `INSERT INTO webhook_delivery.subscriptions (id, org_id, mode, url, event_types, secret_sealed) VALUES ($1, 'org_ledger', 'test', 'https://hooks.example.com/y', '{kyc.session.completed}', 'sealed')`,
+      [second],
+    );
+    await rows(
+      `INSERT INTO webhook_delivery.deliveries (id, event_id, subscription_id, org_id, mode, event_type, session_id, body, status, attempts, completed_at)
+       VALUES ($1, $2, $3, 'org_ledger', 'test', 'kyc.session.completed', $4, '{}', 'succeeded', 1, now())`,
+      [legacyId, d.event_id, second, d.session_id],
+    );
+    const due = await repo.replay({ eventId: d.event_id }, MAX);
+    assert.deepEqual(due.map((x) => [x.id, x.round, x.remaining]).sort(), [[d.id, 2, MAX], [legacyId, 2, MAX]].sort());
+    assert.equal((await delivery(other.id)).status, 'succeeded', 'another event is not replayed');
+    assert.deepEqual(await repo.replay({ eventId: d.event_id, subscriptionId: second }, MAX).then((r) => r.map((x) => x.id)), [legacyId]);
   });
 });

@@ -1,5 +1,6 @@
+import { createHash } from 'node:crypto';
 import { Inject, Injectable } from '@nestjs/common';
-import type { Mode } from '@verity/keys';
+import { ID_PREFIXES, type Mode } from '@verity/keys';
 import { Sql } from '@verity/platform';
 import type { AttemptErrorCode } from './receiver.client.js';
 
@@ -15,6 +16,7 @@ export interface DueDelivery {
 }
 
 export interface NewDelivery {
+  /** `deliveryId(event_id, subscription_id)`. */
   id: string;
   event_id: string;
   subscription_id: string;
@@ -96,6 +98,25 @@ interface ClaimRow {
   lease_until: Date | null;
 }
 
+const DELIVERY_PREFIX = `${ID_PREFIXES.webhookDelivery}_`;
+/** Hex characters of the SHA-256 a delivery id keeps (128 bits). */
+const DELIVERY_HASH_CHARS = 32;
+/** Deliveries written before ids were derived have random ids of this length (`whd_` and 24 characters). */
+export const RANDOM_DELIVERY_ID_LENGTH = 28;
+
+/**
+ * The id of the delivery of an event to a subscription, derived from the two: the primary key alone makes
+ * fan-out idempotent (a redelivered event finds its deliveries by id), with no second unique index to keep.
+ * Subscription ids never contain `/`, so no two pairs make the same input.
+ */
+export function deliveryId(eventId: string, subscriptionId: string): string {
+  return `${DELIVERY_PREFIX}${createHash('sha256').update(`${eventId}/${subscriptionId}`).digest('hex').slice(0, DELIVERY_HASH_CHARS)}`;
+}
+
+/** `deliveryId` in SQL, for expressions `event` and `subscription` (replay computes the ids an event may have). */
+export const deliveryIdSql = (event: string, subscription: string) =>
+  `'${DELIVERY_PREFIX}' || left(encode(sha256(convert_to(${event} || '/' || ${subscription}, 'UTF8')), 'hex'), ${DELIVERY_HASH_CHARS})`;
+
 /**
  * Attempts of a delivery hold its lease this long from their claim: the 10 s attempt timeout, and as long
  * again for a claim made by fan-out to wait for a free slot (see DeliveryWorker).
@@ -142,7 +163,7 @@ export class DeliveriesRepository {
   constructor(@Inject(Sql) private readonly db: Sql) {}
 
   /**
-   * Inserts the deliveries of a batch of events, claiming the first attempt of those marked `claim` (the
+   * Inserts the deliveries of a batch of events (each with the id `deliveryId` gives it), claiming the first attempt of those marked `claim` (the
    * caller sends them at once). A delivery that already exists (the event was fanned out before) is
    * returned as it is, unclaimed, so the caller can queue it if it is still pending.
    */
@@ -170,13 +191,13 @@ export class DeliveriesRepository {
               AS r(id, event_id, subscription_id, org_id, mode, event_type, session_id, body, claim)
        ${
          again
-           ? `ON CONFLICT (event_id, subscription_id) DO UPDATE SET updated_at = d.updated_at
+           ? `ON CONFLICT (id) DO UPDATE SET updated_at = d.updated_at
        RETURNING d.id, d.event_id, d.subscription_id, (d.xmax = 0 AND d.attempts = 1) AS claimed, d.round,
                  ($11::int - (d.attempts - d.round_base)) AS remaining, d.next_attempt_at, d.status`
            : ''
        }`;
     // New events are the rule: a plain insert, which returns nothing (every row went in as it was sent), and
-    // only a batch that meets existing deliveries runs again in the slower ON CONFLICT form (its unique-index
+    // only a batch that meets existing deliveries runs again in the slower ON CONFLICT form (its arbiter
     // checks cost a tenth of the statement) to learn what the stored ones are.
     let fresh = true;
     const written = await onceMore(
@@ -393,15 +414,20 @@ export class DeliveriesRepository {
 
   /**
    * Starts a new round of attempts (same delivery, same webhook-id) for the deliveries matching the filter,
-   * on active subscriptions only. By session or by time, deliveries are found through their attempts: one
-   * never attempted is still pending and needs no replay.
+   * on active subscriptions only. By event, the candidates are the ids the event's deliveries have (derived
+   * from the event and each subscription), and, among deliveries written before ids were derived, those of
+   * the event (a partial index holds only them). By session or by time, deliveries are found through their
+   * attempts: one never attempted is still pending and needs no replay.
    */
   async replay(
     f: { eventId?: string; sessionId?: string; since?: Date; subscriptionId?: string; orgId?: string },
     maxAttempts: number,
   ): Promise<DueDelivery[]> {
     const candidates = f.eventId
-      ? `SELECT id FROM ${S}.deliveries WHERE event_id = $1`
+      ? `SELECT ${deliveryIdSql('$1', 's.id')} FROM ${S}.subscriptions s
+          WHERE ($4::text IS NULL OR s.id = $4) AND ($5::text IS NULL OR s.org_id = $5)
+         UNION ALL
+         SELECT id FROM ${S}.deliveries WHERE length(id) = ${RANDOM_DELIVERY_ID_LENGTH} AND event_id = $1`
       : f.sessionId
         ? `SELECT delivery_id FROM ${S}.attempts WHERE session_id = $2`
         : `SELECT delivery_id FROM ${S}.attempts

@@ -1,6 +1,7 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import type { DomainEvent } from '@verity/contracts';
+import { deliveryId } from '../delivery/deliveries.repository.js';
 import type { MatchRow } from '../subscriptions/subscriptions.repository.js';
 import { matchDeliveries, parseDomainEvent } from './event-fanout.js';
 
@@ -38,7 +39,7 @@ describe('fan-out matching', () => {
     const out = matchDeliveries(event, subs);
     assert.deepEqual(out.map((d) => d.subscription_id), ['whs_same', 'whs_same2']);
     for (const d of out) {
-      assert.match(d.id, /^whd_[A-Za-z0-9]{24}$/);
+      assert.equal(d.id, deliveryId(event.id, d.subscription_id));
       assert.equal(d.event_id, event.id);
       assert.equal(d.session_id, event.data.sessionId);
       assert.deepEqual(JSON.parse(d.body), { type: event.type, timestamp: at, data: event.data });

@@ -8,10 +8,9 @@ import {
   subjectRoot,
   type DomainEvent,
 } from '@verity/contracts';
-import { newId } from '@verity/keys';
 import { CONFIG, ensureEventStream, LOGGER, MicroBatch, NATS, type Logger, type ServiceConfig } from '@verity/platform';
 import { WEBHOOK_CONFIG, type WebhookConfig } from '../config.js';
-import { DeliveriesRepository, type ClaimedAttempt, type DueDelivery, type NewDelivery } from '../delivery/deliveries.repository.js';
+import { DeliveriesRepository, deliveryId, type ClaimedAttempt, type DueDelivery, type NewDelivery } from '../delivery/deliveries.repository.js';
 import { DeliveryQueue } from '../delivery/delivery.queue.js';
 import { DeliveryWorker } from '../delivery/delivery.worker.js';
 import { maxAttempts } from '../delivery/retry-schedule.js';
@@ -50,7 +49,7 @@ export function matchDeliveries(event: DomainEvent, subscriptions: MatchRow[]): 
   return subscriptions
     .filter((s) => s.org_id === event.org_id && s.mode === event.mode && s.event_types.includes(event.type) && s.created_at.getTime() <= at)
     .map((s) => ({
-      id: newId('webhookDelivery'),
+      id: deliveryId(event.id, s.id),
       event_id: event.id,
       subscription_id: s.id,
       org_id: event.org_id,
@@ -69,7 +68,8 @@ interface Taken {
 
 /**
  * Fan-out: a durable JetStream consumer takes each event of the region's stream, creates its deliveries
- * idempotently in Postgres (unique per event and subscription), and only then acknowledges the message.
+ * idempotently in Postgres (one per event and subscription: its id is derived from the two), and only then
+ * acknowledges the message.
  * The same statement claims the first attempts the worker has room for, which start at once; the others
  * are queued in BullMQ before the acknowledgement. Events are taken as room frees up (the stream holds the
  * rest), and after a second without room the excess goes to the queue. A message redelivered after a crash
