@@ -54,6 +54,23 @@ describe('Permits', () => {
     assert.equal(p.available, 0);
   });
 
+  it('callers still waiting after a permit came back wait at most the bound from that moment', async () => {
+    let now = 0;
+    const p = new Permits(1, 30, () => now);
+    assert.equal(await p.acquire(), true);
+    const a = p.acquire();
+    let bSettled: boolean | null = null;
+    const b = p.acquire().then((ok) => (bSettled = ok));
+    now = 20;
+    p.release();
+    assert.equal(await a, true);
+    now = 40; // past the first bound (0 + 30), not past the one that began with the release (20 + 30)
+    await tick(45);
+    assert.equal(bSettled, null, 'still waiting');
+    now = 50;
+    assert.equal(await b, false, 'refused once the new bound has passed');
+  });
+
   it('tryAcquire takes only what is free, and release refuses to exceed the capacity', () => {
     const p = new Permits(3, 1000);
     assert.equal(p.tryAcquire(5), 3);

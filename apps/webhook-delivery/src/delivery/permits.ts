@@ -7,9 +7,15 @@
  */
 export class Permits {
   private free: number;
-  private readonly waiters: Array<{ resolve: (ok: boolean) => void; timer: NodeJS.Timeout }> = [];
+  private readonly waiters: Array<(ok: boolean) => void> = [];
   /** Since when no permit has been free or given back; null while permits flow. */
   private stalledSince: number | null = null;
+  /**
+   * One timer for all waiters, set for the end of the current bound; a permit given back moves the bound
+   * without touching the timer, which on firing sets itself again for the bound's new end (no timer per
+   * waiting caller: callers wait for permits all the time under load).
+   */
+  private timer: NodeJS.Timeout | null = null;
 
   constructor(
     readonly capacity: number,
@@ -34,14 +40,8 @@ export class Permits {
     const left = this.stalledSince + this.maxWaitMs - now;
     if (left <= 0) return Promise.resolve(false);
     return new Promise<boolean>((resolve) => {
-      const waiter = {
-        resolve,
-        timer: setTimeout(() => {
-          this.waiters.splice(this.waiters.indexOf(waiter), 1);
-          resolve(false);
-        }, left),
-      };
-      this.waiters.push(waiter);
+      this.waiters.push(resolve);
+      this.timer ??= setTimeout(() => this.boundReached(), left);
     });
   }
 
@@ -58,11 +58,23 @@ export class Permits {
     if (this.free + n > this.capacity) throw new Error(`released more permits than were taken (${this.free + n} > ${this.capacity})`);
     this.free += n;
     while (this.free > 0 && this.waiters.length > 0) {
-      const w = this.waiters.shift()!;
-      clearTimeout(w.timer);
       this.free--;
-      w.resolve(true);
+      this.waiters.shift()!(true);
     }
-    this.stalledSince = null;
+    // callers still waiting wait at most the bound from now on
+    this.stalledSince = this.waiters.length > 0 ? this.now() : null;
+  }
+
+  private boundReached(): void {
+    this.timer = null;
+    if (this.waiters.length === 0) return;
+    const now = this.now();
+    this.stalledSince ??= now;
+    const left = this.stalledSince + this.maxWaitMs - now;
+    if (left > 0) {
+      this.timer = setTimeout(() => this.boundReached(), left);
+      return;
+    }
+    for (const resolve of this.waiters.splice(0)) resolve(false);
   }
 }
