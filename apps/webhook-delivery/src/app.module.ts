@@ -1,5 +1,5 @@
 import { Module } from '@nestjs/common';
-import { CONFIG, type ServiceConfig } from '@verity/platform';
+import { CONFIG, LOGGER, type Logger, type ServiceConfig } from '@verity/platform';
 import { AttemptsRepository } from './attempts/attempts.repository.js';
 import { AttemptsService } from './attempts/attempts.service.js';
 import { WEBHOOK_CONFIG, webhookConfigOf, type WebhookConfig } from './config.js';
@@ -7,7 +7,9 @@ import { DeliveriesRepository } from './delivery/deliveries.repository.js';
 import { DeliveryQueue } from './delivery/delivery.queue.js';
 import { DeliverySweeper } from './delivery/delivery.sweeper.js';
 import { DeliveryWorker } from './delivery/delivery.worker.js';
-import { DestinationGuard, ReceiverClient } from './delivery/receiver.client.js';
+import { DestinationGuard } from './delivery/receiver.client.js';
+import { ATTEMPT_SENDER, SenderThread } from './delivery/sender.js';
+import { ATTEMPT_TIMEOUT_MS } from './delivery/retry-schedule.js';
 import { ReplayService } from './delivery/replay.service.js';
 import { EventFanout } from './fanout/event-fanout.js';
 import { SecretBox } from './subscriptions/secret-box.js';
@@ -20,7 +22,11 @@ import { WebhooksRpcController } from './webhooks.rpc.controller.js';
     { provide: WEBHOOK_CONFIG, inject: [CONFIG], useFactory: (cfg: ServiceConfig) => webhookConfigOf(cfg) },
     { provide: SecretBox, inject: [WEBHOOK_CONFIG], useFactory: (cfg: WebhookConfig) => SecretBox.fromBase64(cfg.WEBHOOK_SECRET_KEY) },
     { provide: DestinationGuard, inject: [WEBHOOK_CONFIG], useFactory: (cfg: WebhookConfig) => new DestinationGuard(cfg.WEBHOOK_ALLOW_PRIVATE_NETWORKS) },
-    { provide: ReceiverClient, inject: [DestinationGuard], useFactory: (guard: DestinationGuard) => new ReceiverClient(guard) },
+    {
+      provide: ATTEMPT_SENDER,
+      inject: [WEBHOOK_CONFIG, LOGGER],
+      useFactory: (cfg: WebhookConfig, log: Logger) => new SenderThread({ allowPrivateNetworks: cfg.WEBHOOK_ALLOW_PRIVATE_NETWORKS, timeoutMs: ATTEMPT_TIMEOUT_MS }, log),
+    },
     SubscriptionsRepository,
     DeliveriesRepository,
     AttemptsRepository,

@@ -8,9 +8,10 @@ import { SecretBox } from '../subscriptions/secret-box.js';
 import { DeliveriesRepository, LEASE_MS, type AttemptOutcome, type ClaimedAttempt, type ClaimRequest, type ClaimResult } from './deliveries.repository.js';
 import { Permits } from './permits.js';
 import { DeliveryQueue, queuePrefix, WEBHOOK_BACKOFF, WEBHOOK_QUEUE, type DeliverJobData } from './delivery.queue.js';
-import { ReceiverClient, type AttemptErrorCode } from './receiver.client.js';
+import type { AttemptErrorCode } from './receiver.client.js';
+import { ATTEMPT_SENDER, type AttemptSender } from './sender.js';
 import { ATTEMPT_TIMEOUT_MS, maxAttempts, retryDelayAfter } from './retry-schedule.js';
-import { signedHeaders, signingKey } from './signing.js';
+import { signingKey } from './signing.js';
 
 /** A job holds its lock this long (renewed at half of it while it runs): a crashed worker's jobs come back after it. */
 const LOCK_DURATION_MS = 20_000;
@@ -86,7 +87,7 @@ export class DeliveryWorker implements OnApplicationBootstrap, BeforeApplication
 
   constructor(
     private readonly repo: DeliveriesRepository,
-    private readonly client: ReceiverClient,
+    @Inject(ATTEMPT_SENDER) private readonly client: AttemptSender,
     private readonly box: SecretBox,
     private readonly queue: DeliveryQueue,
     @Inject(WEBHOOK_CONFIG) private readonly cfg: WebhookConfig,
@@ -241,14 +242,13 @@ export class DeliveryWorker implements OnApplicationBootstrap, BeforeApplication
   }
 
   /**
-   * One claimed attempt: signs the stored body with the subscription's secret(s), POSTs it through the
-   * SSRF-guarded client and records the outcome (the attempt's row in the log, and the lease given up).
+   * One claimed attempt: has the sender sign the stored body with the subscription's secret(s) and POST it
+   * through the SSRF-guarded client, and records the outcome (the attempt's row in the log, and the lease given up).
    */
   private async send(claim: ClaimedAttempt): Promise<Step> {
     const keys = [this.key(claim.secretSealed, claim.subscriptionId)];
     if (claim.previousSecretSealed) keys.push(this.key(claim.previousSecretSealed, claim.subscriptionId));
-    const headers = signedHeaders(keys, claim.eventId, Math.floor(Date.now() / 1000), claim.body);
-    const result = await this.client.post(claim.url, headers, claim.body);
+    const result = await this.client.send({ url: claim.url, eventId: claim.eventId, body: claim.body, keys });
     // a refused destination is not retried: the address check would refuse it again
     const retryDelayMs = result.ok || result.errorCode === 'blocked_destination' ? null : retryDelayAfter(this.cfg.WEBHOOK_RETRY_SCHEDULE, claim.attemptInRound);
     const recorded = this.ledger.add({

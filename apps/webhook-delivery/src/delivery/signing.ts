@@ -19,10 +19,16 @@ export function isSigningSecret(s: string): boolean {
   return SECRET_RE.test(s) && Buffer.from(s.slice(SECRET_PREFIX.length), 'base64').length === SECRET_BYTES;
 }
 
-/** The HMAC key of a signing secret (its 32 bytes), decoded once for any number of signatures. */
+/**
+ * The HMAC key of a signing secret (its 32 bytes), decoded once for any number of signatures. The bytes have
+ * a memory block of their own (not a slice of Node's shared pool), so handing the key to the sender thread
+ * copies these 32 bytes and nothing else.
+ */
 export function signingKey(secret: string): Buffer {
   if (!isSigningSecret(secret)) throw new Error('not a signing secret');
-  return Buffer.from(secret.slice(SECRET_PREFIX.length), 'base64');
+  const key = Buffer.alloc(SECRET_BYTES);
+  key.write(secret.slice(SECRET_PREFIX.length), 'base64');
+  return key;
 }
 
 /** One `v1,<base64>` signature of `<id>.<timestamp>.<body>`, with a secret or its decoded key. */
