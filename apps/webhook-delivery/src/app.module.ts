@@ -8,7 +8,7 @@ import { DeliveryQueue } from './delivery/delivery.queue.js';
 import { DeliverySweeper } from './delivery/delivery.sweeper.js';
 import { DeliveryWorker } from './delivery/delivery.worker.js';
 import { DestinationGuard } from './delivery/receiver.client.js';
-import { ATTEMPT_SENDER, SenderThread } from './delivery/sender.js';
+import { SenderThread } from './delivery/sender.js';
 import { ATTEMPT_TIMEOUT_MS } from './delivery/retry-schedule.js';
 import { ReplayService } from './delivery/replay.service.js';
 import { EventFanout } from './fanout/event-fanout.js';
@@ -23,7 +23,7 @@ import { WebhooksRpcController } from './webhooks.rpc.controller.js';
     { provide: SecretBox, inject: [WEBHOOK_CONFIG], useFactory: (cfg: WebhookConfig) => SecretBox.fromBase64(cfg.WEBHOOK_SECRET_KEY) },
     { provide: DestinationGuard, inject: [WEBHOOK_CONFIG], useFactory: (cfg: WebhookConfig) => new DestinationGuard(cfg.WEBHOOK_ALLOW_PRIVATE_NETWORKS) },
     {
-      provide: ATTEMPT_SENDER,
+      provide: SenderThread,
       inject: [WEBHOOK_CONFIG, LOGGER],
       useFactory: (cfg: WebhookConfig, log: Logger) => new SenderThread({ allowPrivateNetworks: cfg.WEBHOOK_ALLOW_PRIVATE_NETWORKS, timeoutMs: ATTEMPT_TIMEOUT_MS }, log),
     },

@@ -101,7 +101,11 @@ interface ClaimRow {
 const DELIVERY_PREFIX = `${ID_PREFIXES.webhookDelivery}_`;
 /** Hex characters of the SHA-256 a delivery id keeps (128 bits). */
 const DELIVERY_HASH_CHARS = 32;
-/** Deliveries written before ids were derived have random ids of this length (`whd_` and 24 characters). */
+/**
+ * Deliveries written before ids were derived have random ids of this length (`whd_` and 24 characters).
+ * Migration `DerivedDeliveryIds` indexes them by event `WHERE length(id) = 28`: replay must spell the same
+ * condition for Postgres to use that index.
+ */
 export const RANDOM_DELIVERY_ID_LENGTH = 28;
 
 /**

@@ -9,7 +9,7 @@ import { DeliveriesRepository, LEASE_MS, type AttemptOutcome, type ClaimedAttemp
 import { Permits } from './permits.js';
 import { DeliveryQueue, queuePrefix, WEBHOOK_BACKOFF, WEBHOOK_QUEUE, type DeliverJobData } from './delivery.queue.js';
 import type { AttemptErrorCode } from './receiver.client.js';
-import { ATTEMPT_SENDER, type AttemptSender } from './sender.js';
+import { SenderThread } from './sender.js';
 import { ATTEMPT_TIMEOUT_MS, maxAttempts, retryDelayAfter } from './retry-schedule.js';
 import { signingKey } from './signing.js';
 
@@ -87,7 +87,7 @@ export class DeliveryWorker implements OnApplicationBootstrap, BeforeApplication
 
   constructor(
     private readonly repo: DeliveriesRepository,
-    @Inject(ATTEMPT_SENDER) private readonly client: AttemptSender,
+    private readonly client: SenderThread,
     private readonly box: SecretBox,
     private readonly queue: DeliveryQueue,
     @Inject(WEBHOOK_CONFIG) private readonly cfg: WebhookConfig,

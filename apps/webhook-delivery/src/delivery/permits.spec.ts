@@ -4,6 +4,14 @@ import { Permits } from './permits.js';
 
 const tick = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
+/** One permit, already taken, bounding waits to 30 ms of a clock the test moves by hand. */
+async function heldPermit(): Promise<{ p: Permits; clock: { now: number } }> {
+  const clock = { now: 0 };
+  const p = new Permits(1, 30, () => clock.now);
+  assert.equal(await p.acquire(), true);
+  return { p, clock };
+}
+
 describe('Permits', () => {
   it('hands out permits while free, then makes callers wait for one given back, in order', async () => {
     const p = new Permits(2, 10_000);
@@ -25,29 +33,25 @@ describe('Permits', () => {
   });
 
   it('bounds the waiting by progress: when no permit comes back in time every caller is refused at once until one does', async () => {
-    let now = 0;
-    const p = new Permits(1, 30, () => now);
-    assert.equal(await p.acquire(), true);
+    const { p, clock } = await heldPermit();
     const first = p.acquire();
-    now = 30; // the clock the bound is measured on has moved past it
+    clock.now = 30; // the clock the bound is measured on has moved past it
     assert.equal(await first, false, 'the waiting caller is refused when the bound passes');
     assert.equal(await p.acquire(), false, 'and the next one at once, without waiting again');
     p.release();
     assert.equal(p.available, 1);
     assert.equal(await p.acquire(), true, 'a permit given back ends the stall');
-    now = 100;
+    clock.now = 100;
     const waiting = p.acquire();
     p.release();
     assert.equal(await waiting, true, 'a new stall starts a new bound');
   });
 
   it('keeps waiting for permits while they keep coming back, however long all of them stay in use', async () => {
-    let now = 0;
-    const p = new Permits(1, 30, () => now);
-    assert.equal(await p.acquire(), true);
+    const { p, clock } = await heldPermit();
     for (let i = 0; i < 5; i++) {
       const next = p.acquire(); // every permit is in use, for 20 of the clock's ms each time: 100 in all
-      now += 20;
+      clock.now += 20;
       p.release();
       assert.equal(await next, true, `permit ${i + 1} handed over, not refused`);
     }
@@ -55,19 +59,17 @@ describe('Permits', () => {
   });
 
   it('callers still waiting after a permit came back wait at most the bound from that moment', async () => {
-    let now = 0;
-    const p = new Permits(1, 30, () => now);
-    assert.equal(await p.acquire(), true);
+    const { p, clock } = await heldPermit();
     const a = p.acquire();
     let bSettled: boolean | null = null;
     const b = p.acquire().then((ok) => (bSettled = ok));
-    now = 20;
+    clock.now = 20;
     p.release();
     assert.equal(await a, true);
-    now = 40; // past the first bound (0 + 30), not past the one that began with the release (20 + 30)
+    clock.now = 40; // past the first bound (0 + 30), not past the one that began with the release (20 + 30)
     await tick(45);
     assert.equal(bSettled, null, 'still waiting');
-    now = 50;
+    clock.now = 50;
     assert.equal(await b, false, 'refused once the new bound has passed');
   });
 

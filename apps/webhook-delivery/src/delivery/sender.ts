@@ -11,13 +11,6 @@ export interface Attempt {
   keys: Buffer[];
 }
 
-/** What sends attempts (`SenderThread`; tests may give another). */
-export interface AttemptSender {
-  /** Signs and POSTs one attempt; never throws: a failure is an attempt result with its error code. */
-  send(attempt: Attempt): Promise<AttemptResult>;
-  close(): Promise<void>;
-}
-
 export interface SenderOptions {
   allowPrivateNetworks: boolean;
   timeoutMs: number;
@@ -40,9 +33,7 @@ const LOST: AttemptResult = { ok: false, httpStatus: null, latencyMs: 0, errorCo
  * turn of each event loop. Should the thread die, its unanswered attempts count as failed (they are retried)
  * and a new thread takes over.
  */
-export const ATTEMPT_SENDER = Symbol('ATTEMPT_SENDER');
-
-export class SenderThread implements AttemptSender {
+export class SenderThread {
   private thread!: Worker;
   private readonly pending = new Map<number, (r: AttemptResult) => void>();
   private outbox: Array<[number, Attempt]> = [];
@@ -57,6 +48,7 @@ export class SenderThread implements AttemptSender {
     this.spawn();
   }
 
+  /** Signs and POSTs one attempt; never throws: a failure is an attempt result with its error code. */
   send(attempt: Attempt): Promise<AttemptResult> {
     return new Promise<AttemptResult>((resolve) => {
       const id = this.nextId++;
