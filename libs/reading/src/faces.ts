@@ -1,0 +1,135 @@
+import { createRequire } from 'node:module';
+import path from 'node:path';
+import { pathToFileURL } from 'node:url';
+import sharp from 'sharp';
+import type { Box } from './raster.js';
+import { MAX_INPUT_PIXELS } from './raster.js';
+import { installOfflineFetch } from './offline.js';
+
+const require = createRequire(import.meta.url);
+
+/** A face found in an image. The embedding lives in memory only: it is never returned to a caller or stored. */
+export interface Face {
+  box: Box;
+  /** Detector confidence, 0 to 1. */
+  score: number;
+  /** The anti-spoofing model's score that the face is a real one in front of the camera (not printed, not a screen), 0 to 1. */
+  real: number;
+  embedding: number[];
+}
+
+/** The slice of Human's API used here (its types pull in the whole of TensorFlow.js). */
+interface HumanFace {
+  box: [number, number, number, number];
+  boxScore: number;
+  score: number;
+  real?: number;
+  embedding?: number[];
+}
+interface HumanLike {
+  load(): Promise<void>;
+  detect(input: unknown): Promise<{ face: HumanFace[] }>;
+  tf: { tensor(data: Uint8Array, shape: number[], dtype: 'int32'): { dispose(): void } };
+  match: { similarity(a: number[], b: number[]): number };
+}
+
+/** Largest side of the image faces are looked for in. */
+const FACE_MAX_SIDE = 1280;
+
+/**
+ * Faces with Human (`@vladmandic/human`) on TensorFlow.js's WebAssembly backend, models and WebAssembly from the
+ * installed packages: BlazeFace finds faces, FaceRes makes a 1024-number embedding for comparison, and the
+ * anti-spoofing model scores presentation attacks. Runs on the calling thread; use it inside the reading pool.
+ */
+export class FaceEngine {
+  private constructor(private readonly human: HumanLike) {}
+
+  static async start(): Promise<FaceEngine> {
+    installOfflineFetch();
+    const dir = path.resolve(path.dirname(require.resolve('@vladmandic/human')), '..');
+    const { Human } = require(path.join(dir, 'dist', 'human.node-wasm.js')) as { Human: new (config: object) => HumanLike };
+    const human = new Human({
+      backend: 'wasm',
+      wasmPath: path.join(path.dirname(require.resolve('@tensorflow/tfjs-backend-wasm')), '..', 'dist') + path.sep,
+      modelBasePath: pathToFileURL(path.join(dir, 'models') + path.sep).href,
+      // 0: every image is new. The default reuses the previous frame's result, which is for video.
+      cacheSensitivity: 0,
+      debug: false,
+      warmup: 'none',
+      face: {
+        enabled: true,
+        detector: { rotation: true, maxDetected: 5, minConfidence: 0.5, return: false },
+        mesh: { enabled: false },
+        description: { enabled: true },
+        antispoof: { enabled: true },
+        iris: { enabled: false },
+        emotion: { enabled: false },
+        liveness: { enabled: false },
+        attention: { enabled: false },
+        gear: { enabled: false },
+      },
+      body: { enabled: false },
+      hand: { enabled: false },
+      object: { enabled: false },
+      gesture: { enabled: false },
+      segmentation: { enabled: false },
+      filter: { enabled: false },
+    });
+    await human.load();
+    return new FaceEngine(human);
+  }
+
+  /** The faces in an image (encoded bytes), largest first; boxes in the image's upright pixels. */
+  async faces(image: Buffer): Promise<{ faces: Face[]; width: number; height: number }> {
+    const meta = await sharp(image, { limitInputPixels: MAX_INPUT_PIXELS }).metadata();
+    const turned = (meta.orientation ?? 1) >= 5; // EXIF orientations 5 to 8 swap width and height
+    const upright = turned ? { width: meta.height, height: meta.width } : { width: meta.width, height: meta.height };
+    const { data, info } = await sharp(image, { failOn: 'error', limitInputPixels: MAX_INPUT_PIXELS })
+      .rotate()
+      .resize({ width: FACE_MAX_SIDE, height: FACE_MAX_SIDE, fit: 'inside', withoutEnlargement: true })
+      .removeAlpha()
+      .raw()
+      .toBuffer({ resolveWithObject: true });
+    const scale = upright.width / info.width;
+    const tensor = this.human.tf.tensor(data, [1, info.height, info.width, 3], 'int32');
+    let found: HumanFace[];
+    try {
+      found = (await this.human.detect(tensor)).face;
+    } finally {
+      tensor.dispose();
+    }
+    const faces = found
+      .filter((f) => f.embedding && f.embedding.length > 0)
+      .map((f) => ({
+        box: { left: f.box[0] * scale, top: f.box[1] * scale, width: f.box[2] * scale, height: f.box[3] * scale },
+        score: f.boxScore ?? f.score,
+        real: f.real ?? 0,
+        embedding: f.embedding!,
+      }))
+      .sort((a, b) => b.box.width * b.box.height - a.box.width * a.box.height);
+    return { faces, width: upright.width, height: upright.height };
+  }
+
+  /** How alike two faces are, 0 (different people) to 1 (the same image). */
+  similarity(a: Face, b: Face): number {
+    return this.human.match.similarity(a.embedding, b.embedding);
+  }
+}
+
+/**
+ * The portrait artifact: the face cut out of the upright image with a margin (40 % of the face's size on each
+ * side, more above for the hair), re-encoded as a JPEG without metadata.
+ */
+export async function cropPortrait(image: Buffer, face: Face, width: number, height: number): Promise<Buffer> {
+  const { left, top, width: w, height: h } = face.box;
+  const x0 = Math.max(0, Math.floor(left - w * 0.4));
+  const y0 = Math.max(0, Math.floor(top - h * 0.55));
+  const x1 = Math.min(width, Math.ceil(left + w * 1.4));
+  const y1 = Math.min(height, Math.ceil(top + h * 1.45));
+  return sharp(image, { failOn: 'error', limitInputPixels: MAX_INPUT_PIXELS })
+    .rotate()
+    .extract({ left: x0, top: y0, width: x1 - x0, height: y1 - y0 })
+    .resize({ width: 480, height: 600, fit: 'inside', withoutEnlargement: true })
+    .jpeg({ quality: 90 })
+    .toBuffer();
+}

@@ -1,0 +1,62 @@
+import { Piscina } from 'piscina';
+import { DEFAULT_THRESHOLDS, type Thresholds } from './checks.js';
+import type { DocumentImages, DocumentOutcome } from './document.js';
+import type { Verification, VerifyInput } from './verify.js';
+import type { ReadTask, VerifyTask } from './worker.js';
+
+export interface ReadingPoolOptions {
+  /** Worker threads, each with its own engines (about 250–350 MB each; docs/reading.md). */
+  threads: number;
+  /** Load the face engine in every thread at start too (the live capture run needs it; the ID scan does not). */
+  faces?: boolean;
+}
+
+/** Today in UTC as `YYYY-MM-DD`: what expiry and MRZ centuries are judged against. */
+export function utcToday(): string {
+  return new Date().toISOString().slice(0, 10);
+}
+
+/**
+ * Reading off the caller's thread: a fixed number of worker threads (piscina), each holding its engines, so
+ * that one slow image never stalls the event loop of the service. Admission (how many wait, for how long) is
+ * the caller's: the pool runs what it is given, queued in arrival order.
+ */
+export class ReadingPool {
+  private readonly pool: Piscina;
+
+  constructor(private readonly options: ReadingPoolOptions) {
+    this.pool = new Piscina({
+      filename: new URL('./worker.js', import.meta.url).href,
+      minThreads: options.threads,
+      maxThreads: options.threads,
+      idleTimeout: Infinity,
+    });
+  }
+
+  /** Loads every thread's engines: call at start so that the first requests do not pay for it. */
+  async warm(): Promise<void> {
+    await Promise.all(Array.from({ length: this.options.threads }, () => this.pool.run({ faces: this.options.faces ?? false }, { name: 'warm' })));
+  }
+
+  get threads(): number {
+    return this.options.threads;
+  }
+
+  /** The document's machine-readable data (ID scan). */
+  read(images: DocumentImages, today = utcToday()): Promise<DocumentOutcome> {
+    const task: ReadTask = { front: images.front, back: images.back, today };
+    return this.pool.run(task, { name: 'read' });
+  }
+
+  /** Document, portrait, face match and liveness (a live verification). */
+  async verify(input: VerifyInput, thresholds: Thresholds = DEFAULT_THRESHOLDS, today = utcToday()): Promise<Verification> {
+    const task: VerifyTask = { front: input.front, back: input.back, selfie: input.selfie, thresholds, today };
+    const v: Verification = await this.pool.run(task, { name: 'check' });
+    // a Buffer crosses threads as a plain Uint8Array
+    return { ...v, portrait: v.portrait && Buffer.from(v.portrait.buffer, v.portrait.byteOffset, v.portrait.byteLength) };
+  }
+
+  async close(): Promise<void> {
+    await this.pool.destroy();
+  }
+}

@@ -1,0 +1,291 @@
+import { execFileSync } from 'node:child_process';
+import bwipjs from 'bwip-js';
+import sharp from 'sharp';
+import { aamvaPayload, JURISDICTIONS } from './aamva.js';
+import { documentPortrait, type Person } from './faces.js';
+import { td1, td2, td3, type MrzInput } from './mrz.js';
+
+/** The person a specimen is issued to, as the visual zone prints it. */
+export interface Holder {
+  /** The whole surname, possibly several words; a mononym goes here. */
+  familyName: string;
+  givenNames: string[];
+  nameSuffix?: string;
+  /** `YYYY-MM-DD` */
+  dateOfBirth: string;
+  sex: 'F' | 'M' | 'X';
+  /** ICAO code (three letters, `D` for Germany). Unused on driving licences. */
+  nationality: string;
+  /** Whose face the document carries. */
+  person: Person;
+}
+
+export type DocumentKind = 'td3' | 'td1' | 'td2' | 'aamva';
+
+export interface DocumentData {
+  kind: DocumentKind;
+  /** ICAO issuing state for the MRZ kinds; the jurisdiction (`CA`, `ON`…) for a driving licence. */
+  issuer: string;
+  number: string;
+  issueDate: string;
+  expiryDate: string;
+  /** MRZ optional data (personal number). */
+  optionalData?: string;
+  /** The MRZ document code; `P` for TD3 and `ID` for cards by default. */
+  documentCode?: string;
+}
+
+export interface Specimen {
+  holder: Holder;
+  document: DocumentData;
+}
+
+/** A rendered specimen: PNG images of the sides the document has, and what is encoded on it. */
+export interface RenderedSpecimen {
+  front: Buffer;
+  /** The back, for documents whose machine-readable data is there (TD1 cards, driving licences). */
+  back: Buffer | null;
+  /** The MRZ lines printed, for the MRZ kinds. */
+  mrz: string[] | null;
+  /** The barcode's text, for a driving licence. */
+  barcode: string | null;
+}
+
+/** Pixels per millimetre of every render: about 300 dpi. */
+const PX_PER_MM = 12;
+/** ICAO 9303: MRZ characters on a 2.54 mm pitch. */
+const MRZ_PITCH = 2.54 * PX_PER_MM;
+
+let fontsChecked = false;
+
+/** librsvg silently falls back to another font when one is missing; a specimen without OCR-B would be wrong. */
+function assertFonts(): void {
+  if (fontsChecked) return;
+  const families = execFileSync('fc-list', [':', 'family'], { encoding: 'utf8' });
+  for (const f of ['OCR B', 'DejaVu Sans']) {
+    if (!families.split('\n').some((l) => l.split(',').includes(f))) {
+      throw new Error(`the font "${f}" is not installed: apt-get install -y fonts-ocr-b fonts-dejavu-core`);
+    }
+  }
+  fontsChecked = true;
+}
+
+function esc(s: string): string {
+  return s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
+}
+
+const MONTHS = ['JAN', 'FEB', 'MAR', 'APR', 'MAY', 'JUN', 'JUL', 'AUG', 'SEP', 'OCT', 'NOV', 'DEC'];
+
+/** `1974-08-12` → `12 AUG 1974`, as passports print dates. */
+function vizDate(iso: string): string {
+  const [y, m, d] = iso.split('-');
+  return `${d} ${MONTHS[Number(m) - 1]} ${y}`;
+}
+
+/** One MRZ line, every glyph at its own x on the ICAO pitch. */
+function mrzLine(text: string, x: number, baseline: number): string {
+  const xs = [...text].map((_, i) => (x + i * MRZ_PITCH).toFixed(2)).join(' ');
+  return `<text x="${xs}" y="${baseline}" font-family="OCR B" font-size="42" fill="#111">${esc(text)}</text>`;
+}
+
+/** A faint security background: rosettes of ellipses in two colours. */
+function guilloche(width: number, height: number, hue: string): string {
+  const out: string[] = [];
+  for (const [cx, cy] of [
+    [width * 0.7, height * 0.45],
+    [width * 0.3, height * 0.6],
+  ]) {
+    for (let a = 0; a < 180; a += 6) {
+      out.push(`<ellipse cx="${cx}" cy="${cy}" rx="${width * 0.28}" ry="${height * 0.12}" transform="rotate(${a} ${cx} ${cy})" fill="none" stroke="${hue}" stroke-width="1.2"/>`);
+    }
+  }
+  return out.join('');
+}
+
+function field(x: number, y: number, label: string, value: string, size = 30): string {
+  return `<text x="${x}" y="${y}" font-family="DejaVu Sans" font-size="17" fill="#4a4a6a">${esc(label)}</text>` +
+    `<text x="${x}" y="${y + size + 6}" font-family="DejaVu Sans" font-size="${size}" font-weight="bold" fill="#1a1a1a">${esc(value)}</text>`;
+}
+
+function mrzInput(s: Specimen, defaultCode: string): MrzInput {
+  return {
+    documentCode: s.document.documentCode ?? defaultCode,
+    issuingState: s.document.issuer,
+    familyName: s.holder.familyName,
+    givenNames: s.holder.givenNames,
+    number: s.document.number,
+    nationality: s.holder.nationality,
+    dateOfBirth: s.holder.dateOfBirth,
+    sex: s.holder.sex,
+    expiryDate: s.document.expiryDate,
+    optionalData: s.document.optionalData,
+  };
+}
+
+async function page(width: number, height: number, svgBody: string, portrait?: { person: Person; left: number; top: number; width: number; height: number }): Promise<Buffer> {
+  assertFonts();
+  const svg = `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}" viewBox="0 0 ${width} ${height}">${svgBody}</svg>`;
+  const composites = portrait ? [{ input: await documentPortrait(portrait.person, portrait.width, portrait.height), left: portrait.left, top: portrait.top }] : [];
+  return sharp(Buffer.from(svg)).flatten({ background: '#ffffff' }).composite(composites).png().toBuffer();
+}
+
+function td3Page(s: Specimen, lines: string[]): Promise<Buffer> {
+  const w = 125 * PX_PER_MM;
+  const h = 88 * PX_PER_MM;
+  const { holder: p, document: d } = s;
+  const body = [
+    `<rect width="${w}" height="${h}" fill="#f4f1e8"/>`,
+    guilloche(w, h * 0.8, '#dcd3ea'),
+    `<rect y="${h - 280}" width="${w}" height="280" fill="#f8f7f2"/>`,
+    `<text x="480" y="70" font-family="DejaVu Sans" font-size="38" font-weight="bold" fill="#3b2f6b">PASSPORT</text>`,
+    `<text x="900" y="70" font-family="DejaVu Sans" font-size="26" fill="#3b2f6b">SPECIMEN STATE ${esc(d.issuer)}</text>`,
+    field(480, 130, 'Type', d.documentCode ?? 'P'),
+    field(640, 130, 'Code', d.issuer),
+    field(900, 130, 'Passport No.', d.number),
+    field(480, 210, 'Surname', p.familyName.toUpperCase()),
+    field(480, 290, 'Given names', p.givenNames.join(' ').toUpperCase() || '-'),
+    field(480, 370, 'Nationality', p.nationality),
+    field(480, 450, 'Date of birth', vizDate(p.dateOfBirth)),
+    field(900, 450, 'Sex', p.sex),
+    field(480, 530, 'Date of issue', vizDate(d.issueDate)),
+    field(900, 530, 'Date of expiry', vizDate(d.expiryDate)),
+    field(480, 610, 'Authority', 'MINISTRY OF SPECIMENS', 24),
+    `<text x="60" y="${h - 330}" font-family="DejaVu Sans" font-size="22" fill="#b3261e" transform="rotate(-8 300 ${h - 330})">SPECIMEN</text>`,
+    mrzLine(lines[0], 60, h - 150),
+    mrzLine(lines[1], 60, h - 72),
+  ].join('');
+  return page(w, h, body, { person: p.person, left: 60, top: 120, width: 384, height: 494 });
+}
+
+function td2Page(s: Specimen, lines: string[]): Promise<Buffer> {
+  const w = 105 * PX_PER_MM;
+  const h = 74 * PX_PER_MM;
+  const { holder: p, document: d } = s;
+  const body = [
+    `<rect width="${w}" height="${h}" fill="#eef4f1"/>`,
+    guilloche(w, h * 0.75, '#cfe3da'),
+    `<rect y="${h - 220}" width="${w}" height="220" fill="#f8faf8"/>`,
+    `<text x="60" y="60" font-family="DejaVu Sans" font-size="32" font-weight="bold" fill="#1d5a45">IDENTITY CARD · ${esc(d.issuer)}</text>`,
+    field(380, 110, 'Surname', p.familyName.toUpperCase()),
+    field(380, 190, 'Given names', p.givenNames.join(' ').toUpperCase() || '-'),
+    field(380, 270, 'Date of birth', vizDate(p.dateOfBirth)),
+    field(800, 270, 'Sex', p.sex),
+    field(380, 350, 'Document No.', d.number),
+    field(800, 350, 'Expiry', vizDate(d.expiryDate)),
+    field(380, 430, 'Nationality', p.nationality, 26),
+    mrzLine(lines[0], 70, h - 120),
+    mrzLine(lines[1], 70, h - 48),
+  ].join('');
+  return page(w, h, body, { person: p.person, left: 50, top: 90, width: 300, height: 386 });
+}
+
+/** ID-1 cards: 85.6 × 54 mm. */
+const CARD_W = Math.round(85.6 * PX_PER_MM);
+const CARD_H = 54 * PX_PER_MM;
+
+function td1Front(s: Specimen): Promise<Buffer> {
+  const { holder: p, document: d } = s;
+  const body = [
+    `<rect width="${CARD_W}" height="${CARD_H}" rx="36" fill="#eaf0f8"/>`,
+    guilloche(CARD_W, CARD_H, '#c9d8ec'),
+    `<text x="40" y="62" font-family="DejaVu Sans" font-size="30" font-weight="bold" fill="#143d73">IDENTITY CARD · ${esc(d.issuer)}</text>`,
+    field(330, 110, 'Surname', p.familyName.toUpperCase(), 28),
+    field(330, 185, 'Given names', p.givenNames.join(' ').toUpperCase() || '-', 28),
+    field(330, 260, 'Date of birth', vizDate(p.dateOfBirth), 26),
+    field(700, 260, 'Sex', p.sex, 26),
+    field(330, 335, 'Nationality', p.nationality, 26),
+    field(330, 410, 'Document No.', d.number, 26),
+    field(330, 485, 'Date of expiry', vizDate(d.expiryDate), 26),
+  ].join('');
+  return page(CARD_W, CARD_H, body, { person: p.person, left: 40, top: 100, width: 260, height: 334 });
+}
+
+function td1Back(s: Specimen, lines: string[]): Promise<Buffer> {
+  const body = [
+    `<rect width="${CARD_W}" height="${CARD_H}" rx="36" fill="#eaf0f8"/>`,
+    guilloche(CARD_W, CARD_H * 0.6, '#c9d8ec'),
+    `<text x="56" y="90" font-family="DejaVu Sans" font-size="22" fill="#143d73">Date of issue ${esc(vizDate(s.document.issueDate))}</text>`,
+    `<text x="56" y="130" font-family="DejaVu Sans" font-size="22" fill="#143d73">Issuing authority: Office of Specimens</text>`,
+    `<rect y="${CARD_H - 250}" width="${CARD_W}" height="250" fill="#f7f9fc"/>`,
+    mrzLine(lines[0], 56, CARD_H - 170),
+    mrzLine(lines[1], 56, CARD_H - 104),
+    mrzLine(lines[2], 56, CARD_H - 38),
+  ].join('');
+  return page(CARD_W, CARD_H, body);
+}
+
+function aamvaFront(s: Specimen): Promise<Buffer> {
+  const { holder: p, document: d } = s;
+  const j = JURISDICTIONS[d.issuer];
+  const us = j.country === 'USA';
+  const date = (iso: string) => (us ? `${iso.slice(5, 7)}/${iso.slice(8, 10)}/${iso.slice(0, 4)}` : iso.replace(/-/g, '/'));
+  const [first = '', ...middle] = p.givenNames;
+  const body = [
+    `<rect width="${CARD_W}" height="${CARD_H}" rx="36" fill="#f3efe2"/>`,
+    guilloche(CARD_W, CARD_H, '#e2d9bd'),
+    `<text x="40" y="62" font-family="DejaVu Sans" font-size="32" font-weight="bold" fill="#7a1f1f">${esc(j.name.toUpperCase())}</text>`,
+    `<text x="560" y="62" font-family="DejaVu Sans" font-size="26" fill="#7a1f1f">DRIVER LICENSE</text>`,
+    field(330, 100, 'DL', d.number, 28),
+    field(330, 170, 'EXP', date(d.expiryDate), 26),
+    field(640, 170, 'DOB', date(p.dateOfBirth), 26),
+    field(330, 240, 'LN', p.familyName.toUpperCase() + (p.nameSuffix ? ` ${p.nameSuffix.toUpperCase()}` : ''), 26),
+    field(330, 310, 'FN', [first, ...middle].join(' ').toUpperCase(), 26),
+    field(330, 380, 'SEX', p.sex, 26),
+    field(640, 380, 'ISS', date(d.issueDate), 26),
+    `<text x="330" y="520" font-family="DejaVu Sans" font-size="20" fill="#333">2570 24TH STREET, ANYTOWN</text>`,
+  ].join('');
+  return page(CARD_W, CARD_H, body, { person: p.person, left: 40, top: 100, width: 260, height: 334 });
+}
+
+async function aamvaBack(payload: string): Promise<Buffer> {
+  // pdf417's own options (columns, error correction, row height) are not in bwip-js's types
+  const options = { bcid: 'pdf417', text: payload, columns: 13, eclevel: 5, rowmult: 3, scale: 2, backgroundcolor: 'FFFFFF' };
+  const symbol = await bwipjs.toBuffer(options);
+  const meta = await sharp(symbol).metadata();
+  const maxW = CARD_W - 80;
+  const scaled = meta.width > maxW ? await sharp(symbol).resize({ width: maxW, kernel: 'nearest' }).png().toBuffer() : symbol;
+  const sm = await sharp(scaled).metadata();
+  const body = [
+    `<rect width="${CARD_W}" height="${CARD_H}" rx="36" fill="#f3efe2"/>`,
+    `<text x="40" y="60" font-family="DejaVu Sans" font-size="20" fill="#555">This licence is the property of the issuing jurisdiction.</text>`,
+  ].join('');
+  const base = await page(CARD_W, CARD_H, body);
+  return sharp(base)
+    .composite([{ input: scaled, left: Math.round((CARD_W - sm.width) / 2), top: Math.max(90, Math.round((CARD_H - sm.height) / 2) + 30) }])
+    .png()
+    .toBuffer();
+}
+
+/** Renders a specimen at about 300 dpi. */
+export async function renderSpecimen(s: Specimen): Promise<RenderedSpecimen> {
+  switch (s.document.kind) {
+    case 'td3': {
+      const lines = td3(mrzInput(s, 'P'));
+      return { front: await td3Page(s, lines), back: null, mrz: lines, barcode: null };
+    }
+    case 'td2': {
+      const lines = td2(mrzInput(s, 'ID'));
+      return { front: await td2Page(s, lines), back: null, mrz: lines, barcode: null };
+    }
+    case 'td1': {
+      const lines = td1(mrzInput(s, 'ID'));
+      const [front, back] = await Promise.all([td1Front(s), td1Back(s, lines)]);
+      return { front, back, mrz: lines, barcode: null };
+    }
+    case 'aamva': {
+      const payload = aamvaPayload({
+        jurisdiction: s.document.issuer,
+        familyName: s.holder.familyName,
+        givenNames: s.holder.givenNames,
+        nameSuffix: s.holder.nameSuffix,
+        dateOfBirth: s.holder.dateOfBirth,
+        sex: s.holder.sex,
+        number: s.document.number,
+        issueDate: s.document.issueDate,
+        expiryDate: s.document.expiryDate,
+      });
+      const [front, back] = await Promise.all([aamvaFront(s), aamvaBack(payload)]);
+      return { front, back, mrz: null, barcode: payload };
+    }
+  }
+}
