@@ -44,14 +44,20 @@ export async function readDocument(ocr: MrzOcr, images: DocumentImages, today: s
     { side: 'front' as const, bytes: images.front },
     ...(images.back ? [{ side: 'back' as const, bytes: images.back }] : []),
   ];
-  const pages = await Promise.all(sides.map(async (s) => ({ ...s, page: await straighten(await toGrey(upright(s.bytes, READ_MAX_SIDE))) })));
+  const pages = await Promise.all(
+    sides.map(async (s) => {
+      const grey = await toGrey(upright(s.bytes, READ_MAX_SIDE));
+      return { ...s, grey, page: await straighten(grey) };
+    }),
+  );
   const frontAngle = pages[0].page.angle;
   let worst: UnreadableReason = 'no_machine_readable_data';
   const note = (r: UnreadableReason) => {
     if (RANK[r] > RANK[worst]) worst = r;
   };
+  const ignore = () => undefined;
 
-  const attempt = async (list: { side: 'front' | 'back'; page: Straightened }[]): Promise<DocumentOutcome | null> => {
+  const attempt = async (list: { side: 'front' | 'back'; page: Straightened }[], note: (r: UnreadableReason) => void): Promise<DocumentOutcome | null> => {
     for (const { side, page } of list) {
       if (page.candidates.length === 0) continue;
       const z = await readZone(page, ocr, today);
@@ -68,11 +74,15 @@ export async function readDocument(ocr: MrzOcr, images: DocumentImages, today: s
     return null;
   };
 
-  const found = await attempt(pages);
+  const found = await attempt(pages, note);
   if (found) return { outcome: found, frontAngle };
-  // a photo taken upside down: the MRZ search again on the pages turned half a turn (zxing turns barcodes itself)
-  const flipped = await Promise.all(pages.map(async (p) => ({ side: p.side, page: await straighten(await rotateGrey(p.page.grey, 180)) })));
-  const again = await attempt(flipped.filter((p) => p.page.candidates.length > 0));
+  // a photo taken upside down: the MRZ search again on the photos turned half a turn (zxing turns barcodes
+  // itself). Only a read counts from this round: what upside-down text fails with says nothing.
+  const flipped = await Promise.all(pages.map(async (p) => ({ side: p.side, page: await straighten(await rotateGrey(p.grey, 180)) })));
+  const again = await attempt(
+    flipped.filter((p) => p.page.candidates.length > 0),
+    ignore,
+  );
   if (again) return { outcome: again, frontAngle: again.readable && again.side === 'front' ? frontAngle + 180 : frontAngle };
   return { outcome: { readable: false, reason: worst }, frontAngle };
 }

@@ -96,8 +96,9 @@ interface Ambiguity {
  * read), then one, then two… The first round in which exactly one spelling makes every check digit hold gives the
  * read; a round with two such spellings means the check digits cannot tell, and the zone stays unread. One
  * change never keeps a check digit (24 or 23 times a weight of 7, 3 or 1 is never a multiple of 10), so the
- * spelling with the fewest changes from the truth is the only one of its round that can hold; a wrong read
- * would need two misreads that cancel out, as for any OCR.
+ * spelling with the fewest changes from the truth is the only one of its round that can hold. What stays out of
+ * reach, as for any OCR: two misreads that cancel out, and a number with two letter Os at places weighted 7 and 3
+ * (their change to zeros keeps every check digit; it reads as zeros).
  */
 export function parseMrz(lines: string[], today: string): MrzParse {
   const layout = layoutOf(lines);
@@ -112,7 +113,6 @@ export function parseMrz(lines: string[], today: string): MrzParse {
   }
   if (places.length > MAX_AMBIGUOUS) return parseExact(lines, today);
   const variant = [...lines];
-  let first: MrzParse | null = null;
   for (let changes = 0; changes <= places.length; changes++) {
     const valid: MrzParse[] = [];
     for (const changed of combinations(places.length, changes)) {
@@ -120,13 +120,12 @@ export function parseMrz(lines: string[], today: string): MrzParse {
         variant[p.line] = variant[p.line].slice(0, p.col) + (changed.has(i) ? p.other : p.first) + variant[p.line].slice(p.col + 1);
       });
       const parsed = parseExact(variant, today);
-      first ??= parsed;
       if (parsed.ok) valid.push(parsed);
     }
     if (valid.length === 1) return valid[0];
     if (valid.length > 1) return { ok: false, why: 'check_digit_mismatch', lines };
   }
-  return first ?? parseExact(lines, today);
+  return parseExact(lines, today);
 }
 
 /** Every set of `k` indexes out of `n`. */
@@ -139,6 +138,8 @@ function* combinations(n: number, k: number, from = 0, chosen: number[] = []): G
 }
 
 function parseExact(lines: string[], today: string): MrzParse {
+  // visas (MRV-A and MRV-B, code V) share the TD3 and TD2 shapes; they are not identity documents
+  if (lines[0]?.startsWith('V')) return { ok: false, why: 'unsupported_document', lines };
   let result: ParseResult;
   try {
     result = parse(lines, { autocorrect: true });

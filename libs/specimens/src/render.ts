@@ -122,14 +122,14 @@ function mrzInput(s: Specimen, defaultCode: string): MrzInput {
   };
 }
 
-async function page(width: number, height: number, svgBody: string, portrait?: { person: Person; left: number; top: number; width: number; height: number }): Promise<Buffer> {
+async function page(width: number, height: number, svgBody: string, portrait?: false | { person: Person; left: number; top: number; width: number; height: number }): Promise<Buffer> {
   assertFonts();
   const svg = `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}" viewBox="0 0 ${width} ${height}">${svgBody}</svg>`;
   const composites = portrait ? [{ input: await documentPortrait(portrait.person, portrait.width, portrait.height), left: portrait.left, top: portrait.top }] : [];
   return sharp(Buffer.from(svg)).flatten({ background: '#ffffff' }).composite(composites).png().toBuffer();
 }
 
-function td3Page(s: Specimen, lines: string[]): Promise<Buffer> {
+function td3Page(s: Specimen, lines: string[], face: boolean): Promise<Buffer> {
   const w = 125 * PX_PER_MM;
   const h = 88 * PX_PER_MM;
   const { holder: p, document: d } = s;
@@ -154,10 +154,10 @@ function td3Page(s: Specimen, lines: string[]): Promise<Buffer> {
     mrzLine(lines[0], 60, h - 150),
     mrzLine(lines[1], 60, h - 72),
   ].join('');
-  return page(w, h, body, { person: p.person, left: 60, top: 120, width: 384, height: 494 });
+  return page(w, h, body, face && { person: p.person, left: 60, top: 120, width: 384, height: 494 });
 }
 
-function td2Page(s: Specimen, lines: string[]): Promise<Buffer> {
+function td2Page(s: Specimen, lines: string[], face: boolean): Promise<Buffer> {
   const w = 105 * PX_PER_MM;
   const h = 74 * PX_PER_MM;
   const { holder: p, document: d } = s;
@@ -176,14 +176,14 @@ function td2Page(s: Specimen, lines: string[]): Promise<Buffer> {
     mrzLine(lines[0], 70, h - 120),
     mrzLine(lines[1], 70, h - 48),
   ].join('');
-  return page(w, h, body, { person: p.person, left: 50, top: 90, width: 300, height: 386 });
+  return page(w, h, body, face && { person: p.person, left: 50, top: 90, width: 300, height: 386 });
 }
 
 /** ID-1 cards: 85.6 × 54 mm. */
 const CARD_W = Math.round(85.6 * PX_PER_MM);
 const CARD_H = 54 * PX_PER_MM;
 
-function td1Front(s: Specimen): Promise<Buffer> {
+function td1Front(s: Specimen, face: boolean): Promise<Buffer> {
   const { holder: p, document: d } = s;
   const body = [
     `<rect width="${CARD_W}" height="${CARD_H}" rx="36" fill="#eaf0f8"/>`,
@@ -197,7 +197,7 @@ function td1Front(s: Specimen): Promise<Buffer> {
     field(330, 410, 'Document No.', d.number, 26),
     field(330, 485, 'Date of expiry', vizDate(d.expiryDate), 26),
   ].join('');
-  return page(CARD_W, CARD_H, body, { person: p.person, left: 40, top: 100, width: 260, height: 334 });
+  return page(CARD_W, CARD_H, body, face && { person: p.person, left: 40, top: 100, width: 260, height: 334 });
 }
 
 function td1Back(s: Specimen, lines: string[]): Promise<Buffer> {
@@ -214,7 +214,7 @@ function td1Back(s: Specimen, lines: string[]): Promise<Buffer> {
   return page(CARD_W, CARD_H, body);
 }
 
-function aamvaFront(s: Specimen): Promise<Buffer> {
+function aamvaFront(s: Specimen, face: boolean): Promise<Buffer> {
   const { holder: p, document: d } = s;
   const j = JURISDICTIONS[d.issuer];
   const us = j.country === 'USA';
@@ -234,7 +234,7 @@ function aamvaFront(s: Specimen): Promise<Buffer> {
     field(640, 380, 'ISS', date(d.issueDate), 26),
     `<text x="330" y="520" font-family="DejaVu Sans" font-size="20" fill="#333">2570 24TH STREET, ANYTOWN</text>`,
   ].join('');
-  return page(CARD_W, CARD_H, body, { person: p.person, left: 40, top: 100, width: 260, height: 334 });
+  return page(CARD_W, CARD_H, body, face && { person: p.person, left: 40, top: 100, width: 260, height: 334 });
 }
 
 async function aamvaBack(payload: string): Promise<Buffer> {
@@ -256,20 +256,30 @@ async function aamvaBack(payload: string): Promise<Buffer> {
     .toBuffer();
 }
 
+/** Ways to spoil a specimen on purpose, for tests of what a reader refuses. */
+export interface RenderOptions {
+  /** Changes the MRZ lines before they are printed (a wrong check digit, a visa's document code…). */
+  mrz?: (lines: string[]) => string[];
+  /** false: the portrait's place is left empty. */
+  portrait?: boolean;
+}
+
 /** Renders a specimen at about 300 dpi. */
-export async function renderSpecimen(s: Specimen): Promise<RenderedSpecimen> {
+export async function renderSpecimen(s: Specimen, options: RenderOptions = {}): Promise<RenderedSpecimen> {
+  const printed = (lines: string[]) => (options.mrz ? options.mrz(lines) : lines);
+  const face = options.portrait ?? true;
   switch (s.document.kind) {
     case 'td3': {
-      const lines = td3(mrzInput(s, 'P'));
-      return { front: await td3Page(s, lines), back: null, mrz: lines, barcode: null };
+      const lines = printed(td3(mrzInput(s, 'P')));
+      return { front: await td3Page(s, lines, face), back: null, mrz: lines, barcode: null };
     }
     case 'td2': {
-      const lines = td2(mrzInput(s, 'ID'));
-      return { front: await td2Page(s, lines), back: null, mrz: lines, barcode: null };
+      const lines = printed(td2(mrzInput(s, 'ID')));
+      return { front: await td2Page(s, lines, face), back: null, mrz: lines, barcode: null };
     }
     case 'td1': {
-      const lines = td1(mrzInput(s, 'ID'));
-      const [front, back] = await Promise.all([td1Front(s), td1Back(s, lines)]);
+      const lines = printed(td1(mrzInput(s, 'ID')));
+      const [front, back] = await Promise.all([td1Front(s, face), td1Back(s, lines)]);
       return { front, back, mrz: lines, barcode: null };
     }
     case 'aamva': {
@@ -284,7 +294,7 @@ export async function renderSpecimen(s: Specimen): Promise<RenderedSpecimen> {
         issueDate: s.document.issueDate,
         expiryDate: s.document.expiryDate,
       });
-      const [front, back] = await Promise.all([aamvaFront(s), aamvaBack(payload)]);
+      const [front, back] = await Promise.all([aamvaFront(s, face), aamvaBack(payload)]);
       return { front, back, mrz: null, barcode: payload };
     }
   }
