@@ -1,7 +1,8 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import type { ActivityEntry } from '@verity/contracts';
-import { GIF_SCRIPT_POLYGLOT, padJpeg, pixelFloodPng, sampleImage, SVG_IMAGE, truncate } from '@verity/testing';
+import { catalogueSpecimen } from '@verity/specimens';
+import { GIF_SCRIPT_POLYGLOT, padJpeg, photographBlankPage, photographDocument, pixelFloodPng, sampleImage, SVG_IMAGE, truncate, type DocumentPhotos } from '@verity/testing';
 import { adminCli, clientIp, closeOperators, createKey, E2E, orgWithKey, rows, type Region } from './support.js';
 import { multipart, post, type Part, type Sent } from './id-scan-support.js';
 
@@ -13,8 +14,17 @@ const MiB = 1024 * 1024;
 let jpeg: Buffer;
 let png: Buffer;
 let webp: Buffer;
+/** A phone photo (12 MP) of a generated passport, and one of a blank card. */
+let passport: DocumentPhotos;
+let blank: Buffer;
 before(async () => {
-  [jpeg, png, webp] = await Promise.all([sampleImage('jpeg'), sampleImage('png'), sampleImage('webp')]);
+  [jpeg, png, webp, passport, blank] = await Promise.all([
+    sampleImage('jpeg'),
+    sampleImage('png'),
+    sampleImage('webp'),
+    photographDocument(catalogueSpecimen('td3', 2), { rotation: -3, seed: 5 }),
+    photographBlankPage({ width: 3000, height: 2250 }),
+  ]);
 });
 
 function scan(region: Region, key: string, parts: Part[], opts: { declare?: boolean; chunk?: number } = {}): Promise<Sent> {
@@ -71,7 +81,7 @@ for (const region of REGIONS) {
         const r = await scan(region, key, parts);
         assert.equal(r.status, 200, r.text);
         assert.equal(r.headers['content-type'], 'application/json; charset=utf-8');
-        assert.deepEqual(r.body, { data: { object: 'id_scan', mode: 'test', outcome, ...SPECIMEN } });
+        assert.deepEqual(r.body, { data: { object: 'id_scan', mode: 'test', outcome, reasons: [], ...SPECIMEN } });
       }
     });
 
@@ -185,18 +195,86 @@ for (const region of REGIONS) {
       refused(await scan(region, key, [{ name: 'front', file: jpeg }, { name: 'back', file: truncate(png, 0.5) }]), 422, 'invalid_image', 'back');
     });
 
-    it('live mode: expected_outcome and every other unrecognized field are refused with 422; a valid upload is validated but live extraction is not available yet (503)', async () => {
+    it('live mode: expected_outcome and every other unrecognized field are refused with 422, before anything is read', async () => {
       const { org, key: live } = await orgWithKey(region, { mode: 'live', scopes: ['idv:scan'] });
       for (const value of ['pass', 'fail']) {
-        const e = refused(await scan(region, live, [{ name: 'front', file: jpeg }, { name: 'expected_outcome', value }]), 422, 'validation_error', 'expected_outcome');
+        const e = refused(await scan(region, live, [{ name: 'front', file: passport.front }, { name: 'expected_outcome', value }]), 422, 'validation_error', 'expected_outcome');
         assert.match(e.message, /test mode/);
       }
-      refused(await scan(region, live, [{ name: 'expected_outcome', value: 'pass' }, { name: 'front', file: jpeg }]), 422, 'validation_error', 'expected_outcome');
-      refused(await scan(region, live, [{ name: 'front', file: jpeg }, { name: 'country', value: 'NL' }]), 422, 'validation_error', 'country');
-      // the same validation runs in live mode
-      refused(await scan(region, live, [{ name: 'front', file: SVG_IMAGE }]), 415, 'unsupported_file_type', 'front');
-      refused(await scan(region, live, [{ name: 'front', file: jpeg }]), 503, 'service_unavailable');
+      refused(await scan(region, live, [{ name: 'expected_outcome', value: 'pass' }, { name: 'front', file: passport.front }]), 422, 'validation_error', 'expected_outcome');
+      refused(await scan(region, live, [{ name: 'front', file: passport.front }, { name: 'country', value: 'NL' }]), 422, 'validation_error', 'country');
       assert.deepEqual(await audit(region, org.id), [], 'no scan reached a result');
+    });
+
+    it('live mode: a phone photo of a passport is read, 200 with the holder and document printed on it', async () => {
+      const { key: live } = await orgWithKey(region, { mode: 'live', scopes: ['idv:scan'] });
+      const r = await scan(region, live, [{ name: 'front', file: passport.front }]);
+      assert.equal(r.status, 200, r.text);
+      assert.equal(r.headers['content-type'], 'application/json; charset=utf-8');
+      assert.deepEqual(r.body, { data: { object: 'id_scan', mode: 'live', outcome: 'pass', reasons: [], ...passport.expected } });
+      assert.deepEqual(passport.expected.holder, { family_name: 'NGUYEN', given_names: ['THI', 'MINH', 'ANH'], date_of_birth: '1988-07-04', nationality: 'CA' });
+    });
+
+    it('live mode: a photo without a document is 422 document_unreadable with details.mode live and the reason', async () => {
+      const { key: live } = await orgWithKey(region, { mode: 'live', scopes: ['idv:scan'] });
+      const e = refused(await scan(region, live, [{ name: 'front', file: blank }]), 422, 'document_unreadable');
+      assert.deepEqual(e.details, { mode: 'live', reason: 'no_machine_readable_data' });
+      assert.equal(e.type, 'invalid_request_error');
+    });
+
+    it('live mode: an oversized image and a file that is not an image are refused exactly as in test mode', async () => {
+      const { org, key: test } = await orgWithKey(region, { scopes: ['idv:scan'] });
+      const live = await createKey(region, org.id, { mode: 'live', scopes: ['idv:scan'] });
+      const cases: [Part[], number, string][] = [
+        [[{ name: 'front', file: padJpeg(passport.front, 10 * MiB + 1) }], 413, 'file_too_large'],
+        [[{ name: 'front', file: passport.front }, { name: 'back', file: SVG_IMAGE, type: 'image/svg+xml' }], 415, 'unsupported_file_type'],
+        [[{ name: 'front', file: Buffer.from('%PDF-1.7\n%%EOF') }], 415, 'unsupported_file_type'],
+      ];
+      const strip = (r: Sent) => JSON.stringify({ ...r.body, error: { ...r.body.error, request_id: '' } });
+      for (const [parts, status, code] of cases) {
+        const inTest = await scan(region, test, parts);
+        const inLive = await scan(region, live.key, parts);
+        refused(inTest, status, code);
+        refused(inLive, status, code);
+        assert.equal(strip(inLive), strip(inTest), `${code}: the same answer in both modes`);
+      }
+      assert.deepEqual(await audit(region, org.id), [], 'refusals write nothing');
+    });
+
+    it('live mode stores nothing of a document: the one row written per scan is its audit entry, with no personal data', async () => {
+      const { org, key: live } = await orgWithKey(region, { mode: 'live', scopes: ['idv:scan'] });
+      // every table of every schema with an organization column, and how many rows of this organization each holds
+      const tables = await rows<{ table_schema: string; table_name: string }>(
+        region,
+        `SELECT table_schema, table_name FROM information_schema.columns
+          WHERE column_name = 'org_id' AND table_schema NOT IN ('pg_catalog', 'information_schema') ORDER BY 1, 2`,
+      );
+      assert.ok(tables.length > 5, 'the services’ tables are found');
+      const counts = async () => {
+        const out: Record<string, number> = {};
+        for (const t of tables) {
+          const [c] = await rows<{ n: number }>(region, `SELECT count(*)::int AS n FROM "${t.table_schema}"."${t.table_name}" WHERE org_id = $1`, [org.id]);
+          if (c!.n > 0) out[`${t.table_schema}.${t.table_name}`] = c!.n;
+        }
+        return out;
+      };
+      const before = await counts();
+      const read = await scan(region, live, [{ name: 'front', file: passport.front }]);
+      assert.equal(read.status, 200, read.text);
+      const unreadable = await scan(region, live, [{ name: 'front', file: blank }]);
+      refused(unreadable, 422, 'document_unreadable');
+      assert.deepEqual(await counts(), { ...before, 'id_scan.audit': 2 }, 'two audit entries, nothing else');
+      const stored = await rows<Record<string, unknown>>(region, 'SELECT * FROM id_scan.audit WHERE org_id = $1 ORDER BY seq', [org.id]);
+      assert.deepEqual(
+        stored.map((r) => [r.mode, r.outcome, r.request_id]),
+        [
+          ['live', 'pass', read.headers['x-request-id']],
+          ['live', 'unreadable', unreadable.headers['x-request-id']],
+        ],
+      );
+      const text = JSON.stringify(stored);
+      const { document: d, holder: h } = passport.expected;
+      for (const personal of [h.family_name, h.given_names.join(' '), h.date_of_birth, d.number, d.expiry_date]) assert.ok(!text.includes(personal), `${personal} is not stored`);
     });
 
     it('a key without idv:scan: 403 insufficient_scope; refusals write nothing to the audit trail, and nothing of an image is stored', async () => {

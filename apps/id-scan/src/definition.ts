@@ -19,6 +19,19 @@ export const idScanEnv = {
   ID_SCAN_MAX_CONCURRENT_UPLOADS: z.coerce.number().int().min(1).max(256).default(8),
   /** Images decoded at the same time (sharp work). Defaults to the number of cores. */
   ID_SCAN_IMAGE_CONCURRENCY: z.coerce.number().int().min(1).max(64).default(availableParallelism()),
+  /** Threads of the live document reader, each with its own OCR engine; also the live scans read at a time. Defaults to the number of cores. */
+  READING_THREADS: z.coerce.number().int().min(1).max(64).default(availableParallelism()),
+  /** Live scans waiting for a reader thread; one more is refused at once (503). */
+  READING_MAX_WAITING: z.coerce.number().int().min(0).max(1024).default(8),
+  /** Longest wait for a reader thread (never past the request's own deadline); then 503. */
+  READING_QUEUE_TIMEOUT_MS: z.coerce.number().int().min(0).max(600_000).default(10_000),
 };
 export type IdScanConfig = ServiceConfig &
-  InternalHttpConfig & { ID_SCAN_BODY_LIMIT: number; ID_SCAN_MAX_CONCURRENT_UPLOADS: number; ID_SCAN_IMAGE_CONCURRENCY: number };
+  InternalHttpConfig & {
+    ID_SCAN_BODY_LIMIT: number;
+    ID_SCAN_MAX_CONCURRENT_UPLOADS: number;
+    ID_SCAN_IMAGE_CONCURRENCY: number;
+    READING_THREADS: number;
+    READING_MAX_WAITING: number;
+    READING_QUEUE_TIMEOUT_MS: number;
+  };

@@ -1,18 +1,16 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
-import http from 'node:http';
 import { SUBJECTS, type Principal } from '@verity/contracts';
-import { newId } from '@verity/keys';
 import { RpcClient, signInternalRequest } from '@verity/platform';
-import { multipart, query, sampleImage, type Part, type ServiceApp, type ServiceUnderTest, startServiceUnderTest, testPrincipal } from '@verity/testing';
+import { query, sampleImage, type ServiceApp, type ServiceUnderTest, startServiceUnderTest, testPrincipal } from '@verity/testing';
 import { IdScanModule } from '../src/app.module.js';
 import { ID_SCAN_SERVICE, idScanEnv } from '../src/definition.js';
 import { ScanHttp } from '../src/scan/scan.http.js';
+import { ScanClient } from './scan-client.js';
 
 const SECRET = randomBytes(32).toString('base64url');
-const BOUNDARY = 'intBoundary7';
-let port: number;
+let client: ScanClient;
 let jpeg: Buffer;
 
 let db: ServiceUnderTest<unknown>['db'];
@@ -26,11 +24,11 @@ before(async () => {
     module: IdScanModule,
     env: idScanEnv,
     region: 'eu',
-    // one upload at a time, so that admission can be observed
-    vars: { INTERNAL_PORT: '0', INTERNAL_AUTH_SECRET: SECRET, ID_SCAN_MAX_CONCURRENT_UPLOADS: '1' },
+    // one upload at a time, so that admission can be observed; one reader thread (live scans: live-scan.int-spec)
+    vars: { INTERNAL_PORT: '0', INTERNAL_AUTH_SECRET: SECRET, ID_SCAN_MAX_CONCURRENT_UPLOADS: '1', READING_THREADS: '1' },
   });
   ({ db, app, rpc } = svc);
-  port = app.get(ScanHttp).port;
+  client = new ScanClient(app.get(ScanHttp).port, SECRET);
   jpeg = await sampleImage('jpeg');
 });
 
@@ -40,32 +38,9 @@ function principal(mode: 'test' | 'live' = 'test'): Principal {
   return testPrincipal({ mode, region: 'eu', scopes: ['idv:scan'] });
 }
 
-function form(parts: Part[]): Buffer {
-  return multipart(parts, { boundary: BOUNDARY }).body;
-}
-
-interface Answer {
-  status: number;
-  body: { ok: boolean; data?: Record<string, unknown>; error?: { code: string; details?: Record<string, unknown> } };
-}
-
-/** POST /scan as the gateway does; `body` may be a buffer or a function writing the request slowly. */
-function scan(headers: Record<string, string>, body: Buffer | ((req: http.ClientRequest) => void)): Promise<Answer> {
-  return new Promise((resolve, reject) => {
-    const req = http.request(
-      { host: '127.0.0.1', port, path: '/scan', method: 'POST', headers: { 'content-type': `multipart/form-data; boundary=${BOUNDARY}`, ...headers } },
-      (res) => {
-        let text = '';
-        res.on('data', (d: Buffer) => (text += d.toString()));
-        res.on('end', () => resolve({ status: res.statusCode!, body: JSON.parse(text) as Answer['body'] }));
-      },
-    );
-    req.on('error', reject);
-    if (typeof body === 'function') body(req);
-    else req.end(body);
-  });
-}
-const signed = (p: Principal, requestId = newId('request'), deadline = Date.now() + 10_000) => signInternalRequest(SECRET, p, requestId, deadline);
+const form: ScanClient['form'] = (parts) => client.form(parts);
+const scan: ScanClient['scan'] = (headers, body) => client.scan(headers, body);
+const signed: ScanClient['signed'] = (p, requestId, deadline) => client.signed(p, requestId, deadline);
 
 async function auditRows(orgId: string) {
   return query<{ outcome: string; request_id: string; mode: string; action: string }>(
@@ -108,15 +83,16 @@ describe('id-scan internal HTTP: POST /scan', () => {
     assert.deepEqual(listed.data.map((e) => [e.action, e.outcome, e.session_id, e.artifact]), [['kyc.idv.document_scanned', 'doc_quality', null, null]]);
   });
 
-  it('live mode: the image is validated, extraction is not available yet (503), and nothing is recorded', async () => {
+  it('live mode: the image is validated and read (a picture with no document: 422 document_unreadable with the reason), expected_outcome refused', async () => {
     const p = principal('live');
-    const r = await scan(signed(p), form([{ name: 'front', file: jpeg }]));
-    assert.equal(r.status, 503);
-    assert.equal(r.body.error!.code, 'service_unavailable');
+    const r = await scan(signed(p, 'req_live'), form([{ name: 'front', file: jpeg }]));
+    assert.equal(r.status, 422);
+    assert.equal(r.body.error!.code, 'document_unreadable');
+    assert.deepEqual(r.body.error!.details, { mode: 'live', reason: 'no_machine_readable_data' });
     const e = await scan(signed(p), form([{ name: 'front', file: jpeg }, { name: 'expected_outcome', value: 'pass' }]));
     assert.equal(e.status, 422);
     assert.equal(e.body.error!.code, 'validation_error');
-    assert.deepEqual(await auditRows(p.org_id), []);
+    assert.deepEqual(await auditRows(p.org_id), [{ action: 'kyc.idv.document_scanned', mode: 'live', outcome: 'unreadable', request_id: 'req_live' }]);
   });
 
   it('admits a bounded number of uploads: while one is being read, another waits, and gives up at its deadline', async () => {

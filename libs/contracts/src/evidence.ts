@@ -45,8 +45,8 @@ export interface ActivityEntry {
   /** `portrait`, `front` or `selfie` for image-endpoint entries; null otherwise. */
   artifact: EvidenceArtifact | null;
   /**
-   * Image endpoint: `served` or `artifact_not_available`. ID scan (test mode): the synthetic outcome,
-   * `pass`, `review`, `fail` or `doc_quality`.
+   * Image endpoint: `served` or `artifact_not_available`. ID scan: in test mode the synthetic outcome, `pass`,
+   * `review`, `fail` or `doc_quality`; in live mode `pass`, `review` or `unreadable`.
    */
   outcome: string;
   request_id: string;
@@ -66,6 +66,13 @@ export interface IdScanResult {
   object: 'id_scan';
   mode: Mode;
   outcome: 'pass' | 'review';
-  document: { type: string; issuing_country: string; number: string; expiry_date: string };
-  holder: { family_name: string; given_names: string[]; date_of_birth: string; nationality: string };
+  /**
+   * Why the outcome is `review`, most serious first (`document_expired`, `date_of_birth_invalid`,
+   * `unknown_issuing_state`, `unknown_nationality`); empty on a `pass`, and always empty in test mode.
+   */
+  reasons: string[];
+  /** `issuing_country` is ISO 3166-1 alpha-2, or null when the issuer is not a country. */
+  document: { type: string; issuing_country: string | null; number: string; expiry_date: string };
+  /** `nationality` is ISO 3166-1 alpha-2, or null when it names no country (and on driving licences). */
+  holder: { family_name: string; given_names: string[]; date_of_birth: string; nationality: string | null };
 }

@@ -80,7 +80,12 @@ export function discardRest(req: http.IncomingMessage, ms = LINGER_MS): void {
   req.resume();
   const timer = setTimeout(() => socket.destroy(), ms);
   timer.unref();
-  const done = () => clearTimeout(timer);
+  // a kept-alive connection serves many requests: nothing of this one stays attached to its socket
+  const done = () => {
+    clearTimeout(timer);
+    req.off('end', done);
+    socket.off('close', done);
+  };
   req.once('end', done);
   socket.once('close', done);
 }

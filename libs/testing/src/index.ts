@@ -6,3 +6,4 @@ export * from './service.js';
 export * from './events.js';
 export * from './principal.js';
 export * from './multipart.js';
+export * from './documents.js';

@@ -1,17 +1,23 @@
 import type { ExpectedOutcome, IdScanResult } from '@verity/contracts';
 import { DomainError } from '@verity/errors';
+import type { UnreadableReason } from '@verity/reading';
 
 /**
  * What extraction is given. In test mode only the expected outcome: the uploaded images are validated and then
- * discarded, never sent for extraction, and this type makes that so. In live mode, the normalized images.
+ * discarded, never sent for extraction, and this type makes that so. In live mode, the normalized images and the
+ * caller's deadline (epoch ms).
  */
 export type ExtractionRequest =
   | { mode: 'test'; expected_outcome: ExpectedOutcome }
-  | { mode: 'live'; front: Buffer; back: Buffer | null };
+  | { mode: 'live'; front: Buffer; back: Buffer | null; deadline: number };
 
+/**
+ * What extraction found. An unreadable document says why in live mode only: in test mode `fail` and
+ * `doc_quality` are the same answer on the wire.
+ */
 export type Extraction =
-  | { readable: true; outcome: 'pass' | 'review'; document: IdScanResult['document']; holder: IdScanResult['holder'] }
-  | { readable: false };
+  | { readable: true; outcome: 'pass' | 'review'; reasons: string[]; document: IdScanResult['document']; holder: IdScanResult['holder'] }
+  | { readable: false; reason?: UnreadableReason };
 
 /** Reads identity fields from a document. */
 export interface Extractor {
@@ -42,18 +48,17 @@ export class SyntheticExtractor implements Extractor {
     switch (req.expected_outcome) {
       case 'pass':
       case 'review':
-        return { readable: true, outcome: req.expected_outcome, document: { ...SPECIMEN_DOCUMENT }, holder: { ...SPECIMEN_HOLDER, given_names: [...SPECIMEN_HOLDER.given_names] } };
+        return {
+          readable: true,
+          outcome: req.expected_outcome,
+          reasons: [],
+          document: { ...SPECIMEN_DOCUMENT },
+          holder: { ...SPECIMEN_HOLDER, given_names: [...SPECIMEN_HOLDER.given_names] },
+        };
       case 'fail':
       case 'doc_quality':
         return { readable: false };
     }
-  }
-}
-
-/** Live mode until live extraction ships (its own issue): the validated images are dropped and 503 answered. */
-export class UnavailableLiveExtractor implements Extractor {
-  async extract(): Promise<Extraction> {
-    throw new DomainError('service_unavailable', { message: 'Live-mode document extraction is not available on this deployment yet.' });
   }
 }
 

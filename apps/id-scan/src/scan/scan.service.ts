@@ -27,8 +27,9 @@ export const IMAGE_DECODER = Symbol('IMAGE_DECODER');
 /**
  * POST /v1/id-verification, behind the gateway. Admission (a bounded number of uploads are read at once), then
  * the streamed multipart body under its limits, then the fields, then every image decoded, then extraction:
- * synthetic in test mode (images discarded first), live extraction otherwise. A scan that reaches a result
- * writes one audit entry; a refused request writes nothing. Images are never stored or logged.
+ * synthetic in test mode (images discarded first), the document reader in live mode (its own admission). A scan
+ * that reaches a result writes one audit entry; a refused request writes nothing. Images are never stored or
+ * logged.
  */
 @Injectable()
 export class ScanService {
@@ -67,11 +68,13 @@ export class ScanService {
     const extraction =
       p.mode === 'test'
         ? await this.extractors.test.extract({ mode: 'test', expected_outcome: expected }) // images dropped here, unread
-        : await this.extractors.live.extract({ mode: 'live', front, back });
+        : await this.extractors.live.extract({ mode: 'live', front, back, deadline });
     const outcome = extraction.readable ? extraction.outcome : p.mode === 'test' ? expected : 'unreadable';
     await this.audit.record(p, { outcome, request_id: caller.requestId, key_id: p.key_id });
-    if (!extraction.readable) throw new DomainError('document_unreadable', { details: { mode: p.mode } });
-    return { object: 'id_scan', mode: p.mode, outcome: extraction.outcome, document: extraction.document, holder: extraction.holder };
+    if (!extraction.readable) {
+      throw new DomainError('document_unreadable', { details: extraction.reason ? { mode: p.mode, reason: extraction.reason } : { mode: p.mode } });
+    }
+    return { object: 'id_scan', mode: p.mode, outcome: extraction.outcome, reasons: extraction.reasons, document: extraction.document, holder: extraction.holder };
   }
 
   private expectedOutcome(v: string | undefined): ExpectedOutcome {

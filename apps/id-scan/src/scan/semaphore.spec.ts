@@ -37,4 +37,29 @@ describe('Semaphore', () => {
     assert.equal(s.inUse, 1);
     again();
   });
+
+  it('with a limit of waiters: one more than the limit is refused at once, and a freed place in the queue is taken again', async () => {
+    const s = new Semaphore(1, 1);
+    const first = await s.acquire();
+    const waiter = s.acquire(Date.now() + 5_000);
+    // without a deadline it would wait for ever: refused at once
+    await assert.rejects(s.acquire(), (e: unknown) => e instanceof DomainError && e.code === 'service_unavailable');
+    assert.equal(s.queued, 1);
+    first();
+    const second = await waiter;
+    assert.equal(s.queued, 0);
+    const third = s.acquire(Date.now() + 5_000);
+    assert.equal(s.queued, 1, 'the place in the queue is free again');
+    second();
+    (await third)();
+    assert.equal(s.inUse, 0);
+  });
+
+  it('no waiting at all (limit 0): a free slot is granted, a busy one refused', async () => {
+    const s = new Semaphore(1, 0);
+    const release = await s.acquire();
+    await assert.rejects(s.acquire(), (e: unknown) => e instanceof DomainError && e.code === 'service_unavailable');
+    release();
+    (await s.acquire())();
+  });
 });

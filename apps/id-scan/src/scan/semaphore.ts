@@ -1,11 +1,17 @@
 import { DomainError } from '@verity/errors';
 
-/** At most `size` holders at a time; the others wait in arrival order, each until its own deadline. */
+/**
+ * At most `size` holders at a time; the others wait in arrival order, each until its own deadline. At most
+ * `maxWaiting` wait (unbounded unless given): one more is refused at once.
+ */
 export class Semaphore {
   private active = 0;
   private readonly waiting: Array<{ grant: () => void }> = [];
 
-  constructor(readonly size: number) {}
+  constructor(
+    readonly size: number,
+    readonly maxWaiting = Infinity,
+  ) {}
 
   get inUse(): number {
     return this.active;
@@ -15,12 +21,16 @@ export class Semaphore {
     return this.waiting.length;
   }
 
-  /** Resolves with a release function once a slot is free; 503 service_unavailable when `deadline` passes first. */
+  /**
+   * Resolves with a release function once a slot is free; 503 service_unavailable when `deadline` passes first,
+   * or at once when no slot is free and `maxWaiting` callers already wait.
+   */
   acquire(deadline = Infinity): Promise<() => void> {
     if (this.active < this.size) {
       this.active++;
       return Promise.resolve(this.releaser());
     }
+    if (this.waiting.length >= this.maxWaiting) return Promise.reject(new DomainError('service_unavailable'));
     return new Promise((resolve, reject) => {
       const entry = {
         grant: () => {
