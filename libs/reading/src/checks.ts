@@ -33,7 +33,7 @@ export interface Thresholds {
   livenessReview: number;
 }
 
-export const DEFAULT_THRESHOLDS: Thresholds = { faceMatchPass: 0.6, faceMatchReview: 0.45, livenessPass: 0.7, livenessReview: 0.5 };
+export const DEFAULT_THRESHOLDS: Thresholds = { faceMatchPass: 0.6, faceMatchReview: 0.45, livenessPass: 0.65, livenessReview: 0.45 };
 
 /** Reasons that make the document check fail outright; the others send it to review. */
 const FAILING: ReadonlySet<CheckReason> = new Set(['document_expired', 'date_of_birth_invalid']);

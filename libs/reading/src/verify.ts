@@ -29,23 +29,40 @@ async function straightFront(front: Buffer, angle: number): Promise<Buffer> {
     .toBuffer();
 }
 
+/** The faces of a run: the holder's portrait cut from the front, and what was found to judge the face checks by. */
+export interface FacePart {
+  portrait: Buffer | null;
+  findings: FaceFindings;
+}
+
+/**
+ * Finds the holder's face on the front (turned upright by `frontAngle`, the angle its text was found at), cuts
+ * it out as the portrait, and compares it with the selfie's face, scoring that one for presentation attacks.
+ */
+export async function facePart(faces: FaceEngine, front: Buffer, frontAngle: number, selfie: Buffer | null): Promise<FacePart> {
+  const straight = await straightFront(front, frontAngle);
+  const [onDocument, inSelfie] = await Promise.all([faces.faces(straight), selfie ? faces.faces(selfie) : null]);
+  const holder: Face | undefined = onDocument.faces[0];
+  const portrait = holder ? await cropPortrait(straight, holder, onDocument.width, onDocument.height) : null;
+  const selfieFace = inSelfie?.faces.length === 1 ? inSelfie.faces[0] : null;
+  return {
+    portrait,
+    findings: {
+      documentFaces: onDocument.faces.length,
+      selfieFaces: inSelfie?.faces.length ?? 0,
+      similarity: holder && selfieFace ? faces.similarity(holder, selfieFace) : null,
+      real: selfieFace?.real ?? null,
+    },
+  };
+}
+
 /**
  * Reads the document, finds the holder's face on its front (the portrait), compares it with the selfie and
  * scores the selfie for presentation attacks, then judges the three checks with `thresholds`.
  */
 export async function verify(ocr: MrzOcr, faces: FaceEngine, input: VerifyInput, thresholds: Thresholds, today: string): Promise<Verification> {
   const { outcome, frontAngle } = await readDocument(ocr, input, today);
-  const front = await straightFront(input.front, frontAngle);
-  const [onDocument, inSelfie] = await Promise.all([faces.faces(front), input.selfie ? faces.faces(input.selfie) : null]);
-  const holder: Face | undefined = onDocument.faces[0];
-  const portrait = holder ? await cropPortrait(front, holder, onDocument.width, onDocument.height) : null;
-  const selfieFace = inSelfie?.faces.length === 1 ? inSelfie.faces[0] : null;
-  const findings: FaceFindings = {
-    documentFaces: onDocument.faces.length,
-    selfieFaces: inSelfie?.faces.length ?? 0,
-    similarity: holder && selfieFace ? faces.similarity(holder, selfieFace) : null,
-    real: selfieFace?.real ?? null,
-  };
+  const { portrait, findings } = await facePart(faces, input.front, frontAngle, input.selfie);
   return {
     document: outcome,
     portrait,

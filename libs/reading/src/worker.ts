@@ -11,7 +11,10 @@ import { installOfflineFetch } from './offline.js';
 import { verify, type Verification } from './verify.js';
 
 installOfflineFetch();
+// no operation cache (every image is new), and one libvips thread per operation: the pool's threads are the
+// parallelism, and four reads at once on two cores must not fight over more
 sharp.cache(false);
+sharp.concurrency(1);
 
 let ocr: Promise<MrzOcr> | null = null;
 let faces: Promise<FaceEngine> | null = null;

@@ -3,6 +3,7 @@ import { benchApplicants, startBenchStack } from './gateway-bench.js';
 import { benchSessions } from './sessions-bench.js';
 import { benchEvidence, benchIdScan } from './evidence-bench.js';
 import { benchWebhooks } from './webhooks-bench.js';
+import { benchReading } from './reading-bench.js';
 
 /**
  * `npm run bench`: each figure next to a baseline measured in the same run on the same machine.
@@ -14,14 +15,18 @@ const want = (s: string) => only.size === 0 || only.has(s);
 process.stdout.write(`Verity benchmarks — ${new Date().toISOString()} — node ${process.version}, ${(await import('node:os')).cpus().length} cores\n`);
 // pure CPU first, before any stack process competes for the cores
 if (want('engine')) await benchScreeningEngine();
-const env = await startBenchStack();
-try {
-  if (want('applicants')) await benchApplicants(env);
-  if (want('sessions')) await benchSessions(env);
-  if (want('evidence')) await benchEvidence(env);
-  if (want('id-scan')) await benchIdScan(env);
-} finally {
-  await env.close();
+if (want('reading')) await benchReading();
+// the bench stack only when a section that runs against it is wanted
+if (['applicants', 'sessions', 'evidence', 'id-scan'].some((s) => want(s))) {
+  const env = await startBenchStack();
+  try {
+    if (want('applicants')) await benchApplicants(env);
+    if (want('sessions')) await benchSessions(env);
+    if (want('evidence')) await benchEvidence(env);
+    if (want('id-scan')) await benchIdScan(env);
+  } finally {
+    await env.close();
+  }
 }
 // its own stack: deliveries from event to acknowledged receipt
 if (want('webhooks')) await benchWebhooks();
