@@ -60,7 +60,9 @@ describe('POST /v1/sessions and GET /v1/sessions/{id}', () => {
     assert.deepEqual(Object.keys(s).sort(), [
       'applicant_id',
       'checks',
+      'client_secret',
       'created_at',
+      'expires_at',
       'id',
       'metadata',
       'mode',
@@ -68,6 +70,7 @@ describe('POST /v1/sessions and GET /v1/sessions/{id}', () => {
       'outcome',
       'status',
       'updated_at',
+      'url',
       'workflow_template_id',
     ]);
     assert.deepEqual({ ...s, id: '', created_at: '', updated_at: '' }, {
@@ -84,6 +87,10 @@ describe('POST /v1/sessions and GET /v1/sessions/{id}', () => {
         { type: 'liveness', outcome: null },
       ],
       metadata: {},
+      // a test session has no capture link (contract §14)
+      url: null,
+      client_secret: null,
+      expires_at: null,
       created_at: '',
       updated_at: '',
     });

@@ -32,7 +32,7 @@ export function client(region: Region, key?: string, ip = clientIp()) {
   return <T = Record<string, unknown>>(
     method: string,
     p: string,
-    opts: { body?: unknown; rawBody?: string; headers?: Record<string, string>; key?: string } = {},
+    opts: { body?: unknown; rawBody?: string | Uint8Array; headers?: Record<string, string>; key?: string } = {},
   ): Promise<ApiResponse<T>> =>
     api<T>(E2E.url[region], method, p, { key: opts.key ?? key, ...opts, headers: { 'x-forwarded-for': ip, ...(opts.headers ?? {}) } });
 }

@@ -180,6 +180,9 @@ try {
       isolationPrefix: prefix,
       env: { LOG_LEVEL: 'warn', TRUSTED_PROXIES: '127.0.0.1', RPC_TIMEOUT_MS: '3000' },
       serviceEnv: {
+        sessions: { CAPTURE_SECRET_KEY: randomBytes(32).toString('base64') },
+        // one reader thread per region: two regions' stacks share two cores
+        evidence: { READING_THREADS: '1' },
         // receivers of the tests run on loopback with the test certificate; retries compressed to seconds
         'webhook-delivery': {
           WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true',

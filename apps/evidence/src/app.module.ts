@@ -10,8 +10,13 @@ import { EvidenceService } from './artifacts/evidence.service.js';
 import type { EvidenceConfig } from './definition.js';
 import { EvidenceHttp } from './evidence.http.js';
 import { EvidenceRpcController } from './evidence.rpc.controller.js';
+import { CAPTURE_DECODER, CaptureService } from './capture/capture.service.js';
+import { CaptureReader } from './capture/reader.js';
+import { UploadsRepository } from './capture/uploads.repository.js';
+import { ImageDecoder } from '@verity/images';
 
-// once per process: the only images drawn here are the synthetic ones, rendered once
+// once per process: every image is new (synthetic ones are rendered once), and concurrency is decided by the
+// decoder's slots and the reader's threads, not multiplied inside libvips
 sharp.cache(false);
 sharp.concurrency(1);
 
@@ -28,6 +33,10 @@ sharp.concurrency(1);
     },
     EvidenceRepository,
     ActivityRepository,
+    UploadsRepository,
+    { provide: CAPTURE_DECODER, inject: [CONFIG], useFactory: (cfg: EvidenceConfig) => new ImageDecoder(cfg.EVIDENCE_IMAGE_CONCURRENCY) },
+    { provide: CaptureReader, inject: [CONFIG], useFactory: (cfg: EvidenceConfig) => CaptureReader.start(cfg) },
+    CaptureService,
     EvidenceService,
     EvidenceRpcController,
     EvidenceHttp,

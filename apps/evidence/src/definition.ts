@@ -1,5 +1,6 @@
 import { SUBJECTS } from '@verity/contracts';
-import { internalHttpEnv, type InternalHttpConfig, type ServiceConfig, type ServiceDefinition } from '@verity/platform';
+import { availableParallelism } from 'node:os';
+import { faceThresholdsEnv, internalHttpEnv, readingPoolEnv, type ServiceConfig, type ServiceDefinition } from '@verity/platform';
 import { z } from 'zod';
 import { EVIDENCE_MIGRATIONS } from './database/migrations.js';
 
@@ -16,5 +17,10 @@ export const evidenceEnv = {
   EVIDENCE_STORE: z.enum(['postgres']).default('postgres'),
   /** Bytes read from the store per query while streaming an image (memory held per request). */
   EVIDENCE_READ_CHUNK_BYTES: z.coerce.number().int().min(64 * 1024).max(16 * 1024 * 1024).default(1024 * 1024),
+  /** Capture uploads decoded at the same time (sharp work). Defaults to the number of cores. */
+  EVIDENCE_IMAGE_CONCURRENCY: z.coerce.number().int().min(1).max(64).default(availableParallelism()),
+  /** The reader of live runs: its threads (with face engines) and admission. */
+  ...readingPoolEnv,
+  ...faceThresholdsEnv,
 };
-export type EvidenceConfig = ServiceConfig & InternalHttpConfig & { EVIDENCE_STORE: 'postgres'; EVIDENCE_READ_CHUNK_BYTES: number };
+export type EvidenceConfig = ServiceConfig & z.infer<z.ZodObject<typeof evidenceEnv>>;

@@ -25,7 +25,7 @@ before(async () => {
     def: EVIDENCE_SERVICE,
     module: EvidenceModule,
     env: evidenceEnv,
-    vars: { INTERNAL_PORT: '0', INTERNAL_AUTH_SECRET: SECRET, EVIDENCE_READ_CHUNK_BYTES: String(CHUNK) },
+    vars: { INTERNAL_PORT: '0', INTERNAL_AUTH_SECRET: SECRET, EVIDENCE_READ_CHUNK_BYTES: String(CHUNK), READING_THREADS: '1' },
   });
   ({ db, app, rpc } = svc);
   port = app.get(EvidenceHttp).port;

@@ -4,6 +4,8 @@ import { subjectRoot } from '@verity/contracts';
 import { RpcClient, type Logger } from '@verity/platform';
 import type { Redis } from 'ioredis';
 import { AccessService } from './access/access.service.js';
+import { CaptureController } from './capture/capture.controller.js';
+import { CapturePageController } from './capture/capture-page.controller.js';
 import { RateLimiter } from './access/rate-limiter.js';
 import { ApplicantsController } from './applicants/applicants.controller.js';
 import { GATEWAY_CONFIG, type GatewayConfig } from './config.js';
@@ -35,7 +37,7 @@ export class GatewayModule {
   static forRoot(cfg: GatewayConfig, log: Logger, nc: NatsConnection, redis: Redis): DynamicModule {
     return {
       module: GatewayModule,
-      controllers: [HealthController, MeController, ApplicantsController, WorkflowTemplatesController, SessionsController, WebhookEventsController, IdScanController, IdvImageController],
+      controllers: [HealthController, MeController, ApplicantsController, WorkflowTemplatesController, SessionsController, WebhookEventsController, IdScanController, IdvImageController, CaptureController, CapturePageController],
       providers: [
         { provide: GATEWAY_CONFIG, useValue: cfg },
         { provide: GATEWAY_LOGGER, useValue: log },

@@ -26,6 +26,8 @@ export const gatewayEnv = {
   /** Largest ID-scan body accepted (21 MiB plus multipart framing). */
   ID_SCAN_BODY_LIMIT: z.coerce.number().int().default(21 * 1024 * 1024 + 64 * 1024),
   ID_SCAN_TIMEOUT_MS: z.coerce.number().int().min(100).default(30_000),
+  /** How long a capture image upload may take, from its first byte to the evidence service's answer. */
+  CAPTURE_UPLOAD_TIMEOUT_MS: z.coerce.number().int().min(100).default(30_000),
   /** Timeout of one readiness ping to a service. */
   HEALTH_TIMEOUT_MS: z.coerce.number().int().min(50).default(1000),
 };

@@ -52,6 +52,7 @@ try {
   const access = app.get(AccessService);
 
   fastify.decorateRequest('principal', null);
+  fastify.decorateRequest('capture', null);
   fastify.decorateRequest('requestId', '');
   // Only JSON bodies; anything else where JSON is expected is 400 invalid_json.
   fastify.removeAllContentTypeParsers();
@@ -59,6 +60,11 @@ try {
   // Multipart is streamed, unread, to the one route that takes it; anywhere else it is not JSON.
   fastify.addContentTypeParser('multipart/form-data', (req, payload, done) => {
     if (req.routeOptions.url === '/v1/id-verification') done(null, payload);
+    else done(new DomainError('invalid_json'), undefined);
+  });
+  // A capture image is the raw body, of whatever declared type: streamed, unread, to the evidence service.
+  fastify.addContentTypeParser('*', (req, payload, done) => {
+    if (req.method === 'PUT' && req.routeOptions.url === '/v1/capture/images/:artifact') done(null, payload);
     else done(new DomainError('invalid_json'), undefined);
   });
   // Fail closed: a /v1 route without an entry in the access table would be reachable unauthenticated.

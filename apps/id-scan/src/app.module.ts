@@ -5,7 +5,7 @@ import { AuditRepository } from './audit/audit.repository.js';
 import type { IdScanConfig } from './definition.js';
 import { IdScanRpcController } from './id-scan.rpc.controller.js';
 import { EXTRACTORS, SyntheticExtractor, type Extractors } from './scan/extractor.js';
-import { configureSharp, ImageDecoder } from './scan/images.js';
+import { configureSharp, ImageDecoder } from '@verity/images';
 import { LiveExtractor } from './scan/live-extractor.js';
 import { ScanHttp } from './scan/scan.http.js';
 import { IMAGE_DECODER, ScanService } from './scan/scan.service.js';

@@ -1,6 +1,6 @@
 import { availableParallelism } from 'node:os';
 import { SUBJECTS } from '@verity/contracts';
-import { internalHttpEnv, type InternalHttpConfig, type ServiceConfig, type ServiceDefinition } from '@verity/platform';
+import { internalHttpEnv, readingPoolEnv, type InternalHttpConfig, type ServiceConfig, type ServiceDefinition } from '@verity/platform';
 import { z } from 'zod';
 import { ID_SCAN_MIGRATIONS } from './database/migrations.js';
 
@@ -19,12 +19,7 @@ export const idScanEnv = {
   ID_SCAN_MAX_CONCURRENT_UPLOADS: z.coerce.number().int().min(1).max(256).default(8),
   /** Images decoded at the same time (sharp work). Defaults to the number of cores. */
   ID_SCAN_IMAGE_CONCURRENCY: z.coerce.number().int().min(1).max(64).default(availableParallelism()),
-  /** Threads of the live document reader, each with its own OCR engine; also the live scans read at a time. Defaults to the number of cores. */
-  READING_THREADS: z.coerce.number().int().min(1).max(64).default(availableParallelism()),
-  /** Live scans waiting for a reader thread; one more is refused at once (503). */
-  READING_MAX_WAITING: z.coerce.number().int().min(0).max(1024).default(8),
-  /** Longest wait for a reader thread (never past the request's own deadline); then 503. */
-  READING_QUEUE_TIMEOUT_MS: z.coerce.number().int().min(0).max(600_000).default(10_000),
+  ...readingPoolEnv,
 };
 export type IdScanConfig = ServiceConfig &
   InternalHttpConfig & {

@@ -4,7 +4,9 @@ import { SESSIONS_CONFIG, sessionsConfigOf } from './config.js';
 import { EmailLogRepository } from './emails/email-log.repository.js';
 import { Mailer } from './emails/mailer.js';
 import { Outbox } from './events/outbox.js';
+import { CaptureService } from './capture/capture.service.js';
 import { JobsWorker } from './runs/jobs.worker.js';
+import { LiveRun } from './runs/live-run.js';
 import { SessionsRpcController } from './sessions.rpc.controller.js';
 import { SessionsRepository } from './sessions/sessions.repository.js';
 import { SessionsService } from './sessions/sessions.service.js';
@@ -18,6 +20,8 @@ import { TemplatePins } from './sessions/template-pins.js';
     Mailer,
     Outbox,
     JobsWorker,
+    LiveRun,
+    CaptureService,
     TemplatePins,
     SessionsService,
     SessionsRpcController,

@@ -1,4 +1,4 @@
-import { configSection, eventStreamEnv, type ServiceConfig } from '@verity/platform';
+import { configSection, durationEnv, eventStreamEnv, type ServiceConfig } from '@verity/platform';
 import { z } from 'zod';
 
 /** Configuration of the sessions service beyond the platform's (validated at start like the rest). */
@@ -6,8 +6,22 @@ export const sessionsEnv = {
   /** SMTP server of live invitations (`smtp://user:pass@host:587`, `smtps://…`). Unset: a log-only JSON transport. */
   SMTP_URL: z.url().optional(),
   SMTP_FROM: z.string().min(3).default('Verity <no-reply@verity.local>'),
-  /** Base of the link in an invitation: `<INVITE_URL_BASE>/<session id>`. */
-  INVITE_URL_BASE: z.url().default('http://127.0.0.1:8080/verify'),
+  /**
+   * Where the region's hosted capture page is reached: a live session's `url` is `<CAPTURE_BASE_URL>/verify/<client
+   * secret>`, and its invitation carries it. The region's gateway address (local default: us).
+   */
+  CAPTURE_BASE_URL: z.url().default('http://127.0.0.1:8080'),
+  /** How long a capture link works: `expires_at` is creation + this. */
+  CAPTURE_LINK_TTL: durationEnv('48h', 60_000, 90 * 86_400_000),
+  /**
+   * The region's capture key: client secrets are HMAC-SHA256 of the session id under it (docs/capture.md). At least
+   * 32 characters, different in every region, from a secret store; no default.
+   */
+  CAPTURE_SECRET_KEY: z.string().min(32),
+  /** Device intelligence: a file of Tor exit addresses (one IP or CIDR a line, `#` comments); unset: `fraud.ipIsTorExit` resolves to nothing. */
+  TOR_EXIT_LIST_FILE: z.string().min(1).optional(),
+  /** Device intelligence: a file of networks of poor reputation (same format); unset: `fraud.ipReputation` only from Tor exits. */
+  BAD_NETWORKS_LIST_FILE: z.string().min(1).optional(),
   /** How often the outbox relay re-reads unrelayed events (it also runs at once after every commit). */
   OUTBOX_POLL_MS: z.coerce.number().int().min(50).max(60_000).default(500),
   /** How often background jobs (test runs, invitations) are re-read (they also start at once after create). */

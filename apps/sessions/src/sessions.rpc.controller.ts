@@ -1,6 +1,7 @@
 import { Inject, Injectable, type OnApplicationBootstrap } from '@nestjs/common';
 import { SUBJECTS } from '@verity/contracts';
 import { requirePrincipal, RpcServer } from '@verity/platform';
+import { CaptureService } from './capture/capture.service.js';
 import { SessionsService } from './sessions/sessions.service.js';
 
 @Injectable()
@@ -8,6 +9,7 @@ export class SessionsRpcController implements OnApplicationBootstrap {
   constructor(
     @Inject(RpcServer) private readonly server: RpcServer,
     private readonly sessions: SessionsService,
+    private readonly capture: CaptureService,
   ) {}
 
   onApplicationBootstrap(): void {
@@ -18,6 +20,12 @@ export class SessionsRpcController implements OnApplicationBootstrap {
     this.server.handle(SUBJECTS.sessionsCancel, (p, ctx) => this.sessions.cancel(requirePrincipal(ctx), p.id, p.body, ctx));
     this.server.handle(SUBJECTS.sessionsReview, (p, ctx) => this.sessions.review(requirePrincipal(ctx), p.id, p.body, ctx));
     this.server.handle(SUBJECTS.sessionsDecision, (p, ctx) => this.sessions.decision(requirePrincipal(ctx), p.id, p.body, ctx));
+    // the capture flow: the gateway on behalf of a client secret (no principal; the caller is in the request)
+    this.server.handle(SUBJECTS.sessionsCaptureResolve, (p) => this.capture.resolve(p));
+    this.server.handle(SUBJECTS.sessionsCaptureGet, (p, ctx) => this.capture.get(p, ctx));
+    this.server.handle(SUBJECTS.sessionsCaptureImageStored, (p, ctx) => this.capture.imageStored(p, ctx));
+    this.server.handle(SUBJECTS.sessionsCaptureSubmit, (p, ctx) => this.capture.submit(p, ctx));
+    this.server.handle(SUBJECTS.sessionsCaptureSkip, (p, ctx) => this.capture.skip(p, ctx));
     // operator tooling: no principal, the organization is named in the request
     this.server.handle(SUBJECTS.sessionsEmailLog, async (p) => this.sessions.emailLog(p));
   }

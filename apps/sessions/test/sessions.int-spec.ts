@@ -80,6 +80,7 @@ before(async () => {
     LOG_LEVEL: 'silent',
     OUTBOX_POLL_MS: '200',
     JOBS_POLL_MS: '200',
+    CAPTURE_SECRET_KEY: 'sessions-int-test-capture-key-0123456789',
   });
   nc = await connectNats(cfg.NATS_URL, 'sessions-int-test');
   rpc = new RpcClient(nc, root, 5000);

@@ -8,3 +8,4 @@ export * from './screening.js';
 export * from './sessions.js';
 export * from './webhooks.js';
 export * from './evidence.js';
+export * from './capture.js';

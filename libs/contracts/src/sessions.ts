@@ -1,3 +1,4 @@
+import type { IdvDocument, IdvHolder } from './capture.js';
 import type { Mode } from '@verity/keys';
 import type { CheckOutcome, CheckType } from './screening.js';
 import type { EvidenceAvailability } from './evidence.js';
@@ -19,9 +20,22 @@ export interface Session {
   checks: Array<{ type: CheckType; outcome: CheckOutcome | null }>;
   metadata: Record<string, unknown>;
   /** Only on GET /v1/sessions/{id}, only for runs with an identity check. */
-  idv?: EvidenceAvailability;
+  idv?: Idv;
+  /** The capture link (contract §14): live sessions while `pending` or `in_progress`; null otherwise, always in test mode. */
+  url: string | null;
+  client_secret: string | null;
+  expires_at: string | null;
   created_at: string;
   updated_at: string;
+}
+
+/**
+ * `idv` of a session read: the stored images and the acquisition; for a live run also what was read from the
+ * document (null when it could not be read). Test runs read no document and carry neither.
+ */
+export interface Idv extends EvidenceAvailability {
+  document?: IdvDocument | null;
+  holder?: IdvHolder | null;
 }
 
 /** Payload of every kyc.session.* event: reference fields only, no personal data. */

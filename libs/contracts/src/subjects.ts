@@ -1,6 +1,7 @@
 import type { Mode } from '@verity/keys';
 import type { Principal } from './principal.js';
 import type * as A from './accounts.js';
+import type * as C from './capture.js';
 import type * as E from './evidence.js';
 import type * as P from './applicants.js';
 import type { Health } from './health.js';
@@ -43,6 +44,12 @@ export const SUBJECTS = {
   sessionsReview: 'sessions.review.v1',
   sessionsDecision: 'sessions.decision.v1',
   sessionsEmailLog: 'sessions.email-log.v1',
+  /** The capture flow (contract §14): the gateway on behalf of a client secret. */
+  sessionsCaptureResolve: 'sessions.capture.resolve.v1',
+  sessionsCaptureGet: 'sessions.capture.get.v1',
+  sessionsCaptureImageStored: 'sessions.capture.image-stored.v1',
+  sessionsCaptureSubmit: 'sessions.capture.submit.v1',
+  sessionsCaptureSkip: 'sessions.capture.skip.v1',
   webhooksHealth: 'webhook-delivery.health.v1',
   webhookAttemptsList: 'webhook-delivery.attempts.list.v1',
   webhookSubscriptionCreate: 'webhook-delivery.admin.subscription.create.v1',
@@ -54,6 +61,8 @@ export const SUBJECTS = {
   evidenceStoreSynthetic: 'evidence.synthetic.store.v1',
   evidenceAvailable: 'evidence.available.v1',
   evidenceActivityList: 'evidence.admin.activity.list.v1',
+  evidenceCaptureImages: 'evidence.capture.images.v1',
+  evidenceCaptureVerify: 'evidence.capture.verify.v1',
   idScanHealth: 'id-scan.health.v1',
   idScanAuditList: 'id-scan.admin.audit.list.v1',
 } as const;
@@ -98,6 +107,11 @@ export interface RpcContracts {
   [SUBJECTS.sessionsReview]: { req: { id: string; body: unknown }; res: V.Session };
   [SUBJECTS.sessionsDecision]: { req: { id: string; body: unknown }; res: V.Session };
   [SUBJECTS.sessionsEmailLog]: { req: V.EmailLogRequest; res: { data: V.EmailLogEntry[] } };
+  [SUBJECTS.sessionsCaptureResolve]: { req: C.CaptureResolveRequest; res: C.CaptureResolveReply };
+  [SUBJECTS.sessionsCaptureGet]: { req: C.CaptureGetRequest; res: C.Capture };
+  [SUBJECTS.sessionsCaptureImageStored]: { req: C.CaptureImageStoredRequest; res: C.Capture };
+  [SUBJECTS.sessionsCaptureSubmit]: { req: C.CaptureSubmitRequest; res: C.Capture };
+  [SUBJECTS.sessionsCaptureSkip]: { req: C.CaptureSkipRequest; res: C.Capture };
   [SUBJECTS.webhooksHealth]: { req: Record<string, never>; res: Health };
   [SUBJECTS.webhookAttemptsList]: { req: P.ListQuery; res: P.Page<W.WebhookAttempt> };
   [SUBJECTS.webhookSubscriptionCreate]: { req: W.WebhookSubscriptionCreateRequest; res: W.WebhookSubscriptionWithSecret };
@@ -109,6 +123,8 @@ export interface RpcContracts {
   [SUBJECTS.evidenceStoreSynthetic]: { req: E.StoreSyntheticRequest; res: E.EvidenceAvailability };
   [SUBJECTS.evidenceAvailable]: { req: { session_id: string }; res: E.EvidenceAvailability };
   [SUBJECTS.evidenceActivityList]: { req: E.ActivityListRequest; res: { data: E.ActivityEntry[] } };
+  [SUBJECTS.evidenceCaptureImages]: { req: C.CaptureImagesRequest; res: C.CaptureImagesReply };
+  [SUBJECTS.evidenceCaptureVerify]: { req: C.CaptureVerifyRequest; res: C.CaptureVerifyReply };
   [SUBJECTS.idScanHealth]: { req: Record<string, never>; res: Health };
   [SUBJECTS.idScanAuditList]: { req: E.ActivityListRequest; res: { data: E.ActivityEntry[] } };
 }

@@ -24,6 +24,11 @@ export const ERROR_CATALOGUE = {
     message: 'No API key was provided. Send it as "Authorization: Bearer <API_KEY>".',
   },
   invalid_api_key: { status: 401, type: 'authentication_error', message: 'The API key is malformed, unknown or revoked.' },
+  invalid_capture_token: {
+    status: 401,
+    type: 'authentication_error',
+    message: 'The client secret matches no verification. Use the client_secret of the session, as sent.',
+  },
   payment_required: {
     status: 402,
     type: 'billing_error',
@@ -56,6 +61,11 @@ export const ERROR_CATALOGUE = {
     status: 409,
     type: 'invalid_request_error',
     message: 'The session status does not allow this action.',
+  },
+  capture_expired: {
+    status: 410,
+    type: 'invalid_request_error',
+    message: 'The capture link has expired. Ask for a new verification.',
   },
   file_too_large: { status: 413, type: 'invalid_request_error', message: 'An uploaded image is larger than 10 MiB.' },
   request_too_large: { status: 413, type: 'invalid_request_error', message: 'The request body is larger than allowed.' },

@@ -1,2 +1,3 @@
 export * from './api-key.js';
 export * from './ids.js';
+export * from './capture-secret.js';

@@ -1,6 +1,6 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { generateApiKey, hashApiKey, isId, newId, parseApiKey } from './index.js';
+import { captureSecretFor, generateApiKey, hashApiKey, hashCaptureSecret, isCaptureSecret, isId, newId, parseApiKey } from './index.js';
 
 describe('api keys', () => {
   it('generates keys in the documented format that parse back', () => {
@@ -61,5 +61,18 @@ describe('ids', () => {
     assert.ok(!isId('applicant', 'app_short'));
     assert.ok(!isId('applicant', `${id}'--`));
     assert.ok(!isId('applicant', 42));
+  });
+});
+
+describe('capture client secrets', () => {
+  it('are vcs_ and 43 characters of [A-Za-z0-9], derived from the session id and the key', () => {
+    const a = captureSecretFor('k'.repeat(32), 'ses_abc');
+    assert.match(a, /^vcs_[A-Za-z0-9]{43}$/);
+    assert.ok(isCaptureSecret(a));
+    assert.equal(captureSecretFor('k'.repeat(32), 'ses_abc'), a);
+    assert.notEqual(captureSecretFor('k'.repeat(32), 'ses_abd'), a);
+    assert.notEqual(captureSecretFor('j'.repeat(32), 'ses_abc'), a);
+    assert.equal(hashCaptureSecret(a).length, 64);
+    assert.ok(!isCaptureSecret('vcs_short') && !isCaptureSecret(`${a}x`) && !isCaptureSecret(a.replace('vcs_', 'idv_')));
   });
 });

@@ -1,3 +1,4 @@
+import { availableParallelism } from 'node:os';
 import { z } from 'zod';
 
 /**
@@ -45,6 +46,47 @@ export const eventStreamEnv = {
   EVENTS_DUPLICATE_WINDOW_MS: z.coerce.number().int().min(120_000).max(86_400_000).default(600_000),
   /** How long the events stream keeps a message. */
   EVENTS_MAX_AGE_MS: z.coerce.number().int().min(60_000).default(7 * 86_400_000),
+};
+
+const DURATION_UNITS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 };
+
+/** A duration as configuration spells it, `<whole number><ms|s|m|h|d>` (`5s`, `30m`, `48h`), in milliseconds; null when it is not one. */
+export function parseDuration(text: string): number | null {
+  const m = /^([0-9]{1,10})(ms|s|m|h|d)$/.exec(text.trim());
+  return m ? Number(m[1]) * DURATION_UNITS[m[2]!]! : null;
+}
+
+/** A configured duration (see `parseDuration`, or a whole number of milliseconds) from `min` to `max` milliseconds. */
+export function durationEnv(defaultText: string, min: number, max: number) {
+  return z
+    .string()
+    .default(defaultText)
+    .transform((t, ctx) => {
+      const ms = /^[0-9]{1,13}$/.test(t.trim()) ? Number(t) : parseDuration(t);
+      if (ms === null || ms < min || ms > max) {
+        ctx.addIssue({ code: 'custom', message: `"${t.slice(0, 20)}" is not a duration such as 30m or 48h, from ${min} ms to ${max} ms` });
+        return z.NEVER;
+      }
+      return ms;
+    });
+}
+
+/** The document reader's pool (`@verity/reading`), in the services that read: its threads and its admission. */
+export const readingPoolEnv = {
+  /** Threads of the document reader, each with its own engines; also the reads run at a time. Defaults to the number of cores. */
+  READING_THREADS: z.coerce.number().int().min(1).max(64).default(availableParallelism()),
+  /** Reads waiting for a reader thread; one more is refused at once (503). */
+  READING_MAX_WAITING: z.coerce.number().int().min(0).max(1024).default(8),
+  /** Longest wait for a reader thread (never past the caller's own deadline); then 503. */
+  READING_QUEUE_TIMEOUT_MS: z.coerce.number().int().min(0).max(600_000).default(10_000),
+};
+
+/** Where face results turn into outcomes (docs/reading.md): pass at or above the first, review at or above the second. */
+export const faceThresholdsEnv = {
+  FACE_MATCH_THRESHOLD: z.coerce.number().min(0).max(1).default(0.6),
+  FACE_MATCH_REVIEW_THRESHOLD: z.coerce.number().min(0).max(1).default(0.45),
+  LIVENESS_THRESHOLD: z.coerce.number().min(0).max(1).default(0.65),
+  LIVENESS_REVIEW_THRESHOLD: z.coerce.number().min(0).max(1).default(0.45),
 };
 
 export const healthEnv = {

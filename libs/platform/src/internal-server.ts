@@ -74,7 +74,8 @@ export function sendError(res: http.ServerResponse, error: ErrorData, req?: http
  */
 export function discardRest(req: http.IncomingMessage, ms = LINGER_MS): void {
   const socket = req.socket;
-  if (socket.destroyed) return;
+  // the answer's end can come after the socket was released (the connection closed meanwhile)
+  if (!socket || socket.destroyed) return;
   req.unpipe();
   req.removeAllListeners('data');
   req.resume();
@@ -111,7 +112,7 @@ export class InternalHttpServer {
     this.server.maxConnections = 1024;
   }
 
-  route(method: 'GET' | 'POST', pattern: RegExp, handler: InternalHandler): this {
+  route(method: 'GET' | 'POST' | 'PUT', pattern: RegExp, handler: InternalHandler): this {
     this.routes.push({ method, pattern, handler });
     return this;
   }

@@ -4,7 +4,7 @@ import { limitFor, WINDOW_SECONDS, type CustomLimits, type RouteClass, type Tier
 export interface Bucket {
   /** Redis key without the region prefix. */
   key: string;
-  routeClass: RouteClass | 'ip';
+  routeClass: RouteClass | 'ip' | 'capture';
   limit: number;
   windowSeconds: number;
   resetAt: number;
@@ -15,13 +15,21 @@ export function windowStart(nowMs: number, windowSeconds: number): number {
   return now - (now % windowSeconds);
 }
 
-function bucket(owner: string, routeClass: RouteClass | 'ip', limit: number, windowSeconds: number, nowMs: number): Bucket {
+function bucket(owner: string, routeClass: Bucket['routeClass'], limit: number, windowSeconds: number, nowMs: number): Bucket {
   const start = windowStart(nowMs, windowSeconds);
   return { key: `rl:${owner}:${routeClass}:${start}`, routeClass, limit, windowSeconds, resetAt: start + windowSeconds };
 }
 
 export function ipBucket(ip: string, limit: number, nowMs: number): Bucket {
   return bucket(`ip:${ip}`, 'ip', limit, 60, nowMs);
+}
+
+/** Requests a capture session may make per minute (contract §14), on every tier. */
+export const CAPTURE_LIMIT_PER_MINUTE = 120;
+
+/** The bucket of a capture request: per session (a client secret, not an API key), 120 a minute. */
+export function captureBucket(sessionId: string, nowMs: number): Bucket {
+  return bucket(`capture:${sessionId}`, 'capture', CAPTURE_LIMIT_PER_MINUTE, 60, nowMs);
 }
 
 /** The buckets a request of `routeClass` counts against: its own class and `global` (once, when the class is global). */

@@ -11,6 +11,9 @@ export interface ReadingPoolOptions {
   faces?: boolean;
 }
 
+/** What a service answers (503) when its reader's threads are all taken and its waiting room is full. */
+export const READER_BUSY_MESSAGE = 'The document reader is busy; retry in a few seconds.';
+
 /** Today in UTC as `YYYY-MM-DD`: what expiry and MRZ centuries are judged against. */
 export function utcToday(): string {
   return new Date().toISOString().slice(0, 10);

@@ -10,11 +10,11 @@ export async function api<T = Record<string, unknown>>(
   base: string,
   method: string,
   path: string,
-  opts: { key?: string; body?: unknown; rawBody?: string; headers?: Record<string, string> } = {},
+  opts: { key?: string; body?: unknown; rawBody?: string | Uint8Array; headers?: Record<string, string> } = {},
 ): Promise<ApiResponse<T>> {
   const headers: Record<string, string> = { ...(opts.headers ?? {}) };
   if (opts.key) headers.authorization = `Bearer ${opts.key}`;
-  let body: string | undefined;
+  let body: string | Uint8Array | undefined;
   if (opts.rawBody !== undefined) body = opts.rawBody;
   else if (opts.body !== undefined) {
     body = JSON.stringify(opts.body);

@@ -3,13 +3,12 @@ import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 
 /**
- * The development key that encrypts webhook signing secrets at rest in the local stack (WEBHOOK_SECRET_KEY,
- * 32 bytes base64): generated once per checkout into `.verity/webhook-secret.key` (mode 0600, ignored by
- * git) and reused on every start, so subscriptions created yesterday still sign today. Production sets
- * WEBHOOK_SECRET_KEY from a secret store; a set variable always wins.
+ * A development secret of the local stack: generated once per checkout into `.verity/<name>.key` (mode 0600,
+ * ignored by git) and reused on every start, so that what it protects survives a restart. Production sets each
+ * from a secret store; a set variable always wins. 32 random bytes, base64.
  */
-export function devWebhookSecretKey(repoRoot: string): string {
-  const file = path.join(repoRoot, '.verity', 'webhook-secret.key');
+function devSecret(repoRoot: string, name: string): string {
+  const file = path.join(repoRoot, '.verity', `${name}.key`);
   try {
     const existing = readFileSync(file, 'utf8').trim();
     if (/^[A-Za-z0-9+/]{43}=$/.test(existing)) return existing;
@@ -25,4 +24,14 @@ export function devWebhookSecretKey(repoRoot: string): string {
   } catch {
     return readFileSync(file, 'utf8').trim();
   }
+}
+
+/** WEBHOOK_SECRET_KEY: encrypts webhook signing secrets at rest, so subscriptions created yesterday still sign today. */
+export function devWebhookSecretKey(repoRoot: string): string {
+  return devSecret(repoRoot, 'webhook-secret');
+}
+
+/** CAPTURE_SECRET_KEY of a region: derives its capture links' client secrets, so links sent yesterday still work. */
+export function devCaptureSecretKey(repoRoot: string, region: string): string {
+  return devSecret(repoRoot, `capture-secret-${region}`);
 }

@@ -4,7 +4,7 @@ import net from 'node:net';
 import { once } from 'node:events';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { devWebhookSecretKey } from './dev-keys.js';
+import { devCaptureSecretKey, devWebhookSecretKey } from './dev-keys.js';
 
 export type Region = 'us' | 'eu';
 
@@ -81,6 +81,10 @@ export class Stack {
       PORT: String(this.opts.ports[region]),
       ...internal,
       ...((service as string) === 'webhook-delivery' && !process.env.WEBHOOK_SECRET_KEY ? { WEBHOOK_SECRET_KEY: devWebhookSecretKey(REPO_ROOT) } : {}),
+      // a live session's link points at this region's gateway; its client secret is derived with the region's key
+      ...((service as string) === 'sessions'
+        ? { CAPTURE_BASE_URL: this.baseUrl(region), ...(process.env.CAPTURE_SECRET_KEY ? {} : { CAPTURE_SECRET_KEY: devCaptureSecretKey(REPO_ROOT, region) }) }
+        : {}),
       LOG_LEVEL: process.env.LOG_LEVEL ?? 'info',
       ...(this.opts.env ?? {}),
       ...(this.opts.serviceEnv?.[service] ?? {}),

@@ -1,3 +1,4 @@
 import { Init1763800000000 } from './migrations/1763800000000-Init.js';
+import { CaptureUploads1764000000000 } from './migrations/1764000000000-CaptureUploads.js';
 
-export const EVIDENCE_MIGRATIONS = [Init1763800000000];
+export const EVIDENCE_MIGRATIONS = [Init1763800000000, CaptureUploads1764000000000];

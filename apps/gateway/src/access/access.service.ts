@@ -1,9 +1,10 @@
 import { Inject, Injectable, type OnApplicationBootstrap } from '@nestjs/common';
 import { EVENTS, SUBJECTS, type Principal } from '@verity/contracts';
 import { DomainError } from '@verity/errors';
-import { hashApiKey, parseApiKey } from '@verity/keys';
+import { hashApiKey, hashCaptureSecret, isCaptureSecret, parseApiKey } from '@verity/keys';
 import { RpcClient, type Logger } from '@verity/platform';
 import {
+  captureBucket,
   decide,
   ipBucket,
   keyBuckets,
@@ -13,11 +14,12 @@ import {
   type BucketState,
 } from '@verity/ratelimit';
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import { readDeviceId } from '../capture/device-cookie.js';
 import { GATEWAY_CONFIG, type GatewayConfig } from '../config.js';
 import { GATEWAY_LOGGER } from '../tokens.js';
 import { KeyCache } from './key-cache.js';
 import { RateLimiter } from './rate-limiter.js';
-import { routeKey, ROUTES, type RouteAccess } from './routes.js';
+import { routeKey, ROUTES, type KeyRouteAccess } from './routes.js';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 
@@ -48,7 +50,9 @@ export class AccessService implements OnApplicationBootstrap {
   }
 
   async authorize(req: FastifyRequest, reply: FastifyReply): Promise<void> {
-    const access = ROUTES[routeKey(req.method, req.routeOptions.url) ?? ''];
+    const route = ROUTES[routeKey(req.method, req.routeOptions.url) ?? ''];
+    if (route?.auth === 'capture') return this.authorizeCapture(req, reply);
+    const access = route;
     const now = Date.now();
     const ip = ipBucket(req.ip, this.cfg.RATE_LIMIT_IP_PER_MINUTE, now);
 
@@ -104,7 +108,35 @@ export class AccessService implements OnApplicationBootstrap {
     }
   }
 
-  private finish(req: FastifyRequest, p: Principal, access: RouteAccess, now: number): void {
+  /**
+   * A capture route (contract §14): the pre-authentication IP limit, the client secret (its hash resolved by the
+   * sessions service), the session's own budget (rate class `capture`, 120 a minute), then whether the capture
+   * is still open: 410 `capture_expired` past its time, 409 once submitted or once the session moved on.
+   */
+  private async authorizeCapture(req: FastifyRequest, reply: FastifyReply): Promise<void> {
+    const now = Date.now();
+    const ip = ipBucket(req.ip, this.cfg.RATE_LIMIT_IP_PER_MINUTE, now);
+    this.checkIp(ip, (await this.limiter.increment([ip], now))?.[0], reply);
+    const header = req.headers.authorization;
+    const raw = typeof header === 'string' && /^bearer /i.test(header) ? header.slice(7).trim() : null;
+    if (raw === null) throw new DomainError('authentication_required', { message: 'Send the session\'s client secret as "Authorization: Bearer <client_secret>".' });
+    if (!isCaptureSecret(raw)) throw new DomainError('invalid_capture_token');
+    const session = await this.rpc.call(SUBJECTS.sessionsCaptureResolve, { secret_hash: hashCaptureSecret(raw) }, { principal: null, requestId: req.requestId });
+    const bucket = captureBucket(session.session_id, now);
+    const decision = decide([bucket], (await this.limiter.increment([bucket], now)) ?? [0]);
+    reply.headers(rateLimitHeaders(decision.shown));
+    if (!decision.allowed) throw new DomainError('rate_limit_exceeded', { details: rateLimitDetails(decision.shown, null) });
+    if (session.state === 'expired') throw new DomainError('capture_expired');
+    if (session.state === 'closed') {
+      throw new DomainError('invalid_state_transition', { message: 'This verification takes no more captures: it was submitted, or has ended.', details: { status: session.status } });
+    }
+    req.capture = {
+      caller: { session_id: session.session_id, org_id: session.org_id, mode: session.mode },
+      connection: { ip: req.ip, user_agent: typeof req.headers['user-agent'] === 'string' ? req.headers['user-agent'].slice(0, 512) : null, device_id: readDeviceId(req.headers.cookie) },
+    };
+  }
+
+  private finish(req: FastifyRequest, p: Principal, access: KeyRouteAccess, now: number): void {
     if (p.key_type === 'pk' && !access.publishable) {
       throw new DomainError('insufficient_scope', {
         message: 'Publishable keys can only call GET /v1/me. Use a secret key.',
@@ -148,3 +180,4 @@ export class AccessService implements OnApplicationBootstrap {
     return p;
   }
 }
+

@@ -2,7 +2,16 @@ import type { Scope } from '@verity/keys';
 import type { RouteClass } from '@verity/ratelimit';
 
 /** What a /v1 route requires. The table below is the public surface of the gateway. */
-export interface RouteAccess {
+export type RouteAccess = KeyRouteAccess | CaptureRouteAccess;
+
+/** A route of the capture flow (contract §14): a session's client secret, not an API key; rate class `capture`. */
+export interface CaptureRouteAccess {
+  auth: 'capture';
+}
+
+/** A route called with an API key. */
+export interface KeyRouteAccess {
+  auth?: 'key';
   /** null: any authenticated key (GET /v1/me). */
   scope: Scope | null;
   routeClass: RouteClass;
@@ -32,6 +41,10 @@ export const ROUTES: Record<string, RouteAccess> = {
   'GET /v1/webhook-events': { scope: 'webhooks:read', routeClass: 'reads' },
   'POST /v1/id-verification': { scope: 'idv:scan', routeClass: 'global' },
   'GET /v1/sessions/:id/idv-image/:artifact': { scope: 'sessions:read_report', routeClass: 'sessions:read_image' },
+  'GET /v1/capture': { auth: 'capture' },
+  'PUT /v1/capture/images/:artifact': { auth: 'capture' },
+  'POST /v1/capture/submit': { auth: 'capture' },
+  'POST /v1/capture/skip': { auth: 'capture' },
 };
 
 export function routeKey(method: string, url: string | undefined): string | null {

@@ -1,5 +1,5 @@
 import { createParamDecorator, type ExecutionContext } from '@nestjs/common';
-import type { Principal } from '@verity/contracts';
+import type { CaptureCaller, CaptureConnection, Principal } from '@verity/contracts';
 import type { CallOptions } from '@verity/platform';
 import type { FastifyRequest } from 'fastify';
 
@@ -13,4 +13,17 @@ export const CallerOf = createParamDecorator((_: unknown, ctx: ExecutionContext)
   const req = ctx.switchToHttp().getRequest<FastifyRequest>();
   if (!req.principal) throw new Error('route reached without a principal');
   return { principal: req.principal, requestId: req.requestId };
+});
+
+/** The caller of a capture route: the session its client secret resolved to, and what the connection showed. */
+export interface CaptureCall {
+  caller: CaptureCaller;
+  connection: CaptureConnection;
+  requestId: string;
+}
+
+export const CaptureOf = createParamDecorator((_: unknown, ctx: ExecutionContext): CaptureCall => {
+  const req = ctx.switchToHttp().getRequest<FastifyRequest>();
+  if (!req.capture) throw new Error('capture route reached without a resolved client secret');
+  return { ...req.capture, requestId: req.requestId };
 });

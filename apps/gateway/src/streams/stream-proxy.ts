@@ -26,8 +26,8 @@ export class StreamProxy {
     return signInternalRequest(this.cfg.INTERNAL_AUTH_SECRET, c.principal, c.requestId, Date.now() + timeoutMs);
   }
 
-  /** Sends the request body stream to `url`; relays JSON `{ ok, data | error }` answers. */
-  async upload(url: string | undefined, c: Caller, body: Readable, contentType: string, timeoutMs: number): Promise<unknown> {
+  /** Sends the request body stream to `url` (POST, or PUT); relays JSON `{ ok, data | error }` answers. */
+  async upload(url: string | undefined, c: Caller, body: Readable, contentType: string, timeoutMs: number, method: 'POST' | 'PUT' = 'POST'): Promise<unknown> {
     if (!url) throw new DomainError('service_unavailable');
     // undici destroys the body stream it was given when the service answers before reading all of it (an upload
     // refused part-way); destroying the client's request would close the client's connection before the
@@ -41,7 +41,7 @@ export class StreamProxy {
     let res;
     try {
       res = await request(url, {
-        method: 'POST',
+        method,
         dispatcher: this.agent,
         headers: { ...this.headers(c, timeoutMs), 'content-type': contentType },
         body: pass,

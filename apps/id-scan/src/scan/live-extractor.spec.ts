@@ -2,7 +2,8 @@ import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { DomainError } from '@verity/errors';
 import type { DocumentImages, DocumentOutcome, DocumentRead, ReadReason } from '@verity/reading';
-import { LiveExtractor, READER_BUSY_MESSAGE, type DocumentReader } from './live-extractor.js';
+import { READER_BUSY_MESSAGE } from '@verity/reading';
+import { LiveExtractor, type DocumentReader } from './live-extractor.js';
 
 function read(reasons: ReadReason[] = []): DocumentRead {
   return {

@@ -1,7 +1,7 @@
 import { DomainError } from '@verity/errors';
-import { documentCheck, type DocumentImages, type DocumentOutcome } from '@verity/reading';
+import { documentCheck, READER_BUSY_MESSAGE, type DocumentImages, type DocumentOutcome } from '@verity/reading';
 import type { Extraction, ExtractionRequest, Extractor } from './extractor.js';
-import { Semaphore } from './semaphore.js';
+import { Admission } from '@verity/images';
 
 /** What reads a document's machine-readable data: the reading pool (`ReadingPool` of `@verity/reading`). */
 export interface DocumentReader {
@@ -18,8 +18,6 @@ export interface ReadingAdmission {
   queueTimeoutMs: number;
 }
 
-export const READER_BUSY_MESSAGE = 'The document reader is busy; retry in a few seconds.';
-
 /**
  * Live mode: the normalized images are read by the reading pool, its MRZ (ICAO 9303 TD1, TD2, TD3) or PDF417
  * barcode (AAMVA). A read with nothing against it is `pass`; anything the document check holds against it
@@ -29,26 +27,18 @@ export const READER_BUSY_MESSAGE = 'The document reader is busy; retry in a few 
  * with 503 service_unavailable, the reader busy.
  */
 export class LiveExtractor implements Extractor {
-  private readonly admission: Semaphore;
+  private readonly admission: Admission;
 
   constructor(
     private readonly reader: DocumentReader,
-    private readonly opts: ReadingAdmission,
+    opts: ReadingAdmission,
   ) {
-    this.admission = new Semaphore(opts.slots, opts.maxWaiting);
+    this.admission = new Admission(opts.slots, opts.maxWaiting, opts.queueTimeoutMs, READER_BUSY_MESSAGE);
   }
 
   async extract(req: ExtractionRequest): Promise<Extraction> {
     if (req.mode !== 'live') throw new DomainError('internal_error', { message: 'the live extractor serves live mode only' });
-    const release = await this.admission.acquire(Math.min(req.deadline, Date.now() + this.opts.queueTimeoutMs)).catch((e: unknown) => {
-      throw e instanceof DomainError && e.code === 'service_unavailable' ? new DomainError('service_unavailable', { message: READER_BUSY_MESSAGE }) : e;
-    });
-    let outcome: DocumentOutcome;
-    try {
-      outcome = await this.reader.read({ front: req.front, back: req.back });
-    } finally {
-      release();
-    }
+    const outcome = await this.admission.run(() => this.reader.read({ front: req.front, back: req.back }), req.deadline);
     // the gateway has answered 503 at the deadline: no result, and so no audit entry, is left behind
     if (Date.now() > req.deadline) throw new DomainError('service_unavailable');
     return extraction(outcome);

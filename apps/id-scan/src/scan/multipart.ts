@@ -1,7 +1,7 @@
 import type { Readable } from 'node:stream';
 import busboy from 'busboy';
 import { DomainError, type Issue } from '@verity/errors';
-import { sniffImage, SNIFF_BYTES, type ImageFormat } from './sniff.js';
+import { sniffImage, SNIFF_BYTES, type ImageFormat } from '@verity/images';
 
 /** Which parts a request may carry: image file parts and text fields, each at most once. */
 export interface UploadPolicy {

@@ -7,12 +7,10 @@ import { CONFIG, type InternalCaller } from '@verity/platform';
 import { AuditRepository } from '../audit/audit.repository.js';
 import type { IdScanConfig } from '../definition.js';
 import { EXTRACTORS, type Extractors } from './extractor.js';
-import { ImageDecoder } from './images.js';
+import { ImageDecoder, MAX_IMAGE_BYTES } from '@verity/images';
 import { readUpload, type UploadLimits, type UploadPolicy } from './multipart.js';
-import { Semaphore } from './semaphore.js';
+import { Semaphore } from '@verity/images';
 
-/** One image part: 10 MiB (contract §11). */
-export const MAX_IMAGE_BYTES = 10 * 1024 * 1024;
 const EXPECTED_OUTCOMES: readonly ExpectedOutcome[] = ['pass', 'review', 'fail', 'doc_quality'];
 
 const TEST_POLICY: UploadPolicy = { files: ['front', 'back'], fields: ['expected_outcome'] };

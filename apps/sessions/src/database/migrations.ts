@@ -1,3 +1,4 @@
 import { Init1763790000000 } from './migrations/1763790000000-Init.js';
+import { LiveCapture1764000100000 } from './migrations/1764000100000-LiveCapture.js';
 
-export const SESSIONS_MIGRATIONS = [Init1763790000000];
+export const SESSIONS_MIGRATIONS = [Init1763790000000, LiveCapture1764000100000];

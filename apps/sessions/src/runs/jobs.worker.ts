@@ -9,12 +9,18 @@ import { INVITE_TEMPLATE, inviteMessage } from '../emails/invite.js';
 import { Mailer } from '../emails/mailer.js';
 import { Outbox } from '../events/outbox.js';
 import { SessionsRepository, type JobRow, type SessionRow } from '../sessions/sessions.repository.js';
+import { captureLink, type CaptureLinks } from '../sessions/capture-link.js';
+import { LiveRun } from './live-run.js';
 import { CREDIT_RECORDINGS, restingOf, syntheticChecks, syntheticFindings, syntheticIdv, type Resting } from './synthetic.js';
 
 /** Jobs run at once side by side per process; each holds one database connection while it runs. */
 const CONCURRENCY = 2;
 /** A job failing for a passing reason (a service not answering) is retried with these delays, then given up. */
 export const RETRY_DELAYS_MS = [200, 500, 1000, 2000, 5000, 10_000, 30_000, 60_000];
+/** A live run is tried three times (contract §14), then its session is `errored`. */
+export const LIVE_RUN_RETRY_DELAYS_MS = [2000, 10_000];
+/** Expired capture links settled per sweep (every `JOBS_POLL_MS`). */
+const EXPIRY_BATCH = 500;
 const RPC_TIMEOUT_MS = 4000;
 
 const STALLED_REASON = 'The verification stalled: a service it depends on did not answer.';
@@ -44,13 +50,30 @@ export class JobsWorker implements OnApplicationBootstrap, BeforeApplicationShut
     @Inject(RpcClient) private readonly rpc: RpcClient,
     @Inject(SESSIONS_CONFIG) private readonly cfg: SessionsConfig,
     @Inject(LOGGER) private readonly log: Logger,
-  ) {}
+    private readonly live: LiveRun,
+  ) {
+    this.links = { baseUrl: cfg.CAPTURE_BASE_URL, secretKey: cfg.CAPTURE_SECRET_KEY };
+  }
+
+  private readonly links: CaptureLinks;
 
   onApplicationBootstrap(): void {
     // unfinished jobs of a previous process first
     this.kick();
-    this.timer = setInterval(() => this.kick(), this.cfg.JOBS_POLL_MS);
+    this.timer = setInterval(() => {
+      this.kick();
+      void this.expire();
+    }, this.cfg.JOBS_POLL_MS);
     this.timer.unref();
+  }
+
+  /** Live sessions whose link ran out before their applicant submitted: `expired` (a reserved event, not delivered). */
+  async expire(): Promise<void> {
+    try {
+      while (!this.closing && (await this.repo.expireDue(EXPIRY_BATCH)) === EXPIRY_BATCH);
+    } catch (e) {
+      this.log.warn({ err: e }, 'expiring capture links failed; retrying on the next tick');
+    }
   }
 
   async beforeApplicationShutdown(): Promise<void> {
@@ -115,7 +138,7 @@ export class JobsWorker implements OnApplicationBootstrap, BeforeApplicationShut
    */
   private async fail({ job, error }: { job: JobRow; error: unknown }): Promise<void> {
     const passing = !(error instanceof DomainError) || error.code === 'service_unavailable' || error.code === 'internal_error';
-    const delay = RETRY_DELAYS_MS[job.attempts];
+    const delay = (job.kind === 'live_run' ? LIVE_RUN_RETRY_DELAYS_MS : RETRY_DELAYS_MS)[job.attempts];
     if (passing && delay !== undefined) {
       this.log.warn({ err: error, job: job.id, kind: job.kind, attempt: job.attempts + 1 }, 'job failed; will retry');
       await this.repo.postponeJob(job.id, delay);
@@ -140,6 +163,7 @@ export class JobsWorker implements OnApplicationBootstrap, BeforeApplicationShut
       await this.invite(q, session, job.principal, givenUp !== null);
       return false;
     }
+    if (job.kind === 'live_run') return this.liveRun(q, session, job.principal, givenUp);
     return this.testRun(q, session, job.principal, givenUp);
   }
 
@@ -209,13 +233,59 @@ export class JobsWorker implements OnApplicationBootstrap, BeforeApplicationShut
     return this.outbox.add(q, updated, now);
   }
 
+  /**
+   * The live run of a submitted capture (contract §14): the region's reader judges the identity checks and stores
+   * the evidence, provider checks end `error`, screening runs with the document's names; the resting status, the
+   * run record and the event commit together, exactly as a test run's. A run given up after three tries ends the
+   * session `errored` with `metadata.erroredReason`.
+   */
+  private async liveRun(q: Queryable, s: SessionRow, principal: Principal, givenUp: string | null): Promise<boolean> {
+    if (s.status !== 'pending' && s.status !== 'in_progress') return false;
+    const now = new Date();
+    if (givenUp !== null) {
+      const updated = await this.repo.changeStatus(q, s.id, ['pending', 'in_progress'], { status: 'errored', outcome: null, platform: { erroredReason: givenUp }, now });
+      return updated ? this.outbox.add(q, updated, now) : false;
+    }
+    const found = await this.live.findings(q, s, principal);
+    const reply = await this.rpc.call(
+      SUBJECTS.screeningEvaluate,
+      { template_id: s.workflow_template_id, version: s.template_version, context: found.context },
+      { principal, requestId: newId('request'), timeoutMs: RPC_TIMEOUT_MS },
+    );
+    const resting = restingOf(found.checks, reply);
+    const updated = await this.repo.changeStatus(q, s.id, ['pending', 'in_progress'], {
+      status: resting.status,
+      outcome: resting.outcome,
+      checks: found.checks,
+      idv: found.idv,
+      platform: resting.status === 'errored' ? { erroredReason: resting.reason } : {},
+      now,
+    });
+    if (!updated) return false;
+    await this.repo.insertRun(q, {
+      session_id: s.id,
+      template_id: s.workflow_template_id,
+      template_version: s.template_version,
+      expected_outcome: null,
+      checks: found.checks,
+      findings: [],
+      credit_recording: null,
+      screening: reply,
+      status: updated.status,
+      outcome: updated.outcome,
+    });
+    return this.outbox.add(q, updated, now);
+  }
+
   /** The invitation of a live session, while it still waits for the applicant. */
   private async invite(q: Queryable, s: SessionRow, principal: Principal, givenUp: boolean): Promise<void> {
     if (givenUp) return this.emails.settle(q, s.id, INVITE_TEMPLATE, 'failed');
     if (s.status !== 'pending') return this.emails.settle(q, s.id, INVITE_TEMPLATE, 'skipped');
     const applicant = await this.rpc.call(SUBJECTS.applicantsGet, { id: s.applicant_id }, { principal, requestId: newId('request'), timeoutMs: RPC_TIMEOUT_MS });
     if (!applicant.email) return this.emails.settle(q, s.id, INVITE_TEMPLATE, 'skipped');
-    const message = inviteMessage(`${this.cfg.INVITE_URL_BASE.replace(/\/$/, '')}/${s.id}`);
+    const { url } = captureLink(s, this.links);
+    if (!url) return this.emails.settle(q, s.id, INVITE_TEMPLATE, 'skipped');
+    const message = inviteMessage(url);
     await this.mailer.send({ to: applicant.email, ...message, template: INVITE_TEMPLATE, sessionId: s.id });
     await this.emails.settle(q, s.id, INVITE_TEMPLATE, 'sent');
   }

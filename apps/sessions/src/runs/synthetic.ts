@@ -121,9 +121,9 @@ export type Resting =
   | { status: Extract<SessionStatus, 'errored'>; outcome: null; reason: string };
 
 /**
- * Where a run rests (contract §9): screening that sends the run to review (a fired `review`, a floored
+ * Where a run rests (contract §9, §14): screening that sends the run to review (a fired `review`, a floored
  * `decline`, or a score at or above the template's `review_threshold`, all folded into `decision` by the
- * engine) or any check in `review` → `manual_review`; otherwise any `fail` → `completed`/`declined`;
+ * engine) or any check in `review` or `error` → `manual_review`; otherwise any `fail` → `completed`/`declined`;
  * otherwise `completed`/`approved`. A fired `approve` never overrides a check result. A template metadata
  * value that screening cannot evaluate sends the run to `errored`.
  */
@@ -135,9 +135,10 @@ export function restingOf(results: readonly CheckResult[], screening: EvaluateRe
       reason: `Screening could not evaluate the workflow template: its metadata value "${screening.key}" is not a string, number, boolean or array of strings or numbers.`,
     };
   }
-  if (screening.decision === 'review' || screening.decline_floored || results.some((r) => r.outcome === 'review')) {
+  // a check that could not run (`error`: a data provider the region has not configured) is for a person to judge
+  if (screening.decision === 'review' || screening.decline_floored || results.some((r) => r.outcome === 'review' || r.outcome === 'error')) {
     return { status: 'manual_review', outcome: null };
   }
-  if (results.some((r) => r.outcome === 'fail' || r.outcome === 'error')) return { status: 'completed', outcome: 'declined' };
+  if (results.some((r) => r.outcome === 'fail')) return { status: 'completed', outcome: 'declined' };
   return { status: 'completed', outcome: 'approved' };
 }

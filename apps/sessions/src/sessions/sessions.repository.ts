@@ -1,5 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
-import type { CheckOutcome, CheckType, EvidenceAvailability, ExpectedOutcome, Owner, Principal, SessionOutcome, SessionStatus } from '@verity/contracts';
+import type { CheckOutcome, CheckType, ExpectedOutcome, Idv, Owner, Principal, SessionOutcome, SessionStatus } from '@verity/contracts';
 import { randomAlphanumeric, type Mode } from '@verity/keys';
 import { MicroBatch, Sql, type Queryable } from '@verity/platform';
 
@@ -19,9 +19,25 @@ export interface SessionRow {
   metadata: Record<string, unknown>;
   /** Platform-written keys (api-spec Session metadata rule 7), merged over the caller's on read. */
   platform_metadata: PlatformMetadata;
-  idv: EvidenceAvailability | null;
+  idv: Idv | null;
+  /** Live sessions: when the capture link stops working; null in test mode. */
+  capture_expires_at: Date | null;
+  capture_submitted_at: Date | null;
+  capture_acquisition: 'camera' | 'upload' | null;
+  capture_context: CaptureContext;
+  /** The template's switches, pinned at create. */
+  photo_upload: boolean;
+  device_intelligence: boolean;
   created_at: Date;
   updated_at: Date;
+}
+
+/** What the applicant's browser and connection said during the capture (device intelligence). */
+export interface CaptureContext {
+  start?: { ip: string; user_agent: string | null; at: string };
+  submit?: { ip: string; user_agent: string | null; at: string };
+  device_id?: string | null;
+  signals?: Record<string, unknown> | null;
 }
 
 export interface PlatformMetadata {
@@ -47,6 +63,10 @@ export interface NewSession {
   expected_outcome: ExpectedOutcome | null;
   checks: CheckType[];
   metadata: Record<string, unknown>;
+  /** Live sessions: the capture link's secret hash and expiry. */
+  capture: { secret_hash: string; expires_at: Date } | null;
+  photo_upload: boolean;
+  device_intelligence: boolean;
   now: Date;
 }
 
@@ -56,14 +76,14 @@ export interface StatusChange {
   outcome: SessionOutcome;
   platform?: Partial<PlatformMetadata>;
   checks?: Array<{ type: CheckType; outcome: CheckOutcome }>;
-  idv?: EvidenceAvailability | null;
+  idv?: Idv | null;
   decision_reason?: string;
   now: Date;
 }
 
 export interface JobRow {
   id: string;
-  kind: 'test_run' | 'invite_email';
+  kind: 'test_run' | 'invite_email' | 'live_run';
   session_id: string;
   principal: Principal;
   attempts: number;
@@ -82,7 +102,8 @@ interface PendingCreate {
 }
 
 const COLUMNS = `seq, id, org_id, mode, applicant_id, workflow_template_id, template_version, status, outcome,
-  expected_outcome, checks, metadata, platform_metadata, idv, created_at, updated_at`;
+  expected_outcome, checks, metadata, platform_metadata, idv, capture_expires_at, capture_submitted_at, capture_acquisition,
+  capture_context, photo_upload, device_intelligence, created_at, updated_at`;
 
 /** Every query an API caller reaches is scoped by organization and mode: a row of another owner does not exist. */
 @Injectable()
@@ -114,13 +135,17 @@ export class SessionsRepository {
       'sessions_create',
       `WITH r AS (
          SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::int[], $7::text[], $8::text[], $9::text[],
-                              $10::timestamptz[], $11::text[], $12::text[], $13::text[], $14::text[], $15::text[], $16::text[], $17::text[], $18::timestamptz[])
+                              $10::timestamptz[], $11::text[], $12::text[], $13::text[], $14::text[], $15::text[], $16::text[], $17::text[], $18::timestamptz[],
+                              $19::text[], $20::timestamptz[], $21::boolean[], $22::boolean[])
            AS r(id, org_id, mode, applicant_id, workflow_template_id, template_version, expected_outcome, checks, metadata,
-                now, job_kind, principal, email_id, template, subject, recipient, email_status, deadline)
+                now, job_kind, principal, email_id, template, subject, recipient, email_status, deadline,
+                capture_secret_hash, capture_expires_at, photo_upload, device_intelligence)
        ), s AS (
          INSERT INTO sessions.sessions
-           (id, org_id, mode, applicant_id, workflow_template_id, template_version, status, expected_outcome, checks, metadata, created_at, updated_at)
-         SELECT id, org_id, mode, applicant_id, workflow_template_id, template_version, 'pending', expected_outcome, checks::jsonb, metadata::json, now, now
+           (id, org_id, mode, applicant_id, workflow_template_id, template_version, status, expected_outcome, checks, metadata, created_at, updated_at,
+            capture_secret_hash, capture_expires_at, photo_upload, device_intelligence)
+         SELECT id, org_id, mode, applicant_id, workflow_template_id, template_version, 'pending', expected_outcome, checks::jsonb, metadata::json, now, now,
+                capture_secret_hash, capture_expires_at, photo_upload, device_intelligence
            FROM r WHERE clock_timestamp() < r.deadline
          RETURNING ${COLUMNS}
        ), j AS (
@@ -150,6 +175,10 @@ export class SessionsRepository {
         col((c) => c.email?.recipient ?? null),
         col((c) => c.email?.status ?? null),
         col((c) => c.deadline),
+        col((c) => c.s.capture?.secret_hash ?? null),
+        col((c) => c.s.capture?.expires_at ?? null),
+        col((c) => c.s.photo_upload),
+        col((c) => c.s.device_intelligence),
       ],
     );
     const byId = new Map(rows.map((r) => [r.id, r]));
@@ -267,7 +296,7 @@ export class SessionsRepository {
       session_id: string;
       template_id: string;
       template_version: number;
-      expected_outcome: ExpectedOutcome;
+      expected_outcome: ExpectedOutcome | null;
       checks: unknown;
       findings: unknown;
       credit_recording: string | null;
@@ -293,5 +322,106 @@ export class SessionsRepository {
         r.outcome,
       ],
     );
+  }
+
+  // --- the capture flow (live sessions) ---------------------------------------------------------------------
+
+  /** The session a client secret's hash belongs to, whoever owns it. */
+  async findByCaptureHash(hash: string): Promise<SessionRow | null> {
+    const rows = await this.db.rows<SessionRow>(`SELECT ${COLUMNS} FROM sessions.sessions WHERE capture_secret_hash = $1`, [hash]);
+    return rows[0] ?? null;
+  }
+
+  /** Writes down what the capture saw: `context` merged over what is there (a key already set is kept unless `replace`). */
+  async noteCapture(q: Queryable, id: string, context: CaptureContext, replace: boolean): Promise<void> {
+    await q.rows(
+      `UPDATE sessions.sessions SET capture_context = CASE WHEN $3 THEN capture_context || $2::jsonb ELSE $2::jsonb || capture_context END WHERE id = $1`,
+      [id, JSON.stringify(context), replace],
+    );
+  }
+
+  /** Marks the capture submitted (the link is used from now on) with its acquisition. */
+  async submitCapture(q: Queryable, id: string, acquisition: 'camera' | 'upload', now: Date): Promise<SessionRow> {
+    const rows = await q.rows<SessionRow>(
+      `UPDATE sessions.sessions SET capture_submitted_at = $2, capture_acquisition = $3, updated_at = $2 WHERE id = $1 RETURNING ${COLUMNS}`,
+      [id, now, acquisition],
+    );
+    return rows[0]!;
+  }
+
+  /** Queues a background job of the session in the caller's transaction. */
+  async addJob(q: Queryable, kind: JobRow['kind'], sessionId: string, principal: Principal): Promise<void> {
+    await q.rows(`INSERT INTO sessions.jobs (kind, session_id, principal) VALUES ($1, $2, $3)`, [kind, sessionId, JSON.stringify(principal)]);
+  }
+
+  /**
+   * Sessions whose capture link ran out while they waited for the applicant (`pending` or `in_progress`, not
+   * submitted) become `expired`; a submitted capture is never expired under its run. At most `limit` at a time.
+   */
+  async expireDue(limit: number): Promise<number> {
+    const rows = await this.db.rows(
+      `UPDATE sessions.sessions SET status = 'expired', updated_at = now()
+        WHERE id IN (SELECT id FROM sessions.sessions
+                      WHERE status IN ('pending', 'in_progress') AND capture_submitted_at IS NULL AND capture_expires_at <= now()
+                      ORDER BY capture_expires_at LIMIT $1 FOR UPDATE SKIP LOCKED)
+        RETURNING id`,
+      [limit],
+    );
+    return rows.length;
+  }
+
+  /** A device seen on a session, from an address. */
+  async noteDevice(q: Queryable, owner: Owner, deviceId: string, sessionId: string, ip: string): Promise<void> {
+    await q.rows(
+      `INSERT INTO sessions.devices (org_id, mode, device_id, session_id, ip) VALUES ($1, $2, $3, $4, $5) ON CONFLICT DO NOTHING`,
+      [owner.org_id, owner.mode, deviceId, sessionId, ip],
+    );
+  }
+
+  /** The owner's sessions a device started, and the distinct addresses it came from. */
+  async deviceHistory(q: Queryable, owner: Owner, deviceId: string): Promise<{ sessions: number; ips: number }> {
+    const [r] = await q.rows<{ sessions: string; ips: string }>(
+      `SELECT count(DISTINCT session_id) AS sessions, count(DISTINCT ip) AS ips FROM sessions.devices WHERE org_id = $1 AND mode = $2 AND device_id = $3`,
+      [owner.org_id, owner.mode, deviceId],
+    );
+    return { sessions: Number(r?.sessions ?? 0), ips: Number(r?.ips ?? 0) };
+  }
+
+  /**
+   * The verifications linked to `sessionId` through a shared device or document number, walked breadth first up to
+   * `limit` of them (this one included); `truncated` when the walk stopped at the limit.
+   */
+  async ring(q: Queryable, owner: Owner, sessionId: string, limit: number): Promise<{ size: number; truncated: boolean }> {
+    const seen = new Set([sessionId]);
+    let frontier = [sessionId];
+    while (frontier.length > 0 && seen.size <= limit) {
+      const rows = await q.rows<{ session_id: string }>(
+        `SELECT d2.session_id FROM sessions.devices d1
+           JOIN sessions.devices d2 ON d2.org_id = d1.org_id AND d2.mode = d1.mode AND d2.device_id = d1.device_id
+          WHERE d1.org_id = $1 AND d1.mode = $2 AND d1.session_id = ANY($3::text[])
+         UNION
+         SELECT n2.session_id FROM sessions.document_numbers n1
+           JOIN sessions.document_numbers n2 ON n2.org_id = n1.org_id AND n2.mode = n1.mode AND n2.number_hash = n1.number_hash
+          WHERE n1.org_id = $1 AND n1.mode = $2 AND n1.session_id = ANY($3::text[])
+         LIMIT $4`,
+        [owner.org_id, owner.mode, frontier, limit + 1],
+      );
+      frontier = rows.map((r) => r.session_id).filter((id) => !seen.has(id));
+      for (const id of frontier) seen.add(id);
+    }
+    return { size: Math.min(seen.size, limit), truncated: seen.size > limit };
+  }
+
+  /** Records a document number's keyed hash for a session; answers how many other applicants of the owner showed it. */
+  async noteDocumentNumber(q: Queryable, owner: Owner, hash: string, applicantId: string, sessionId: string): Promise<number> {
+    await q.rows(
+      `INSERT INTO sessions.document_numbers (org_id, mode, number_hash, applicant_id, session_id) VALUES ($1, $2, $3, $4, $5) ON CONFLICT DO NOTHING`,
+      [owner.org_id, owner.mode, hash, applicantId, sessionId],
+    );
+    const [r] = await q.rows<{ n: string }>(
+      `SELECT count(DISTINCT applicant_id) AS n FROM sessions.document_numbers WHERE org_id = $1 AND mode = $2 AND number_hash = $3 AND applicant_id <> $4`,
+      [owner.org_id, owner.mode, hash, applicantId],
+    );
+    return Number(r?.n ?? 0);
   }
 }

@@ -12,20 +12,22 @@ import {
   type TemplateVersion,
 } from '@verity/contracts';
 import { DomainError, type Issue } from '@verity/errors';
-import { isId, MODES, newId, type IdKind, type Mode } from '@verity/keys';
+import { captureSecretFor, hashCaptureSecret, isId, MODES, newId, type IdKind, type Mode } from '@verity/keys';
 import { esignMissingMessage, missingSigningKeys } from '@verity/metadata';
 import { assertBeforeDeadline, parseListQuery, RpcClient, toPage, type RpcContext } from '@verity/platform';
+import { SESSIONS_CONFIG, type SessionsConfig } from '../config.js';
 import { EmailLogRepository } from '../emails/email-log.repository.js';
 import { INVITE_SUBJECT, INVITE_TEMPLATE, maskEmail } from '../emails/invite.js';
 import { Outbox } from '../events/outbox.js';
 import { JobsWorker } from '../runs/jobs.worker.js';
 import { validateCreateBody, validateDecisionBody, validateNoteBody, validateReasonBody } from './session.validation.js';
 import { TemplatePins } from './template-pins.js';
+import { captureLink, type CaptureLinks } from './capture-link.js';
 import { SessionsRepository, type PlatformMetadata, type SessionRow } from './sessions.repository.js';
 import { actionTarget } from './transitions.js';
 
 /** The read shape of contract §9; `idv` only for the read of one session that ran an identity check. */
-export function toSession(row: SessionRow, withIdv = false): Session {
+export function toSession(row: SessionRow, links: CaptureLinks, withIdv = false): Session {
   const s: Session = {
     id: row.id,
     object: 'session',
@@ -36,6 +38,7 @@ export function toSession(row: SessionRow, withIdv = false): Session {
     outcome: row.outcome,
     checks: row.checks,
     metadata: { ...row.metadata, ...row.platform_metadata },
+    ...captureLink(row, links),
     created_at: row.created_at.toISOString(),
     updated_at: row.updated_at.toISOString(),
   };
@@ -64,7 +67,12 @@ export class SessionsService {
     private readonly worker: JobsWorker,
     private readonly pins: TemplatePins,
     @Inject(RpcClient) private readonly rpc: RpcClient,
-  ) {}
+    @Inject(SESSIONS_CONFIG) private readonly cfg: SessionsConfig,
+  ) {
+    this.links = { baseUrl: cfg.CAPTURE_BASE_URL, secretKey: cfg.CAPTURE_SECRET_KEY };
+  }
+
+  private readonly links: CaptureLinks;
 
   /**
    * POST /v1/sessions. Order: body shape → metadata → expected_outcome → applicant → template → signing
@@ -87,17 +95,25 @@ export class SessionsService {
     this.assertSigningRequirements(template, input.metadata);
 
     const job = p.mode === 'test' ? ('test_run' as const) : applicant.email ? ('invite_email' as const) : null;
+    const id = newId('session');
+    const now = new Date();
+    // a live session waits for its applicant's capture: only the client secret's hash is kept
+    const capture =
+      p.mode === 'live' ? { secret_hash: hashCaptureSecret(captureSecretFor(this.cfg.CAPTURE_SECRET_KEY, id)), expires_at: new Date(now.getTime() + this.cfg.CAPTURE_LINK_TTL) } : null;
     const row = await this.repo.create(
       p,
       {
-        id: newId('session'),
+        id,
         applicant_id: applicant.id,
         workflow_template_id: template.id,
         template_version: template.version,
         expected_outcome: input.expected_outcome,
         checks: template.checks,
         metadata: input.metadata,
-        now: new Date(),
+        capture,
+        photo_upload: template.photo_upload,
+        device_intelligence: template.device_intelligence,
+        now,
       },
       job ? { kind: job, principal: p } : null,
       // test mode never sends: the invitation is only logged
@@ -110,7 +126,7 @@ export class SessionsService {
     if (!row) throw new DomainError('service_unavailable');
     // a job was queued (a test run, or a live invitation): start on it now rather than at the next poll
     if (job) this.worker.kick();
-    return toSession(row);
+    return toSession(row, this.links);
   }
 
   /**
@@ -121,11 +137,12 @@ export class SessionsService {
   async get(p: Principal, id: string, ctx: RpcContext): Promise<Session> {
     const row = isId('session', id) ? await this.repo.find(p, id) : null;
     if (!row) throw DomainError.notFound();
-    const session = toSession(row, true);
+    const session = toSession(row, this.links, true);
     if (session.idv) {
       const timeoutMs = Math.max(50, Math.min(EVIDENCE_TIMEOUT_MS, (ctx.deadline - Date.now()) / 2));
       try {
-        session.idv = await this.rpc.call(SUBJECTS.evidenceAvailable, { session_id: id }, { principal: p, requestId: ctx.requestId, timeoutMs });
+        // what is stored now (retention drops images); what was read from the document stays the run's
+        session.idv = { ...session.idv, ...(await this.rpc.call(SUBJECTS.evidenceAvailable, { session_id: id }, { principal: p, requestId: ctx.requestId, timeoutMs })) };
       } catch (e) {
         ctx.log.warn({ err: e, session_id: id }, 'evidence did not answer; idv from the run record');
       }
@@ -136,7 +153,7 @@ export class SessionsService {
   async list(owner: Owner, query: ListQuery): Promise<Page<Session>> {
     const p = parseListQuery(query, LIST_FILTERS);
     const rows = await this.repo.list(owner, p.after, p.limit, p.filters);
-    return toPage(rows, p.limit, (r) => r.seq, (r) => toSession(r));
+    return toPage(rows, p.limit, (r) => r.seq, (r) => toSession(r, this.links));
   }
 
   /** Notes can be added in every status; they change nothing else and emit no event. */
@@ -147,7 +164,7 @@ export class SessionsService {
       assertBeforeDeadline(ctx);
       return this.repo.appendNote(q, id, note, new Date());
     });
-    return toSession(row);
+    return toSession(row, this.links);
   }
 
   async cancel(owner: Owner, id: string, body: unknown, ctx: RpcContext): Promise<Session> {
@@ -214,7 +231,7 @@ export class SessionsService {
       return updated!;
     });
     this.outbox.kick();
-    return toSession(row);
+    return toSession(row, this.links);
   }
 
   /**

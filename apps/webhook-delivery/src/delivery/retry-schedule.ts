@@ -1,3 +1,5 @@
+import { parseDuration } from '@verity/platform';
+
 /**
  * The retry schedule of webhook deliveries (contract §10): the delay before each retry after a failed
  * attempt. A schedule of N retries allows at most N + 1 attempts; after the last one the delivery is failed.
@@ -18,8 +20,6 @@ export const ROTATION_OVERLAP_MS = DAY;
 export const MAX_RETRIES = 20;
 export const MAX_RETRY_DELAY_MS = 7 * DAY;
 
-const UNITS: Record<string, number> = { ms: 1, s: SECOND, m: MINUTE, h: HOUR, d: DAY };
-
 export class RetryScheduleError extends Error {}
 
 /**
@@ -31,9 +31,8 @@ export function parseRetrySchedule(text: string): number[] {
   const entries = text.split(',').map((e) => e.trim());
   if (entries.length > MAX_RETRIES) throw new RetryScheduleError(`at most ${MAX_RETRIES} retries, got ${entries.length}`);
   return entries.map((entry, i) => {
-    const m = /^([0-9]{1,10})(ms|s|m|h|d)$/.exec(entry);
-    if (!m) throw new RetryScheduleError(`entry ${i + 1} "${entry.slice(0, 20)}" is not a duration such as 5s, 5m, 2h`);
-    const ms = Number(m[1]) * UNITS[m[2]!]!;
+    const ms = parseDuration(entry);
+    if (ms === null) throw new RetryScheduleError(`entry ${i + 1} "${entry.slice(0, 20)}" is not a duration such as 5s, 5m, 2h`);
     if (ms < 1 || ms > MAX_RETRY_DELAY_MS) throw new RetryScheduleError(`entry ${i + 1} "${entry}" must be from 1ms to 7d`);
     return ms;
   });

@@ -31,20 +31,33 @@ export class ImageDecoder {
   }
 
   async normalize(bytes: Buffer, format: ImageFormat, param: string, deadline = Infinity): Promise<Buffer> {
+    return (await this.normalized(bytes, format, param, deadline)).jpeg;
+  }
+
+  /** As `normalize`, with the size of the image it made. */
+  async normalized(bytes: Buffer, format: ImageFormat, param: string, deadline = Infinity): Promise<NormalizedImage> {
     return this.slots.run(async () => {
       try {
         const img = sharp(bytes, { failOn: 'error', limitInputPixels: MAX_INPUT_PIXELS, sequentialRead: true });
         const meta = await img.metadata();
         if (meta.format !== format) throw new Error(`decoded as ${meta.format}, sniffed as ${format}`);
-        return await img
+        const { data, info } = await img
           .rotate()
           .resize({ width: NORMALIZED_MAX_SIDE, height: NORMALIZED_MAX_SIDE, fit: 'inside', withoutEnlargement: true })
           .jpeg({ quality: 90 })
-          .toBuffer();
+          .toBuffer({ resolveWithObject: true });
+        return { jpeg: data, width: info.width, height: info.height };
       } catch {
         // the decoder's message says nothing the client needs, and is never logged with the bytes
         throw new DomainError('invalid_image', { param });
       }
     }, deadline);
   }
+}
+
+/** A decoded image re-encoded as JPEG (EXIF orientation applied, no metadata), and its size in pixels. */
+export interface NormalizedImage {
+  jpeg: Buffer;
+  width: number;
+  height: number;
 }

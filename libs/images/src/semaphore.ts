@@ -70,3 +70,32 @@ export class Semaphore {
     };
   }
 }
+
+/**
+ * Admission in front of a pool of workers that queues without bound: `slots` run at once (the pool's size, so
+ * the pool itself never queues), at most `maxWaiting` wait, each until its own deadline or `queueTimeoutMs`,
+ * whichever comes first; every other caller is refused with 503 `service_unavailable` and `busyMessage`.
+ */
+export class Admission {
+  private readonly semaphore: Semaphore;
+
+  constructor(
+    slots: number,
+    maxWaiting: number,
+    private readonly queueTimeoutMs: number,
+    private readonly busyMessage: string,
+  ) {
+    this.semaphore = new Semaphore(slots, maxWaiting);
+  }
+
+  async run<T>(fn: () => Promise<T>, deadline: number): Promise<T> {
+    const release = await this.semaphore.acquire(Math.min(deadline, Date.now() + this.queueTimeoutMs)).catch((e: unknown) => {
+      throw e instanceof DomainError && e.code === 'service_unavailable' ? new DomainError('service_unavailable', { message: this.busyMessage }) : e;
+    });
+    try {
+      return await fn();
+    } finally {
+      release();
+    }
+  }
+}

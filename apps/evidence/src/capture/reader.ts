@@ -1,0 +1,47 @@
+import { Injectable, type OnApplicationShutdown } from '@nestjs/common';
+import { Admission } from '@verity/images';
+import { READER_BUSY_MESSAGE, ReadingPool, type Thresholds, type Verification, type VerifyInput } from '@verity/reading';
+import type { EvidenceConfig } from '../definition.js';
+
+/**
+ * The region's reader for live runs: a pool of threads with the document and face engines loaded, behind an
+ * admission (a run that cannot get a thread in time is refused with 503 and retried by its job), judging faces
+ * with the configured thresholds.
+ */
+@Injectable()
+export class CaptureReader implements OnApplicationShutdown {
+  private constructor(
+    private readonly pool: ReadingPool,
+    private readonly admission: Admission,
+    private readonly thresholds: Thresholds,
+  ) {}
+
+  /** Starts the pool and loads every thread's engines before the service takes its first request. */
+  static async start(cfg: EvidenceConfig): Promise<CaptureReader> {
+    if (cfg.FACE_MATCH_REVIEW_THRESHOLD > cfg.FACE_MATCH_THRESHOLD || cfg.LIVENESS_REVIEW_THRESHOLD > cfg.LIVENESS_THRESHOLD) {
+      throw new Error('a review threshold is above its pass threshold (FACE_MATCH_REVIEW_THRESHOLD, LIVENESS_REVIEW_THRESHOLD)');
+    }
+    const pool = new ReadingPool({ threads: cfg.READING_THREADS, faces: true });
+    try {
+      await pool.warm();
+    } catch (e) {
+      await pool.close().catch(() => undefined);
+      throw e;
+    }
+    return new CaptureReader(pool, new Admission(cfg.READING_THREADS, cfg.READING_MAX_WAITING, cfg.READING_QUEUE_TIMEOUT_MS, READER_BUSY_MESSAGE), {
+      faceMatchPass: cfg.FACE_MATCH_THRESHOLD,
+      faceMatchReview: cfg.FACE_MATCH_REVIEW_THRESHOLD,
+      livenessPass: cfg.LIVENESS_THRESHOLD,
+      livenessReview: cfg.LIVENESS_REVIEW_THRESHOLD,
+    });
+  }
+
+  verify(input: VerifyInput, deadline: number): Promise<Verification> {
+    return this.admission.run(() => this.pool.verify(input, this.thresholds), deadline);
+  }
+
+  /** After the internal HTTP server and NATS have let requests in flight finish. */
+  async onApplicationShutdown(): Promise<void> {
+    await this.pool.close();
+  }
+}

@@ -1,0 +1,96 @@
+import { Controller, Get, Inject, Param, Req, Res } from '@nestjs/common';
+import {
+  ASSET_CACHE_CONTROL,
+  PAGE_CACHE_CONTROL,
+  SECURITY_HEADERS,
+  captureAsset,
+  capturePage,
+  errorPage,
+  isClientSecretShape,
+  type PageKind,
+} from '@verity/capture-page';
+import { SUBJECTS } from '@verity/contracts';
+import { DomainError } from '@verity/errors';
+import { RpcClient, type Logger } from '@verity/platform';
+import { createHash } from 'node:crypto';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { GATEWAY_LOGGER } from '../tokens.js';
+import { deviceCookie, newDeviceId, readDeviceId } from './device-cookie.js';
+
+/**
+ * The hosted capture page (contract §14, docs/capture.md "The hosted page"): `GET /verify/<client_secret>` serves
+ * the flow while the link is usable and a page that says why not otherwise; `GET /verify/assets/<file>` serves its
+ * script, stylesheet and pictures. No API key: the page's script calls /v1/capture with the secret itself.
+ * Every answer is HTML or a static file with the page's CSP, never the error envelope, never a stack trace, and
+ * never the secret echoed anywhere but the page that may use it.
+ */
+@Controller('verify')
+export class CapturePageController {
+  constructor(
+    @Inject(RpcClient) private readonly rpc: RpcClient,
+    @Inject(GATEWAY_LOGGER) private readonly log: Logger,
+  ) {}
+
+  @Get('assets/:file')
+  asset(@Param('file') file: string, @Req() req: FastifyRequest, @Res() reply: FastifyReply) {
+    reply.headers(SECURITY_HEADERS);
+    const a = captureAsset(file);
+    if (!a) {
+      return reply.code(404).header('cache-control', PAGE_CACHE_CONTROL).header('content-type', 'text/plain; charset=utf-8').send('Not found.\n');
+    }
+    reply.header('cache-control', ASSET_CACHE_CONTROL).header('etag', a.etag);
+    if (req.headers['if-none-match'] === a.etag) return reply.code(304).send();
+    return reply.code(200).header('content-type', a.contentType).send(a.body);
+  }
+
+  @Get(':secret')
+  async page(@Param('secret') secret: string, @Req() req: FastifyRequest, @Res() reply: FastifyReply) {
+    const state = await this.resolve(secret, req.requestId || req.id);
+    reply
+      .headers(SECURITY_HEADERS)
+      .header('cache-control', PAGE_CACHE_CONTROL)
+      .header('content-type', 'text/html; charset=utf-8');
+    if (readDeviceId(req.headers.cookie) === null) reply.header('set-cookie', deviceCookie(newDeviceId(), req.protocol === 'https'));
+    if (state === 'open') return reply.code(200).send(capturePage(secret));
+    const p = errorPage(state);
+    return reply.code(p.status).send(p.html);
+  }
+
+  /**
+   * What the link is worth now. A secret of the wrong shape is unknown without asking anyone; otherwise the
+   * sessions service resolves its SHA-256 hash (the secret itself never leaves the gateway).
+   */
+  private async resolve(secret: string, requestId: string): Promise<'open' | PageKind> {
+    if (!isClientSecretShape(secret)) return 'unknown';
+    const secretHash = createHash('sha256').update(secret).digest('hex');
+    try {
+      const r = await this.rpc.call(SUBJECTS.sessionsCaptureResolve, { secret_hash: secretHash }, { principal: null, requestId });
+      switch (r.state) {
+        case 'open':
+          return 'open';
+        case 'expired':
+          return 'expired';
+        case 'closed':
+          return 'used';
+      }
+      this.log.error({ request_id: requestId, state: String(r.state) }, 'capture link: unexpected resolve state');
+      return 'error';
+    } catch (e) {
+      const code: string | null = e instanceof DomainError ? e.code : null;
+      switch (code) {
+        case 'invalid_capture_token':
+        case 'resource_not_found':
+          return 'unknown';
+        case 'capture_expired':
+          return 'expired';
+        case 'invalid_state_transition':
+          return 'used';
+        case 'service_unavailable':
+          return 'unavailable';
+      }
+      // the cause is logged with the request id; the applicant sees a plain page (the secret is in neither)
+      this.log.error({ err: e, request_id: requestId }, 'capture link: resolve failed');
+      return 'error';
+    }
+  }
+}

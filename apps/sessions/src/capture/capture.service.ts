@@ -1,0 +1,226 @@
+import { Inject, Injectable } from '@nestjs/common';
+import {
+  ACQUISITIONS,
+  capturePrincipal,
+  CAPTURE_STEPS,
+  SUBJECTS,
+  type Acquisition,
+  type Capture,
+  type CaptureCaller,
+  type CaptureConnection,
+  type CaptureGetRequest,
+  type CaptureImagesReply,
+  type CaptureImageStoredRequest,
+  type CaptureResolveReply,
+  type CaptureResolveRequest,
+  type CaptureSkipRequest,
+  type CaptureStep,
+  type CaptureSubmitRequest,
+  type CheckType,
+} from '@verity/contracts';
+import { parseSignals, SIGNAL_KEYS } from '@verity/device-intel';
+import { DomainError, type Issue } from '@verity/errors';
+import { newId, type Region } from '@verity/keys';
+import { assertBeforeDeadline, CONFIG, RpcClient, type Queryable, type RpcContext, type ServiceConfig } from '@verity/platform';
+import { JobsWorker } from '../runs/jobs.worker.js';
+import { Outbox } from '../events/outbox.js';
+import { SessionsRepository, type CaptureContext, type SessionRow } from '../sessions/sessions.repository.js';
+
+const RPC_TIMEOUT_MS = 4000;
+
+/** The steps a workflow's capture takes (docs/capture.md): the document with an identity check, a selfie with a face check. */
+export function stepsOf(checks: readonly CheckType[]): CaptureStep[] {
+  const identity = checks.some((c) => c === 'document' || c === 'face_match' || c === 'liveness');
+  const face = checks.includes('face_match') || checks.includes('liveness');
+  return CAPTURE_STEPS.filter((s) => (s === 'selfie' ? face : identity));
+}
+
+/** A capture that may still take images and be submitted, or the refusal that says why not. */
+function openness(row: SessionRow, now: number): 'open' | 'expired' | 'closed' {
+  if (row.status === 'expired') return 'expired';
+  if ((row.status !== 'pending' && row.status !== 'in_progress') || row.capture_submitted_at) return 'closed';
+  if (!row.capture_expires_at || row.capture_expires_at.getTime() <= now) return 'expired';
+  return 'open';
+}
+
+function assertOpen(row: SessionRow): void {
+  const state = openness(row, Date.now());
+  if (state === 'expired') throw new DomainError('capture_expired');
+  if (state === 'closed') {
+    throw new DomainError('invalid_state_transition', {
+      message: row.capture_submitted_at ? 'This verification was already submitted.' : `This verification is ${row.status.replace('_', ' ')}: it takes no more captures.`,
+      details: { status: row.status },
+    });
+  }
+}
+
+function seen(c: CaptureConnection): NonNullable<CaptureContext['start']> {
+  return { ip: c.ip, user_agent: c.user_agent, at: new Date().toISOString() };
+}
+
+/**
+ * The capture API's side in sessions (contract §14): a client secret resolves to its session; the capture is read,
+ * its images noted (the first moves the session `pending` → `in_progress`), submitted (a live run is queued) or
+ * skipped. The images themselves live in the evidence service. Every refusal changes nothing.
+ */
+@Injectable()
+export class CaptureService {
+  private readonly region: Region;
+
+  constructor(
+    private readonly repo: SessionsRepository,
+    private readonly outbox: Outbox,
+    private readonly worker: JobsWorker,
+    @Inject(RpcClient) private readonly rpc: RpcClient,
+    @Inject(CONFIG) cfg: ServiceConfig,
+  ) {
+    this.region = cfg.REGION as Region;
+  }
+
+  /** `sessions.capture.resolve.v1` */
+  async resolve(req: CaptureResolveRequest): Promise<CaptureResolveReply> {
+    const hash = typeof req?.secret_hash === 'string' && /^[0-9a-f]{64}$/.test(req.secret_hash) ? req.secret_hash : null;
+    const row = hash ? await this.repo.findByCaptureHash(hash) : null;
+    if (!row || !row.capture_expires_at) throw new DomainError('invalid_capture_token');
+    return {
+      session_id: row.id,
+      org_id: row.org_id,
+      mode: row.mode,
+      state: openness(row, Date.now()),
+      status: row.status,
+      expires_at: row.capture_expires_at.toISOString(),
+    };
+  }
+
+  /** `sessions.capture.get.v1`: the capture; the first request from a browser notes where it came from. */
+  async get(req: CaptureGetRequest, ctx: RpcContext): Promise<Capture> {
+    const row = await this.repo.db.tx(async (q) => {
+      const r = await this.locked(q, req.caller);
+      assertOpen(r);
+      await this.noteStart(q, r, req.connection);
+      return r;
+    });
+    return this.capture(row, await this.images(row, ctx));
+  }
+
+  /** `sessions.capture.image-stored.v1`: an image is stored; the first one starts the verification. */
+  async imageStored(req: CaptureImageStoredRequest, ctx: RpcContext): Promise<Capture> {
+    const row = await this.repo.db.tx(async (q) => {
+      const r = await this.locked(q, req.caller);
+      assertOpen(r);
+      await this.noteStart(q, r, req.connection);
+      if (r.status !== 'pending') return r;
+      const started = await this.repo.changeStatus(q, r.id, ['pending'], { status: 'in_progress', outcome: null, now: new Date() });
+      return started ?? r;
+    });
+    return this.capture(row, await this.images(row, ctx));
+  }
+
+  /**
+   * `sessions.capture.submit.v1`: checks the body and that every required image is there, marks the capture
+   * submitted (the link is used from now on) and queues the live run, in one transaction.
+   */
+  async submit(req: CaptureSubmitRequest, ctx: RpcContext): Promise<Capture> {
+    const body = submitBody(req.body);
+    const before = await this.locatedRow(req.caller);
+    assertOpen(before);
+    const images = await this.images(before, ctx);
+    const steps = stepsOf(before.checks.map((c) => c.type));
+    const missing: Issue[] = [];
+    if (steps.includes('document_front') && !images.front) missing.push({ code: 'custom', message: 'front is required: upload the front of the document first', path: ['front'] });
+    if (steps.includes('selfie') && !images.selfie) missing.push({ code: 'custom', message: 'selfie is required: upload a selfie first', path: ['selfie'] });
+    if (missing.length) throw DomainError.validation(missing);
+    if (body.acquisition === 'upload' && !before.photo_upload) {
+      throw DomainError.validation([{ code: 'custom', message: 'acquisition upload is offered only when the workflow template turns on photo_upload', path: ['acquisition'] }]);
+    }
+    const row = await this.repo.db.tx(async (q) => {
+      const r = await this.locked(q, req.caller);
+      assertOpen(r);
+      const now = new Date();
+      if (r.status === 'pending') await this.repo.changeStatus(q, r.id, ['pending'], { status: 'in_progress', outcome: null, now });
+      await this.repo.noteCapture(q, r.id, { submit: seen(req.connection), device_id: req.connection.device_id, signals: body.signals }, true);
+      if (req.connection.device_id) await this.repo.noteDevice(q, r, req.connection.device_id, r.id, req.connection.ip);
+      const submitted = await this.repo.submitCapture(q, r.id, body.acquisition, now);
+      await this.repo.addJob(q, 'live_run', r.id, capturePrincipal(r, this.region));
+      assertBeforeDeadline(ctx);
+      return submitted;
+    });
+    this.worker.kick();
+    return this.capture(row, images);
+  }
+
+  /** `sessions.capture.skip.v1`: the applicant gives up at a step; the session ends `skipped` (no event is delivered). */
+  async skip(req: CaptureSkipRequest, ctx: RpcContext): Promise<Capture> {
+    const step = (req.body as { step?: unknown } | null)?.step;
+    const row = await this.repo.db.tx(async (q) => {
+      const r = await this.locked(q, req.caller);
+      if (!(CAPTURE_STEPS as readonly unknown[]).includes(step) || !stepsOf(r.checks.map((c) => c.type)).includes(step as CaptureStep)) {
+        throw DomainError.validation([{ code: 'invalid_enum_value', message: `step must be one of the capture's steps: ${stepsOf(r.checks.map((c) => c.type)).join(', ') || 'none'}`, path: ['step'] }]);
+      }
+      assertOpen(r);
+      const now = new Date();
+      const skipped = await this.repo.changeStatus(q, r.id, ['pending', 'in_progress'], { status: 'skipped', outcome: null, now });
+      await this.outbox.add(q, skipped!, now); // `skipped` delivers no event: the type is reserved
+      assertBeforeDeadline(ctx);
+      return skipped!;
+    });
+    return this.capture(row, { front: null, back: null, selfie: null });
+  }
+
+  private async locked(q: Queryable, c: CaptureCaller): Promise<SessionRow> {
+    const r = await this.repo.lock(q, c, c.session_id);
+    if (!r) throw new DomainError('invalid_capture_token');
+    return r;
+  }
+
+  private async locatedRow(c: CaptureCaller): Promise<SessionRow> {
+    const r = await this.repo.find(c, c.session_id);
+    if (!r) throw new DomainError('invalid_capture_token');
+    return r;
+  }
+
+  /** The first connection of a capture (where it started), and the device it came from. */
+  private async noteStart(q: Queryable, r: SessionRow, c: CaptureConnection): Promise<void> {
+    if (r.capture_context.start && (!c.device_id || r.capture_context.device_id)) return;
+    await this.repo.noteCapture(q, r.id, { start: seen(c), ...(c.device_id ? { device_id: c.device_id } : {}) }, false);
+    if (c.device_id) await this.repo.noteDevice(q, r, c.device_id, r.id, c.ip);
+  }
+
+  private images(row: SessionRow, ctx: RpcContext): Promise<CaptureImagesReply> {
+    return this.rpc.call(SUBJECTS.evidenceCaptureImages, { session_id: row.id }, { principal: capturePrincipal(row, this.region), requestId: ctx.requestId ?? newId('request'), timeoutMs: RPC_TIMEOUT_MS });
+  }
+
+  private capture(row: SessionRow, images: CaptureImagesReply): Capture {
+    return {
+      object: 'capture',
+      session_id: row.id,
+      status: row.status,
+      steps: stepsOf(row.checks.map((c) => c.type)),
+      photo_upload: row.photo_upload,
+      // measured for device intelligence, and for a `device` check, which judges the same signals
+      device_intelligence: row.device_intelligence || row.checks.some((c) => c.type === 'device'),
+      expires_at: row.capture_expires_at!.toISOString(),
+      images,
+      submitted_at: row.capture_submitted_at?.toISOString() ?? null,
+    };
+  }
+}
+
+/**
+ * The body of a submit: `acquisition` (default `camera`) and `signals` (what the page measured; unknown keys are
+ * ignored, a known key of the wrong shape is refused: libs/device-intel).
+ */
+function submitBody(body: unknown): { acquisition: Acquisition; signals: Record<string, unknown> | null } {
+  const b = body === undefined || body === null ? {} : body;
+  if (typeof b !== 'object' || Array.isArray(b)) throw DomainError.validation([{ code: 'invalid_type', message: 'the body must be a JSON object', path: [] }]);
+  const { acquisition, signals } = b as { acquisition?: unknown; signals?: unknown };
+  const issues: Issue[] = [];
+  if (acquisition !== undefined && !(ACQUISITIONS as readonly unknown[]).includes(acquisition)) {
+    issues.push({ code: 'invalid_enum_value', message: 'acquisition must be camera or upload', path: ['acquisition'] });
+  }
+  if (issues.length) throw DomainError.validation(issues);
+  parseSignals(signals);
+  // kept as sent, known keys only: the live run reads them again
+  const known = signals && typeof signals === 'object' ? Object.fromEntries(Object.entries(signals).filter(([k]) => (SIGNAL_KEYS as readonly string[]).includes(k))) : null;
+  return { acquisition: (acquisition as Acquisition | undefined) ?? 'camera', signals: known };
+}

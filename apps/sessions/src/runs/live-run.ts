@@ -1,0 +1,153 @@
+import { createHmac } from 'node:crypto';
+import { Inject, Injectable, type OnApplicationBootstrap } from '@nestjs/common';
+import {
+  SUBJECTS,
+  type Applicant,
+  type CaptureVerifyReply,
+  type CheckOutcome,
+  type CheckType,
+  type EvaluationContextWire,
+  type Idv,
+  type Principal,
+} from '@verity/contracts';
+import { deviceCheckOutcome, deviceIntel, loadLists, parseSignals, type DeviceIntel, type OperatorLists, type Signals } from '@verity/device-intel';
+import { newId } from '@verity/keys';
+import { RpcClient, type Queryable } from '@verity/platform';
+import { SESSIONS_CONFIG, type SessionsConfig } from '../config.js';
+import { SessionsRepository, type SessionRow } from '../sessions/sessions.repository.js';
+import { hasIdentityCheck, type CheckResult } from './synthetic.js';
+
+/** How long a live run waits for the region's reader (it queues behind other runs, then reads for about a second). */
+export const VERIFY_TIMEOUT_MS = 60_000;
+const RPC_TIMEOUT_MS = 4000;
+/** Verifications a ring walk visits at most; a larger group is reported as truncated. */
+export const RING_WALK_LIMIT = 50;
+
+/** What a live run found, before screening and the resting status. */
+export interface LiveFindings {
+  checks: CheckResult[];
+  idv: Idv | null;
+  context: EvaluationContextWire;
+}
+
+/**
+ * The reading half of a live run (contract §14): the region's reader reads the capture, stores its evidence and
+ * judges `document`, `face_match` and `liveness`; device intelligence is computed from what the capture saw and
+ * the organization's history; a check needing a data provider the region has not configured ends `error`; and
+ * the screening context carries the names read from the document. Writes only the run's device and document
+ * history, in the caller's transaction.
+ */
+@Injectable()
+export class LiveRun implements OnApplicationBootstrap {
+  private lists: OperatorLists = {};
+
+  constructor(
+    @Inject(RpcClient) private readonly rpc: RpcClient,
+    private readonly repo: SessionsRepository,
+    @Inject(SESSIONS_CONFIG) private readonly cfg: SessionsConfig,
+  ) {}
+
+  /** The operator's address lists (Tor exits, bad networks), read once; a bad file stops the start, naming its line. */
+  async onApplicationBootstrap(): Promise<void> {
+    this.lists = await loadLists({ torExitFile: this.cfg.TOR_EXIT_LIST_FILE ?? null, badNetworksFile: this.cfg.BAD_NETWORKS_LIST_FILE ?? null });
+  }
+
+  async findings(q: Queryable, s: SessionRow, principal: Principal): Promise<LiveFindings> {
+    const types = s.checks.map((c) => c.type);
+    const opts = { principal, requestId: newId('request'), timeoutMs: RPC_TIMEOUT_MS };
+    const [read, applicant] = await Promise.all([
+      hasIdentityCheck(types)
+        ? this.rpc.call(SUBJECTS.evidenceCaptureVerify, { session_id: s.id, acquisition: s.capture_acquisition ?? 'camera' }, { ...opts, timeoutMs: VERIFY_TIMEOUT_MS })
+        : Promise.resolve(null),
+      this.rpc.call(SUBJECTS.applicantsGet, { id: s.applicant_id }, opts),
+    ]);
+    const intel = await this.device(q, s, read, applicant);
+    const checks = types.map((type): CheckResult => ({ type, outcome: outcomeOf(type, read, deviceCheckOutcome(intel).outcome) }));
+    const idv: Idv | null = read
+      ? { capture_acquisition: s.capture_acquisition ?? 'camera', available_images: read.available_images, document: read.document, holder: read.holder }
+      : null;
+    return { checks, idv, context: liveContext(applicant, read, checks, s.device_intelligence ? intel : null) };
+  }
+
+  /** Device intelligence of the run (libs/device-intel): what the capture saw, and the organization's history. */
+  private async device(q: Queryable, s: SessionRow, read: CaptureVerifyReply | null, a: Applicant): Promise<DeviceIntel> {
+    const c = s.capture_context;
+    const deviceId = c.device_id ?? null;
+    const history = deviceId ? await this.repo.deviceHistory(q, s, deviceId) : null;
+    const docHash = read?.document ? this.documentHash(s.org_id, read.document) : null;
+    const prior = docHash ? await this.repo.noteDocumentNumber(q, s, docHash, s.applicant_id, s.id) : null;
+    const ring = deviceId || docHash ? await this.repo.ring(q, s, s.id, RING_WALK_LIMIT) : null;
+    let signals: Signals | null = null;
+    try {
+      signals = parseSignals(c.signals ?? undefined);
+    } catch {
+      signals = null; // checked at submit; a record written before that check counts as not collected
+    }
+    return deviceIntel({
+      signals,
+      connection: { start: c.start ?? null, submit: c.submit ?? null },
+      device_id: deviceId,
+      deviceSessions: history?.sessions ?? null,
+      deviceDistinctIps: history?.ips ?? null,
+      priorApplicantsWithDocument: prior,
+      ring,
+      email: a.email ?? null,
+      addressCountry: a.address?.country ?? null,
+      documentIssuingCountry: read?.document?.issuing_country ?? null,
+      lists: this.lists,
+    });
+  }
+
+  /**
+   * A document number as kept for repeat-applicant detection: keyed (HMAC with the region's capture key) with its
+   * organization, country and type, so the table holds no number and cannot be matched across organizations.
+   */
+  private documentHash(orgId: string, d: NonNullable<CaptureVerifyReply['document']>): string {
+    return createHmac('sha256', this.cfg.CAPTURE_SECRET_KEY).update(`document:${orgId}:${d.issuing_country ?? ''}:${d.type}:${d.number}`).digest('hex');
+  }
+}
+
+function outcomeOf(type: CheckType, read: CaptureVerifyReply | null, device: CheckOutcome): CheckOutcome {
+  switch (type) {
+    case 'document':
+    case 'face_match':
+    case 'liveness':
+      return read ? read.checks[type].outcome : 'error';
+    case 'device':
+      return device;
+    default:
+      // credit history, watchlist, adverse media, signing: a data provider the region has not configured
+      return 'error';
+  }
+}
+
+/**
+ * What screening reads of a live run: the names as the document spells them (`applicant.familyName`,
+ * `applicant.givenNames`; the name arrived as components, so the verbatim legal name is empty), the date of
+ * birth read from the document when there is one, the applicant's contact data and address, the check outcomes,
+ * and with device intelligence on, the `fraud.*` and `device.*` signals.
+ */
+export function liveContext(a: Applicant, read: CaptureVerifyReply | null, checks: readonly CheckResult[], intel: DeviceIntel | null): EvaluationContextWire {
+  const holder = read?.holder ?? null;
+  const applicant: EvaluationContextWire['applicant'] = {
+    legalName: '',
+    familyName: holder?.family_name ?? a.family_name,
+    givenNames: holder?.given_names ?? a.given_names,
+  };
+  const dob = holder?.date_of_birth ?? a.date_of_birth;
+  if (dob) applicant.dateOfBirth = dob;
+  if (a.email) applicant.email = a.email;
+  if (a.address?.country) applicant.address = { country: a.address.country };
+  if (a.phone) applicant.phone = a.phone;
+  const context: EvaluationContextWire = {
+    applicant,
+    findings: [],
+    checks: Object.fromEntries(checks.map((c) => [c.type, c.outcome])),
+    now: new Date().toISOString(),
+  };
+  if (intel) {
+    context.fraud = intel.fraud;
+    context.device = intel.device;
+  }
+  return context;
+}

@@ -1,0 +1,3 @@
+export * from './html.js';
+export * from './assets.js';
+export * from './headers.js';
