@@ -225,3 +225,40 @@ describe('capture refusals change nothing', () => {
     assert.equal(r.headers.get('x-ratelimit-limit'), '120');
   });
 });
+
+describe('the hosted page, served by the region', () => {
+  it('an open link serves the page (CSP, no-referrer, device cookie); an unknown one 404; a used or expired one 410; none echoes the secret', async () => {
+    const { session, capture } = await liveSession('us', { checks: ['document'] });
+    const page = await fetch(session.url!);
+    assert.equal(page.status, 200);
+    assert.match(page.headers.get('content-type')!, /^text\/html/);
+    assert.match(page.headers.get('content-security-policy')!, /default-src 'none'/);
+    assert.equal(page.headers.get('referrer-policy'), 'no-referrer');
+    assert.match(page.headers.get('set-cookie')!, /^verity_device=[A-Za-z0-9]{24}; Path=\/; HttpOnly; SameSite=Lax/);
+    const origin = new URL(session.url!).origin;
+    const unknown = await fetch(`${origin}/verify/vcs_${'B'.repeat(43)}`);
+    assert.equal(unknown.status, 404);
+    assert.ok(!(await unknown.text()).includes('vcs_'));
+    ok(await capture.put('front', (await passportOf(8)).photos.front));
+    ok(await capture.submit(), 202);
+    const used = await fetch(session.url!);
+    assert.equal(used.status, 410);
+    assert.ok(!(await used.text()).includes(session.client_secret!));
+
+    const other = await liveSession('us', { checks: ['document'] });
+    await rows('us', `UPDATE sessions.sessions SET capture_expires_at = now() - interval '1 second' WHERE id = $1`, [other.session.id]);
+    assert.equal((await fetch(other.session.url!)).status, 410);
+  });
+
+  it('page views count against the pre-authentication limit per address: over it, a 429 page', async () => {
+    const { session } = await liveSession('us', { checks: ['document'] });
+    await freshWindow(20);
+    const ip = `10.77.${Math.floor(Math.random() * 200)}.9`;
+    const statuses = await times(1001, 16, async () => (await fetch(session.url!, { headers: { 'x-forwarded-for': ip } })).status);
+    assert.equal(statuses.filter((s) => s === 200).length, 1000);
+    const over = await fetch(session.url!, { headers: { 'x-forwarded-for': ip } });
+    assert.equal(over.status, 429);
+    assert.match(over.headers.get('content-type')!, /^text\/html/);
+    assert.equal(over.headers.get('x-ratelimit-remaining'), '0');
+  });
+});

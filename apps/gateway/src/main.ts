@@ -5,6 +5,7 @@ import { DomainError } from '@verity/errors';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { newId } from '@verity/keys';
 import { connectNats, createLogger, createRedis, explainStartupFailure } from '@verity/platform';
+import { errorPage, PAGE_CACHE_CONTROL, SECURITY_HEADERS } from '@verity/capture-page';
 import { AccessService } from './access/access.service.js';
 import { ROUTES } from './access/routes.js';
 import { GatewayModule } from './app.module.js';
@@ -79,6 +80,11 @@ try {
     req.requestId = req.id;
     reply.header('x-request-id', req.id);
     if (req.url === '/v1' || req.url.startsWith('/v1/')) await access.authorize(req, reply);
+    // the hosted capture page counts against the same pre-authentication budget per address (its assets do not)
+    else if (req.url.startsWith('/verify/') && !req.url.startsWith('/verify/assets/') && !(await access.pageAllowed(req, reply))) {
+      const page = errorPage('busy');
+      await reply.code(page.status).headers(SECURITY_HEADERS).header('cache-control', PAGE_CACHE_CONTROL).header('content-type', 'text/html; charset=utf-8').send(page.html);
+    }
   });
   // Nest installs the Fastify error handler at init; it hands hook and parser errors to this filter too.
   app.useGlobalFilters(new EnvelopeFilter(log, cfg.DOCS_BASE_URL));

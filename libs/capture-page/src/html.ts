@@ -5,13 +5,6 @@
  */
 import { assetUrl } from './assets.js';
 
-/** `vcs_` + 43 characters of `[A-Za-z0-9]` (docs/capture.md). */
-export const CLIENT_SECRET_PATTERN = /^vcs_[A-Za-z0-9]{43}$/;
-
-export function isClientSecretShape(s: string): boolean {
-  return CLIENT_SECRET_PATTERN.test(s);
-}
-
 const ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
 
 /** Escapes text for HTML content and for double- or single-quoted attribute values. */
@@ -165,7 +158,7 @@ ${(['unknown', 'used', 'expired'] as const)
 `;
 }
 
-export type PageKind = 'unknown' | 'used' | 'expired' | 'unavailable' | 'error';
+export type PageKind = 'unknown' | 'used' | 'expired' | 'unavailable' | 'busy' | 'error';
 
 /**
  * The words of the pages that end the flow before it starts. The flow's own page carries the first three too,
@@ -192,6 +185,11 @@ export const PAGE_TEXTS: Record<PageKind, { status: number; title: string; text:
     title: 'Please try again in a minute',
     text: 'We can’t open this page right now. Please try again in a minute.',
   },
+  busy: {
+    status: 429,
+    title: 'Please try again in a minute',
+    text: 'Too many pages were opened from your network just now. Please wait a minute, then open the link again.',
+  },
   error: {
     status: 500,
     title: 'Please try again in a minute',
@@ -207,7 +205,7 @@ export function errorPage(kind: PageKind): { status: number; html: string } {
 ${BAR}
 <main id="main">
 <section class="screen" aria-labelledby="page-title">
-  <div class="seal"><img src="${assetUrl(kind === 'unavailable' || kind === 'error' ? 'wait.svg' : 'link.svg')}" alt="" width="72" height="72"></div>
+  <div class="seal"><img src="${assetUrl(kind === 'unavailable' || kind === 'busy' || kind === 'error' ? 'wait.svg' : 'link.svg')}" alt="" width="72" height="72"></div>
   <h1 id="page-title">${escapeHtml(t.title)}</h1>
   <p class="lead">${escapeHtml(t.text)}</p>
 </section>

@@ -23,7 +23,8 @@ import { fileURLToPath } from 'node:url';
 import { catalogueSpecimen, photograph, renderSpecimen, selfie } from '@verity/specimens';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 import sharp from 'sharp';
-import { ASSET_CACHE_CONTROL, PAGE_CACHE_CONTROL, SECURITY_HEADERS, captureAsset, capturePage, errorPage, isClientSecretShape } from './index.js';
+import { ASSET_CACHE_CONTROL, PAGE_CACHE_CONTROL, SECURITY_HEADERS, captureAsset, capturePage, errorPage } from './index.js';
+import { isCaptureSecret } from '@verity/keys';
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../../..');
@@ -123,7 +124,7 @@ async function handle(req: http.IncomingMessage, res: http.ServerResponse): Prom
   const page = /^\/verify\/([^/]+)$/.exec(url.pathname);
   if (page) {
     const headers = { ...SECURITY_HEADERS, 'content-type': 'text/html; charset=utf-8', 'cache-control': PAGE_CACHE_CONTROL };
-    if (!isClientSecretShape(page[1]!)) {
+    if (!isCaptureSecret(page[1]!)) {
       const p = errorPage('unknown');
       return send(res, p.status, headers, p.html);
     }

@@ -92,6 +92,19 @@ export class AccessService implements OnApplicationBootstrap {
     this.finish(req, principal, access, now);
   }
 
+  /**
+   * The pre-authentication IP limit alone, for the hosted capture page (`/verify/<secret>`: not /v1, no key).
+   * False when the address is over its budget; the rate-limit headers are set either way.
+   */
+  async pageAllowed(req: FastifyRequest, reply: FastifyReply): Promise<boolean> {
+    const now = Date.now();
+    const ip = ipBucket(req.ip, this.cfg.RATE_LIMIT_IP_PER_MINUTE, now);
+    const count = (await this.limiter.increment([ip], now))?.[0];
+    if (count === undefined) return true; // Redis away: fail open
+    reply.headers(rateLimitHeaders({ bucket: ip, count, remaining: Math.max(0, ip.limit - count) }));
+    return count <= ip.limit;
+  }
+
   private checkIp(ip: Bucket, count: number | undefined, reply: FastifyReply): void {
     if (count === undefined || count <= ip.limit) return;
     const state: BucketState = { bucket: ip, count, remaining: 0 };

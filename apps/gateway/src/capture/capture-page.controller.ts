@@ -6,13 +6,12 @@ import {
   captureAsset,
   capturePage,
   errorPage,
-  isClientSecretShape,
   type PageKind,
 } from '@verity/capture-page';
 import { SUBJECTS } from '@verity/contracts';
 import { DomainError } from '@verity/errors';
+import { hashCaptureSecret, isCaptureSecret } from '@verity/keys';
 import { RpcClient, type Logger } from '@verity/platform';
-import { createHash } from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { GATEWAY_LOGGER } from '../tokens.js';
 import { deviceCookie, newDeviceId, readDeviceId } from './device-cookie.js';
@@ -61,8 +60,8 @@ export class CapturePageController {
    * sessions service resolves its SHA-256 hash (the secret itself never leaves the gateway).
    */
   private async resolve(secret: string, requestId: string): Promise<'open' | PageKind> {
-    if (!isClientSecretShape(secret)) return 'unknown';
-    const secretHash = createHash('sha256').update(secret).digest('hex');
+    if (!isCaptureSecret(secret)) return 'unknown';
+    const secretHash = hashCaptureSecret(secret);
     try {
       const r = await this.rpc.call(SUBJECTS.sessionsCaptureResolve, { secret_hash: secretHash }, { principal: null, requestId });
       switch (r.state) {
