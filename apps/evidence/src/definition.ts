@@ -19,8 +19,11 @@ export const evidenceEnv = {
   EVIDENCE_READ_CHUNK_BYTES: z.coerce.number().int().min(64 * 1024).max(16 * 1024 * 1024).default(1024 * 1024),
   /** Capture uploads decoded at the same time (sharp work). Defaults to the number of cores. */
   EVIDENCE_IMAGE_CONCURRENCY: z.coerce.number().int().min(1).max(64).default(availableParallelism()),
-  /** The reader of live runs: its threads (with face engines) and admission. */
-  ...readingPoolEnv,
+  /**
+   * Threads of the reader of live runs (with face engines). Runs wait for a thread as long as their caller does:
+   * the sessions service's job slots bound how many can wait.
+   */
+  READING_THREADS: readingPoolEnv.READING_THREADS,
   ...faceThresholdsEnv,
 };
 export type EvidenceConfig = ServiceConfig & z.infer<z.ZodObject<typeof evidenceEnv>>;

@@ -5,8 +5,8 @@ import type { EvidenceConfig } from '../definition.js';
 
 /**
  * The region's reader for live runs: a pool of threads with the document and face engines loaded, behind an
- * admission (a run that cannot get a thread in time is refused with 503 and retried by its job), judging faces
- * with the configured thresholds.
+ * admission (a run that cannot get a thread before its caller's deadline is refused with 503 and retried by its
+ * job), judging faces with the configured thresholds.
  */
 @Injectable()
 export class CaptureReader implements OnApplicationShutdown {
@@ -28,7 +28,8 @@ export class CaptureReader implements OnApplicationShutdown {
       await pool.close().catch(() => undefined);
       throw e;
     }
-    return new CaptureReader(pool, new Admission(cfg.READING_THREADS, cfg.READING_MAX_WAITING, cfg.READING_QUEUE_TIMEOUT_MS, READER_BUSY_MESSAGE), {
+    // a run waits as long as its caller (the sessions job, whose slots bound how many wait); never past that
+    return new CaptureReader(pool, new Admission(cfg.READING_THREADS, Infinity, Infinity, READER_BUSY_MESSAGE), {
       faceMatchPass: cfg.FACE_MATCH_THRESHOLD,
       faceMatchReview: cfg.FACE_MATCH_REVIEW_THRESHOLD,
       livenessPass: cfg.LIVENESS_THRESHOLD,
