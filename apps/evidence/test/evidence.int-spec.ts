@@ -244,3 +244,67 @@ describe('the activity log', () => {
     assert.deepEqual(cols.map((c) => c.column_name), ['action', 'artifact', 'created_at', 'id', 'key_id', 'mode', 'org_id', 'outcome', 'request_id', 'seq', 'session_id']);
   });
 });
+
+/** PUT over the internal HTTP side, the raw image as the body, as the gateway does for a capture. */
+function put(path: string, headers: Record<string, string>, body: Buffer): Promise<Got> {
+  return new Promise((resolve, reject) => {
+    const req = http.request({ host: '127.0.0.1', port, path, method: 'PUT', headers: { ...headers, 'content-type': 'image/jpeg', 'content-length': body.length } }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (d: Buffer) => chunks.push(d));
+      res.on('end', () => resolve({ status: res.statusCode!, headers: res.headers, body: Buffer.concat(chunks) }));
+      res.on('error', reject);
+    });
+    req.on('error', reject);
+    req.end(body);
+  });
+}
+
+describe('live captures: uploads and the run that reads them', () => {
+  it('an upload is validated, normalized and stored once per kind (a new one replaces the old); another owner cannot add to it', async () => {
+    const { photographDocument } = await import('@verity/testing');
+    const { catalogueSpecimen } = await import('@verity/specimens');
+    const p = principal('live');
+    const ses = newId('session');
+    const photos = await photographDocument({ ...catalogueSpecimen('td3', 1), document: { ...catalogueSpecimen('td3', 1).document, issuer: 'NLD' } }, { width: 2400, height: 1800 });
+    const first = await put(`/captures/${ses}/images/front`, signed(p), photos.front);
+    assert.deepEqual(json(first), { ok: true, data: { object: 'capture_image', artifact: 'front', width: 2048, height: 1536 } });
+    const again = await put(`/captures/${ses}/images/front`, signed(p), photos.front);
+    assert.equal(again.status, 200);
+    const uploads = await query<{ n: number; blobs: number }>(db.url, `SELECT (SELECT count(*)::int FROM evidence.uploads WHERE session_id = $1) AS n, (SELECT count(*)::int FROM evidence.blobs b JOIN evidence.uploads u ON u.storage_key = b.id WHERE u.session_id = $1) AS blobs`, [ses]);
+    assert.deepEqual(uploads[0], { n: 1, blobs: 1 });
+    const stranger = await put(`/captures/${ses}/images/back`, signed(principal('live')), photos.front);
+    assert.deepEqual([stranger.status, json(stranger).error?.code], [404, 'resource_not_found']);
+    const notImage = await put(`/captures/${ses}/images/selfie`, signed(p), Buffer.from('GIF89a not a photo'));
+    assert.deepEqual([notImage.status, json(notImage).error?.code], [415, 'unsupported_file_type']);
+    assert.deepEqual(await rpc.call(SUBJECTS.evidenceCaptureImages, { session_id: ses }, { principal: p, requestId: 'req_int' }), { front: { width: 2048, height: 1536 }, back: null, selfie: null });
+  });
+
+  it('the run reads the capture, stores front, selfie and portrait once; a second run (after a crash) stores nothing twice and answers the same', async () => {
+    const { photographDocument } = await import('@verity/testing');
+    const { catalogueSpecimen, selfie } = await import('@verity/specimens');
+    const p = principal('live');
+    const ses = newId('session');
+    const s = catalogueSpecimen('td3', 2);
+    const photos = await photographDocument({ ...s, document: { ...s.document, issuer: 'NLD' } }, { width: 2400, height: 1800 });
+    assert.equal((await put(`/captures/${ses}/images/front`, signed(p), photos.front)).status, 200);
+    assert.equal((await put(`/captures/${ses}/images/selfie`, signed(p), await selfie(s.holder.person))).status, 200);
+    const call = () => rpc.call(SUBJECTS.evidenceCaptureVerify, { session_id: ses, acquisition: 'upload' }, { principal: p, requestId: 'req_int', timeoutMs: 30_000 });
+    const blobs = async () => (await query<{ n: number }>(db.url, 'SELECT count(*)::int AS n FROM evidence.blobs'))[0]!.n;
+    const before = await blobs();
+    const first = await call();
+    assert.deepEqual(first.holder, photos.expected.holder);
+    assert.deepEqual(first.document, photos.expected.document);
+    assert.deepEqual(first.checks, { document: { outcome: 'pass', reasons: [] }, face_match: { outcome: 'pass', reasons: [] }, liveness: first.checks.liveness });
+    assert.deepEqual(first.available_images, ['portrait', 'front', 'selfie']);
+    const second = await call();
+    assert.deepEqual(second, first);
+    const stored = await query<{ artifact: string }>(db.url, 'SELECT artifact FROM evidence.artifacts WHERE session_id = $1 ORDER BY artifact', [ses]);
+    assert.deepEqual(stored.map((r) => r.artifact), ['front', 'portrait', 'selfie']);
+    // three artifacts' bytes, written by the first run only
+    assert.equal(await blobs(), before + 3);
+    assert.deepEqual(await rpc.call(SUBJECTS.evidenceAvailable, { session_id: ses }, { principal: p, requestId: 'req_int' }), { available_images: ['portrait', 'front', 'selfie'], capture_acquisition: 'upload' });
+    // another owner gets nothing of it
+    const other = await rpc.call(SUBJECTS.evidenceCaptureVerify, { session_id: ses, acquisition: 'camera' }, { principal: principal('live'), requestId: 'req_int', timeoutMs: 30_000 }).catch((e: { code?: string }) => e.code);
+    assert.equal(other, 'validation_error');
+  });
+});
