@@ -1,10 +1,10 @@
 /** Helpers of the sessions end-to-end tests: fixtures through the API, stored rows and the region's event stream. */
 import { jetstream, jetstreamManager } from '@nats-io/jetstream';
 import type { NatsConnection } from '@nats-io/transport-node';
-import { eventStreamName, subjectRoot, type DomainEvent, type Session } from '@verity/contracts';
+import { eventStreamName, subjectRoot, SUBJECTS, type DomainEvent, type Session } from '@verity/contracts';
 import { connectNats } from '@verity/platform';
 import { query, waitFor, type ApiResponse } from '@verity/testing';
-import { client, E2E, orgWithKey, type Region } from './support.js';
+import { client, E2E, operator, orgWithKey, type Region } from './support.js';
 
 export type Client = ReturnType<typeof client>;
 export type One = { data: Session };
@@ -13,9 +13,16 @@ export type Issue = { code: string; message: string; path: (string | number)[] }
 
 export const RESTING = ['completed', 'manual_review', 'errored'];
 
-/** An organization with a key of the given mode, and a client for it. */
+/** What a live organization of these tests holds in its wallet: enough for every live create a test makes. */
+export const LIVE_WALLET = 1_000_000;
+
+/**
+ * An organization with a key of the given mode, and a client for it. Live creates are billed (contract §12) and
+ * a new wallet holds 0, so a live organization gets `LIVE_WALLET` from the operator first.
+ */
 export async function account(region: Region = 'us', mode: 'test' | 'live' = 'test') {
   const { org, key } = await orgWithKey(region, { mode });
+  if (mode === 'live') await (await operator(region)).call(SUBJECTS.accountsBillingSet, { org_id: org.id, wallet_balance: LIVE_WALLET }, { principal: null, requestId: 'req_e2e' });
   return { org, key, c: client(region, key) };
 }
 

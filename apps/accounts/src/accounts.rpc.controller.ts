@@ -1,20 +1,26 @@
 import { Inject, Injectable, type OnApplicationBootstrap } from '@nestjs/common';
 import { SUBJECTS } from '@verity/contracts';
-import { RpcServer } from '@verity/platform';
+import { requirePrincipal, RpcServer } from '@verity/platform';
+import { BillingService } from './billing/billing.service.js';
 import { KeysService } from './keys/keys.service.js';
 import { OrganizationsService } from './organizations/organizations.service.js';
 
-/** NATS handlers of the accounts service: key verification for gateways, and operator commands. */
+/** NATS handlers of the accounts service: key verification for gateways, billing of live creates, and operator commands. */
 @Injectable()
 export class AccountsRpcController implements OnApplicationBootstrap {
   constructor(
     @Inject(RpcServer) private readonly server: RpcServer,
     private readonly keys: KeysService,
     private readonly orgs: OrganizationsService,
+    private readonly billing: BillingService,
   ) {}
 
   onApplicationBootstrap(): void {
     this.server.handle(SUBJECTS.accountsVerifyKey, async (p) => ({ principal: await this.keys.verify(p.key_hash) }));
+    // the sessions service, with the creating key's principal
+    this.server.handle(SUBJECTS.accountsBillingDebit, (p, ctx) => this.billing.debit(requirePrincipal(ctx), p, ctx));
+    this.server.handle(SUBJECTS.accountsBillingRefund, (p, ctx) => this.billing.refund(requirePrincipal(ctx), p.session_id));
+    // operator commands: no principal
     this.server.handle(SUBJECTS.accountsOrgCreate, (p) => this.orgs.create(p));
     this.server.handle(SUBJECTS.accountsOrgGet, (p) => this.orgs.get(p.org_id));
     this.server.handle(SUBJECTS.accountsOrgSetTier, (p) => this.orgs.setTier(p));

@@ -1,5 +1,6 @@
 import { Module } from '@nestjs/common';
 import { CONFIG, type ServiceConfig } from '@verity/platform';
+import { SessionExistsRpc } from './billing/session-exists.rpc.js';
 import { SESSIONS_CONFIG, sessionsConfigOf } from './config.js';
 import { EmailLogRepository } from './emails/email-log.repository.js';
 import { Mailer } from './emails/mailer.js';
@@ -25,6 +26,7 @@ import { TemplatePins } from './sessions/template-pins.js';
     TemplatePins,
     SessionsService,
     SessionsRpcController,
+    SessionExistsRpc,
   ],
 })
 export class SessionsModule {}

@@ -1,6 +1,7 @@
 import type { KeyType, Mode, Region, Scope } from '@verity/keys';
 import type { CustomLimits, Tier } from '@verity/ratelimit';
 import type { BillingState, Principal, SubscriptionStatus } from './principal.js';
+import type { CheckType } from './screening.js';
 
 export interface VerifyKeyRequest {
   key_hash: string;
@@ -60,4 +61,28 @@ export interface ApiKeyRecord {
 /** Returned once, at creation or rotation: the only time the key is shown. */
 export interface CreatedApiKey extends ApiKeyRecord {
   key: string;
+}
+
+/**
+ * Billing of a live session create (contract §12): the price of the workflow's checks, debited from the
+ * organization's wallet before the session is written. Idempotent by `session_id`.
+ */
+export interface BillingDebitRequest {
+  session_id: string;
+  checks: CheckType[];
+}
+export interface BillingRefundRequest {
+  session_id: string;
+}
+
+/** One debit of a wallet, as stored: settled once its session was seen, refunded when it never came. */
+export interface WalletDebit {
+  session_id: string;
+  org_id: string;
+  /** Minor units of the organization's billing currency. */
+  amount: number;
+  checks: CheckType[];
+  created_at: string;
+  settled_at: string | null;
+  refunded_at: string | null;
 }

@@ -23,6 +23,9 @@ export const SUBJECTS = {
   accountsKeyCreate: 'accounts.admin.key.create.v1',
   accountsKeyRevoke: 'accounts.admin.key.revoke.v1',
   accountsKeyRotate: 'accounts.admin.key.rotate.v1',
+  /** Billing of live session creates (contract §12): sessions debits before it writes, refunds what it did not write. */
+  accountsBillingDebit: 'accounts.billing.debit.v1',
+  accountsBillingRefund: 'accounts.billing.refund.v1',
   applicantsHealth: 'applicants.health.v1',
   applicantsCreate: 'applicants.create.v1',
   applicantsGet: 'applicants.get.v1',
@@ -44,6 +47,8 @@ export const SUBJECTS = {
   sessionsReview: 'sessions.review.v1',
   sessionsDecision: 'sessions.decision.v1',
   sessionsEmailLog: 'sessions.email-log.v1',
+  /** Whether a session of the principal's organization and mode exists: the billing sweep of accounts asks it. */
+  sessionsExists: 'sessions.exists.v1',
   /** The capture flow (contract §14): the gateway on behalf of a client secret. */
   sessionsCaptureResolve: 'sessions.capture.resolve.v1',
   sessionsCaptureGet: 'sessions.capture.get.v1',
@@ -87,6 +92,8 @@ export interface RpcContracts {
   [SUBJECTS.accountsKeyCreate]: { req: A.KeyCreateRequest; res: A.CreatedApiKey };
   [SUBJECTS.accountsKeyRevoke]: { req: { key_id: string }; res: A.ApiKeyRecord };
   [SUBJECTS.accountsKeyRotate]: { req: { key_id: string }; res: A.CreatedApiKey };
+  [SUBJECTS.accountsBillingDebit]: { req: A.BillingDebitRequest; res: A.WalletDebit };
+  [SUBJECTS.accountsBillingRefund]: { req: A.BillingRefundRequest; res: A.WalletDebit };
   [SUBJECTS.applicantsHealth]: { req: Record<string, never>; res: Health };
   [SUBJECTS.applicantsCreate]: { req: { body: unknown }; res: P.Applicant };
   [SUBJECTS.applicantsGet]: { req: { id: string }; res: P.Applicant };
@@ -107,6 +114,7 @@ export interface RpcContracts {
   [SUBJECTS.sessionsReview]: { req: { id: string; body: unknown }; res: V.Session };
   [SUBJECTS.sessionsDecision]: { req: { id: string; body: unknown }; res: V.Session };
   [SUBJECTS.sessionsEmailLog]: { req: V.EmailLogRequest; res: { data: V.EmailLogEntry[] } };
+  [SUBJECTS.sessionsExists]: { req: { session_id: string }; res: { exists: boolean } };
   [SUBJECTS.sessionsCaptureResolve]: { req: C.CaptureResolveRequest; res: C.CaptureResolveReply };
   [SUBJECTS.sessionsCaptureGet]: { req: C.CaptureGetRequest; res: C.Capture };
   [SUBJECTS.sessionsCaptureImageStored]: { req: C.CaptureImageStoredRequest; res: C.Capture };

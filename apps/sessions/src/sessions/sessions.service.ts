@@ -15,6 +15,7 @@ import { DomainError, type Issue } from '@verity/errors';
 import { captureSecretFor, hashCaptureSecret, isId, MODES, newId, type IdKind, type Mode } from '@verity/keys';
 import { esignMissingMessage, missingSigningKeys } from '@verity/metadata';
 import { assertBeforeDeadline, parseListQuery, RpcClient, toPage, type RpcContext } from '@verity/platform';
+import { debitLiveCreate, refundUnwritten } from '../billing/live-billing.js';
 import { SESSIONS_CONFIG, type SessionsConfig } from '../config.js';
 import { EmailLogRepository } from '../emails/email-log.repository.js';
 import { INVITE_SUBJECT, INVITE_TEMPLATE, maskEmail } from '../emails/invite.js';
@@ -76,8 +77,8 @@ export class SessionsService {
 
   /**
    * POST /v1/sessions. Order: body shape → metadata → expected_outcome → applicant → template → signing
-   * requirements → write. A refusal writes nothing; the session, its test run or invitation job and its
-   * email log row are written by one statement.
+   * requirements → (live) debit of the wallet → write. A refusal writes nothing; the session, its test run or
+   * invitation job and its email log row are written by one statement.
    */
   async create(p: Principal, body: unknown, ctx: RpcContext): Promise<Session> {
     const input = validateCreateBody(body, p.mode);
@@ -100,6 +101,9 @@ export class SessionsService {
     // a live session waits for its applicant's capture: only the client secret's hash is kept
     const capture =
       p.mode === 'live' ? { secret_hash: hashCaptureSecret(captureSecretFor(this.cfg.CAPTURE_SECRET_KEY, id)), expires_at: new Date(now.getTime() + this.cfg.CAPTURE_LINK_TTL) } : null;
+    // a live create is billed (contract §12): the price of its checks is debited before anything is written, and
+    // given back should nothing be written (billing/live-billing.ts); test mode never bills
+    if (p.mode === 'live') await debitLiveCreate(this.rpc, p, id, template.checks, ctx);
     const row = await this.repo.create(
       p,
       {
@@ -122,8 +126,16 @@ export class SessionsService {
         : null,
       // the caller's deadline, checked by the statement itself: nothing is written after the gateway answered
       new Date(ctx.deadline),
-    );
-    if (!row) throw new DomainError('service_unavailable');
+    ).catch((e: unknown) => {
+      // after a failure the write may still have committed: the debit is given back once the session is seen absent
+      if (p.mode === 'live') refundUnwritten(this.rpc, p, id, ctx, async () => (await this.repo.find(p, id)) === null);
+      throw e;
+    });
+    if (!row) {
+      // the deadline passed before the statement ran: nothing was written
+      if (p.mode === 'live') refundUnwritten(this.rpc, p, id, ctx);
+      throw new DomainError('service_unavailable');
+    }
     // a job was queued (a test run, or a live invitation): start on it now rather than at the next poll
     if (job) this.worker.kick();
     return toSession(row, this.links);

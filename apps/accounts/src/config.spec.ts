@@ -1,0 +1,32 @@
+import { describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { ConfigError, loadConfig, serviceEnv } from '@verity/platform';
+import { DEFAULT_CHECK_PRICES } from './billing/pricing.js';
+import { accountsConfigOf, accountsEnv } from './config.js';
+
+const load = (vars: Record<string, string>) => loadConfig({ ...serviceEnv, ...accountsEnv }, { REGION: 'us', ...vars });
+
+describe('accounts configuration', () => {
+  it('defaults: the default prices, settle after 5 minutes', () => {
+    const cfg = accountsConfigOf(load({}));
+    assert.deepEqual(cfg.prices, DEFAULT_CHECK_PRICES);
+    assert.equal(cfg.BILLING_SETTLE_AFTER_MS, 300_000);
+  });
+
+  it('CHECK_PRICES overrides named checks; BILLING_SETTLE_AFTER_MS takes durations', () => {
+    const cfg = accountsConfigOf(load({ CHECK_PRICES: 'document=90,device=0', BILLING_SETTLE_AFTER_MS: '10m' }));
+    assert.deepEqual(cfg.prices, { ...DEFAULT_CHECK_PRICES, document: 90, device: 0 });
+    assert.equal(cfg.BILLING_SETTLE_AFTER_MS, 600_000);
+  });
+
+  it('a bad value stops the start with a line naming it', () => {
+    for (const [name, value] of [
+      ['CHECK_PRICES', 'passport=100'],
+      ['CHECK_PRICES', 'document=-5'],
+      ['BILLING_SETTLE_AFTER_MS', '30s'],
+      ['BILLING_SETTLE_AFTER_MS', 'soon'],
+    ] as const) {
+      assert.throws(() => load({ [name]: value }), (e: unknown) => e instanceof ConfigError && e.problems.some((p) => p.startsWith(name)), `${name}=${value}`);
+    }
+  });
+});
