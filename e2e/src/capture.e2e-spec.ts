@@ -262,3 +262,27 @@ describe('the hosted page, served by the region', () => {
     assert.equal(over.headers.get('x-ratelimit-remaining'), '0');
   });
 });
+
+describe('device intelligence of a live run', () => {
+  it('what the page measured reaches screening: a rule on device.behavior.pasteCount sends the session to review, with its trace', async () => {
+    const rule = { name: 'pasted', ruleType: 'behavior_anomaly', condition: { kind: 'field', field: 'device.behavior.pasteCount', operator: 'gte', value: 1 }, action: 'review' };
+    const { session, capture, c } = await liveSession('us', { checks: ['document'], device_intelligence: true, screening_rules: [rule] });
+    assert.equal(ok(await capture.get()).data.device_intelligence, true);
+    ok(await capture.put('front', (await passportOf(9)).photos.front));
+    ok(await capture.submit({ acquisition: 'camera', signals: { paste_count: 2, step_seconds: { document_front: 6.5 }, webdriver: false, time_zone: 'Europe/Amsterdam' } }), 202);
+    const done = await waitStatus(c, session.id, ['completed', 'manual_review', 'errored'], RUN_MS);
+    assert.deepEqual([done.status, done.checks], ['manual_review', [{ type: 'document', outcome: 'pass' }]]);
+    const [run] = await rows<{ screening: { decision: string; fired: Array<{ name: string; fields: string[] }> } }>('us', 'SELECT screening FROM sessions.runs WHERE session_id = $1', [session.id]);
+    assert.equal(run!.screening.decision, 'review');
+    assert.deepEqual(run!.screening.fired.map((f) => [f.name, f.fields]), [['pasted', ['device.behavior.pasteCount']]]);
+  });
+
+  it('without signals, the device check goes to review (collection absent), never passes', async () => {
+    const { session, capture, c } = await liveSession('us', { checks: ['document', 'device'] });
+    assert.equal(ok(await capture.get()).data.device_intelligence, true);
+    ok(await capture.put('front', (await passportOf(10)).photos.front));
+    ok(await capture.submit({ acquisition: 'camera' }), 202);
+    const done = await waitStatus(c, session.id, ['completed', 'manual_review', 'errored'], RUN_MS);
+    assert.deepEqual([done.status, done.checks], ['manual_review', [{ type: 'document', outcome: 'pass' }, { type: 'device', outcome: 'review' }]]);
+  });
+});

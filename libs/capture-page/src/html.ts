@@ -58,7 +58,7 @@ ${BAR}
   <p>You will need:</p>
   <ul class="needs">
     <li><img src="${assetUrl('document.svg')}" alt="" width="40" height="40"> Your passport, identity card or driving licence</li>
-    <li id="consent-selfie"><img src="${assetUrl('face.svg')}" alt="" width="40" height="40"> A photo of your face, taken now</li>
+    <li id="consent-selfie"><img src="${assetUrl('face.svg')}" alt="" width="40" height="40"> A photo of your face</li>
     <li><img src="${assetUrl('light.svg')}" alt="" width="40" height="40"> A well-lit place</li>
   </ul>
   <p class="small">We use your photos only to check that your document is real and that it belongs to you. By pressing “I agree” you allow this.</p>
