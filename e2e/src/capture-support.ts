@@ -1,7 +1,7 @@
 /** Helpers of the live capture tests: live sessions through the API, and a client holding only a client secret. */
 import type { Capture, Session } from '@verity/contracts';
 import { catalogueSpecimen, selfie, type Person } from '@verity/specimens';
-import { photographDocument, type ApiResponse, type DocumentPhotos } from '@verity/testing';
+import { api, photographDocument, type ApiResponse, type DocumentPhotos } from '@verity/testing';
 import { account, createSession, newApplicant, newTemplate, type Client, type One } from './sessions-support.js';
 import { client, type Region } from './support.js';
 
@@ -46,4 +46,15 @@ export async function read(c: Client, id: string): Promise<Session> {
 export function ok<T>(res: ApiResponse<T>, status = 200): T {
   if (res.status !== status) throw new Error(`expected ${status}, got ${res.status} ${res.text}`);
   return res.body;
+}
+
+/** `captureClient` against the gateway at `base`: a stack the test started itself (crash tests), not the shared one. */
+export function captureClientAt(base: string, secret: string) {
+  const c = <T = Record<string, unknown>>(method: string, p: string, opts: { body?: unknown; rawBody?: Uint8Array; headers?: Record<string, string> } = {}) =>
+    api<T>(base, method, p, { key: secret, ...opts });
+  return {
+    get: () => c<CaptureOne>('GET', '/v1/capture'),
+    put: (artifact: string, bytes: Uint8Array, contentType = 'image/jpeg') => c<{ data: { object: string; artifact: string } }>('PUT', `/v1/capture/images/${artifact}`, { rawBody: bytes, headers: { 'content-type': contentType } }),
+    submit: (body: unknown = { acquisition: 'camera' }) => c<CaptureOne>('POST', '/v1/capture/submit', { body }),
+  };
 }

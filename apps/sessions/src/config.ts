@@ -18,6 +18,12 @@ export const sessionsEnv = {
    * 32 characters, different in every region, from a secret store; no default.
    */
   CAPTURE_SECRET_KEY: z.string().min(32),
+  /**
+   * How long a live run waits for the region's reader (evidence) to answer: it queues behind other runs, then reads
+   * for about a second. Past it the attempt fails and is retried (three attempts), so this bounds how long a run
+   * waits on a reader that died mid-read.
+   */
+  LIVE_READ_TIMEOUT: durationEnv('60s', 5_000, 600_000),
   /** Device intelligence: a file of Tor exit addresses (one IP or CIDR a line, `#` comments); unset: `fraud.ipIsTorExit` resolves to nothing. */
   TOR_EXIT_LIST_FILE: z.string().min(1).optional(),
   /** Device intelligence: a file of networks of poor reputation (same format); unset: `fraud.ipReputation` only from Tor exits. */

@@ -17,8 +17,6 @@ import { SESSIONS_CONFIG, type SessionsConfig } from '../config.js';
 import { SessionsRepository, type SessionRow } from '../sessions/sessions.repository.js';
 import { hasIdentityCheck, type CheckResult } from './synthetic.js';
 
-/** How long a live run waits for the region's reader (it queues behind other runs, then reads for about a second). */
-export const VERIFY_TIMEOUT_MS = 60_000;
 const RPC_TIMEOUT_MS = 4000;
 /** Verifications a ring walk visits at most; a larger group is reported as truncated. */
 export const RING_WALK_LIMIT = 50;
@@ -57,7 +55,7 @@ export class LiveRun implements OnApplicationBootstrap {
     const opts = { principal, requestId: newId('request'), timeoutMs: RPC_TIMEOUT_MS };
     const [read, applicant] = await Promise.all([
       hasIdentityCheck(types)
-        ? this.rpc.call(SUBJECTS.evidenceCaptureVerify, { session_id: s.id, acquisition: s.capture_acquisition ?? 'camera' }, { ...opts, timeoutMs: VERIFY_TIMEOUT_MS })
+        ? this.rpc.call(SUBJECTS.evidenceCaptureVerify, { session_id: s.id, acquisition: s.capture_acquisition ?? 'camera' }, { ...opts, timeoutMs: this.cfg.LIVE_READ_TIMEOUT })
         : Promise.resolve(null),
       this.rpc.call(SUBJECTS.applicantsGet, { id: s.applicant_id }, opts),
     ]);
