@@ -4,6 +4,7 @@ import { benchSessions } from './sessions-bench.js';
 import { benchEvidence, benchIdScan } from './evidence-bench.js';
 import { benchWebhooks } from './webhooks-bench.js';
 import { benchReading } from './reading-bench.js';
+import { benchLive } from './live-bench.js';
 
 /**
  * `npm run bench`: each figure next to a baseline measured in the same run on the same machine.
@@ -17,13 +18,15 @@ process.stdout.write(`Verity benchmarks — ${new Date().toISOString()} — node
 if (want('engine')) await benchScreeningEngine();
 if (want('reading')) await benchReading();
 // the bench stack only when a section that runs against it is wanted
-if (['applicants', 'sessions', 'evidence', 'id-scan'].some((s) => want(s))) {
+if (['applicants', 'sessions', 'evidence', 'id-scan', 'live'].some((s) => want(s))) {
   const env = await startBenchStack();
   try {
     if (want('applicants')) await benchApplicants(env);
     if (want('sessions')) await benchSessions(env);
     if (want('evidence')) await benchEvidence(env);
     if (want('id-scan')) await benchIdScan(env);
+    // live runs through the whole stack, submit to resting status
+    if (want('live')) await benchLive(env);
   } finally {
     await env.close();
   }
