@@ -69,7 +69,7 @@ describe('live runs crash safety', () => {
   });
 
   /** A live organization with `N` captures uploaded (a photographed passport and its holder's selfie each), then all submitted at once. */
-  async function submitCaptures(name: string): Promise<{ orgId: string; ids: string[]; submittedAt: number }> {
+  async function submitCaptures(name: string, n = N): Promise<{ orgId: string; ids: string[]; submittedAt: number; secrets: string[] }> {
     const org = await ops.call(SUBJECTS.accountsOrgCreate, { name, tier: 'enterprise' }, op);
     const { key } = await ops.call(
       SUBJECTS.accountsKeyCreate,
@@ -86,7 +86,7 @@ describe('live runs crash safety', () => {
     assert.equal(template.status, 201, template.text);
     const create = () => call<{ data: { id: string; client_secret: string } }>('POST', '/v1/sessions', { applicant_id: applicant.body.data.id, workflow_template_id: template.body.data.id });
     const captures = [];
-    for (const p of photos) {
+    for (const p of photos.slice(0, n)) {
       const res = await create();
       assert.equal(res.status, 201, res.text);
       const capture = captureClientAt(base, res.body.data.client_secret);
@@ -94,11 +94,11 @@ describe('live runs crash safety', () => {
         const put = await capture.put(artifact, bytes);
         assert.equal(put.status, 200, put.text);
       }
-      captures.push({ id: res.body.data.id, capture });
+      captures.push({ id: res.body.data.id, secret: res.body.data.client_secret, capture });
     }
     const submittedAt = Date.now();
     for (const r of await Promise.all(captures.map((c) => c.capture.submit()))) assert.equal(r.status, 202, r.text);
-    return { orgId: org.id, ids: captures.map((c) => c.id), submittedAt };
+    return { orgId: org.id, ids: captures.map((c) => c.id), submittedAt, secrets: captures.map((c) => c.secret) };
   }
 
   /**
@@ -276,5 +276,34 @@ describe('live runs crash safety', () => {
     assert.ok(await killDuringRun(t, 'evidence', ids, submittedAt), 'no live run was in flight to interrupt');
     await assertExactlyOnce(t, ids, submittedAt, 60_000);
     t.diagnostic(`live-run jobs logged: ${retries(from)}; stray blobs: ${await strayBlobs()}`);
+  });
+
+  // last: it leaves evidence stopped until it starts it again
+  it('a run that fails three times (the reader gone) ends errored with metadata.erroredReason, no event, the link dead', async () => {
+    const { ids, secrets } = await submitCaptures('reader gone', 1);
+    await stack.stopService('us', 'evidence', 'SIGKILL');
+    try {
+      // attempt 1 waits for its reply (LIVE_READ_TIMEOUT, 15 s) or finds nobody; attempts 2 and 3 follow 2 s and 10 s later
+      const [s] = await waitFor(async () => {
+        const r = await query<{ status: string; outcome: string | null; reason: string | null }>(
+          db.url,
+          `SELECT status, outcome, platform_metadata->>'erroredReason' AS reason FROM sessions.sessions WHERE id = $1 AND status NOT IN ('pending', 'in_progress')`,
+          [ids[0]],
+        );
+        return r.length ? r : undefined;
+      }, 60_000, 200);
+      assert.deepEqual(s, { status: 'errored', outcome: null, reason: 'The verification stalled: a service it depends on did not answer.' });
+      const [left] = await query<{ jobs: number; events: number }>(
+        db.url,
+        `SELECT (SELECT count(*)::int FROM sessions.jobs WHERE session_id = $1) AS jobs, (SELECT count(*)::int FROM sessions.outbox WHERE session_id = $1) AS events`,
+        [ids[0]],
+      );
+      assert.deepEqual(left, { jobs: 0, events: 0 }, 'errored has no event (spec: Events)');
+      const link = await captureClientAt(stack.baseUrl('us'), secrets[0]!).get();
+      assert.equal(link.status, 409, link.text);
+    } finally {
+      stack.startService('us', 'evidence');
+      await evidenceListening();
+    }
   });
 });
