@@ -14,22 +14,21 @@
  * Screenshots of each step land in e2e-screenshots/capture-flow/ (ignored by git).
  */
 import assert from 'node:assert/strict';
-import { existsSync, mkdirSync, mkdtempSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import { type Browser, type Page } from 'playwright-core';
 import sharp from 'sharp';
 import { Webhook } from 'standardwebhooks';
 import { SUBJECTS, type Session, type SessionEventData, type WebhookSubscriptionWithSecret } from '@verity/contracts';
 import { selfie as selfieOf } from '@verity/specimens';
 import { REPO_ROOT } from '@verity/stack';
-import { startWebhookReceiver, testTls, waitFor, type ReceivedWebhook, type WebhookReceiver } from '@verity/testing';
+import { imageCorrelation, launchChromium, startWebhookReceiver, testTls, waitFor, type ReceivedWebhook, type WebhookReceiver } from '@verity/testing';
 import { passportOf } from './capture-support.js';
 import { account, createSession, newApplicant, newTemplate, waitStatus, type Client } from './sessions-support.js';
 import { clientIp, closeOperators, E2E, operator } from './support.js';
 
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const SHOTS = path.join(REPO_ROOT, 'e2e-screenshots', 'capture-flow');
 /** A phone held upright; the document viewfinder is 4:3, so a 4:3 camera frame fills it exactly. */
 const PHONE = { width: 390, height: 844 };
@@ -46,9 +45,6 @@ let tmp: string;
 let cameraFile: string;
 
 before(async () => {
-  if (!existsSync(CHROMIUM)) {
-    throw new Error(`Chromium is missing at ${CHROMIUM}: the capture browser test needs it (apt-get install -y chromium)`);
-  }
   rmSync(SHOTS, { recursive: true, force: true });
   mkdirSync(SHOTS, { recursive: true });
   tmp = mkdtempSync(path.join(os.tmpdir(), 'verity-capture-flow-'));
@@ -56,22 +52,7 @@ before(async () => {
   cameraFile = path.join(tmp, 'camera.mjpeg');
   writeFileSync(cameraFile, await sharp({ create: { width: FRAME.width, height: FRAME.height, channels: 3, background: '#404040' } }).jpeg().toBuffer());
   rx = await startWebhookReceiver({ tls: testTls() });
-  browser = await chromium.launch({
-    executablePath: CHROMIUM,
-    headless: true,
-    args: [
-      '--headless',
-      '--no-sandbox',
-      '--disable-gpu',
-      '--no-first-run',
-      '--disable-background-networking',
-      '--disable-component-update',
-      '--disable-sync',
-      '--use-fake-device-for-media-stream',
-      '--use-fake-ui-for-media-stream',
-      `--use-file-for-fake-video-capture=${cameraFile}`,
-    ],
-  });
+  browser = await launchChromium(cameraFile);
 });
 
 after(async () => {
@@ -126,24 +107,6 @@ async function mjpegOf(jpeg: Buffer, size?: { width: number; height: number }): 
   const { width, height } = size ?? { width: m.width - (m.width % 2), height: m.height - (m.height % 2) };
   const frame = await sharp(jpeg).resize(width, height, { fit: 'fill' }).jpeg({ quality: 92 }).toBuffer();
   return Buffer.concat([frame, frame, frame]);
-}
-
-/** Pearson correlation of small grey copies of two images (level shifts of the video path cancel out). */
-async function correlation(a: Buffer, b: Buffer): Promise<number> {
-  const thumb = (x: Buffer) => sharp(x).resize(64, 48, { fit: 'fill' }).greyscale().raw().toBuffer();
-  const [p, q] = await Promise.all([thumb(a), thumb(b)]);
-  const n = p.length;
-  const mp = p.reduce((s, v) => s + v, 0) / n;
-  const mq = q.reduce((s, v) => s + v, 0) / n;
-  let sxy = 0;
-  let sxx = 0;
-  let syy = 0;
-  for (let i = 0; i < n; i++) {
-    sxy += (p[i]! - mp) * (q[i]! - mq);
-    sxx += (p[i]! - mp) ** 2;
-    syy += (q[i]! - mq) ** 2;
-  }
-  return sxy / Math.sqrt(sxx * syy);
 }
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -280,6 +243,24 @@ async function webhookOf(live: Live): Promise<{ type: string; data: SessionEvent
 
 // ---------------------------------------------------------------------------------------------------------------
 
+/**
+ * A live session approved on a passport and its holder's selfie: every check passed, the document's names and
+ * fields read, the acquisition recorded, the three images available, and the link gone with the status.
+ */
+function assertApproved(done: Session, photos: { expected: { holder: unknown; document: unknown } }, acquisition: 'camera' | 'upload'): void {
+  assert.deepEqual([done.status, done.outcome], ['completed', 'approved'], JSON.stringify(done));
+  assert.deepEqual(done.checks, [
+    { type: 'document', outcome: 'pass' },
+    { type: 'face_match', outcome: 'pass' },
+    { type: 'liveness', outcome: 'pass' },
+  ]);
+  assert.deepEqual(done.idv?.holder, photos.expected.holder);
+  assert.deepEqual(done.idv?.document, photos.expected.document);
+  assert.equal(done.idv?.capture_acquisition, acquisition);
+  assert.deepEqual(done.idv?.available_images, ['portrait', 'front', 'selfie']);
+  assert.deepEqual([done.url, done.client_secret, done.expires_at], [null, null, null]);
+}
+
 describe('the live capture flow in Chromium, against the real stack', () => {
   it('camera: a passport and its holder’s selfie through the fake camera → completed/approved with the document’s names, camera, three images, the signed webhook', async (t) => {
     const t0 = Date.now();
@@ -292,23 +273,13 @@ describe('the live capture flow in Chromium, against the real stack', () => {
 
     const done = await rested(live);
     const decided = Date.now();
-    assert.deepEqual([done.status, done.outcome], ['completed', 'approved'], JSON.stringify(done));
-    assert.deepEqual(done.checks, [
-      { type: 'document', outcome: 'pass' },
-      { type: 'face_match', outcome: 'pass' },
-      { type: 'liveness', outcome: 'pass' },
-    ]);
-    assert.deepEqual(done.idv?.holder, photos.expected.holder);
-    assert.deepEqual(done.idv?.document, photos.expected.document);
-    assert.equal(done.idv?.capture_acquisition, 'camera');
-    assert.deepEqual(done.idv?.available_images, ['portrait', 'front', 'selfie']);
-    assert.deepEqual([done.url, done.client_secret, done.expires_at], [null, null, null]);
+    assertApproved(done, photos, 'camera');
 
     const images = await served(live);
     // the camera's full frame reached the region, and each step photographed what the camera showed for it
     const front = await sharp(images.front).metadata();
     assert.deepEqual([front.width, front.height], [FRAME.width, FRAME.height]);
-    const likeness = { front: await correlation(images.front, photos.front), selfie: await correlation(images.selfie, selfie), swapped: await correlation(images.selfie, photos.front) };
+    const likeness = { front: await imageCorrelation(images.front, photos.front), selfie: await imageCorrelation(images.selfie, selfie), swapped: await imageCorrelation(images.selfie, photos.front) };
     assert.ok(likeness.front > 0.9, `the front is the passport: ${likeness.front}`);
     assert.ok(likeness.selfie > 0.9, `the selfie is the face: ${likeness.selfie}`);
     assert.ok(likeness.swapped < 0.5, `the selfie is not the passport: ${likeness.swapped}`);
@@ -339,20 +310,12 @@ describe('the live capture flow in Chromium, against the real stack', () => {
 
     const done = await rested(live);
     const decided = Date.now();
-    assert.deepEqual([done.status, done.outcome], ['completed', 'approved'], JSON.stringify(done));
-    assert.deepEqual(done.checks, [
-      { type: 'document', outcome: 'pass' },
-      { type: 'face_match', outcome: 'pass' },
-      { type: 'liveness', outcome: 'pass' },
-    ]);
-    assert.deepEqual(done.idv?.holder, photos.expected.holder);
-    assert.equal(done.idv?.capture_acquisition, 'upload');
-    assert.deepEqual(done.idv?.available_images, ['portrait', 'front', 'selfie']);
+    assertApproved(done, photos, 'upload');
     const images = await served(live);
     // the chosen 2400 × 1800 photo, scaled by the page to 2048 px a side
     const front = await sharp(images.front).metadata();
     assert.deepEqual([front.width, front.height], [2048, 1536]);
-    const likeness = await correlation(images.selfie, selfie);
+    const likeness = await imageCorrelation(images.selfie, selfie);
     assert.ok(likeness > 0.9, `the selfie is the chosen face: ${likeness}`);
 
     const hook = await webhookOf(live);
@@ -389,7 +352,7 @@ describe('the live capture flow in Chromium, against the real stack', () => {
     assert.deepEqual(done.idv?.holder, photos.expected.holder);
     assert.equal(done.idv?.capture_acquisition, 'camera');
     const images = await served(live);
-    const likeness = { shown: await correlation(images.selfie, other), holder: await correlation(images.selfie, own) };
+    const likeness = { shown: await imageCorrelation(images.selfie, other), holder: await imageCorrelation(images.selfie, own) };
     assert.ok(likeness.shown > 0.9 && likeness.shown > likeness.holder, `the selfie stored is the one the camera showed, not the holder’s: ${JSON.stringify(likeness)}`);
 
     const hook = await webhookOf(live);

@@ -7,15 +7,14 @@
 import { after, before, describe, it, type TestContext } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
-import net from 'node:net';
 import { jetstreamManager } from '@nats-io/jetstream';
 import type { NatsConnection } from '@nats-io/transport-node';
-import { eventStreamName, subjectRoot, SUBJECTS, type DomainEvent } from '@verity/contracts';
+import { eventStreamName, subjectRoot, SUBJECTS } from '@verity/contracts';
 import { connectNats, RpcClient } from '@verity/platform';
 import { freePort, Stack, type ServiceName } from '@verity/stack';
 import { api, cloneTestDatabase, isolationPrefix, query, waitFor } from '@verity/testing';
 import { captureClientAt, passportOf } from './capture-support.js';
-import { closeStreams, streamEvents } from './sessions-support.js';
+import { closeStreams, eventsOnceEach, streamEvents } from './sessions-support.js';
 
 /** Live captures submitted per scenario. */
 const N = 8;
@@ -53,7 +52,6 @@ describe('live runs crash safety', () => {
     });
     // the photos are rendered while the stack starts
     [, photos] = await Promise.all([stack.start(), Promise.all(Array.from({ length: N }, (_, i) => passportOf(i + 1)))]);
-    await evidenceListening();
     nc = await connectNats('nats://127.0.0.1:4222', 'e2e-capture-crash');
     ops = new RpcClient(nc, root, 5000);
   });
@@ -102,24 +100,6 @@ describe('live runs crash safety', () => {
   }
 
   /**
-   * Evidence takes uploads: its internal HTTP port accepts connections. The gateway's readiness does not say so:
-   * evidence answers its health subject while its reader threads are still loading, before it listens.
-   */
-  async function evidenceListening(): Promise<void> {
-    const port = Number(stack.envFor('us', 'evidence').INTERNAL_PORT);
-    const accepts = () =>
-      new Promise<boolean>((resolve) => {
-        const socket = net.connect(port, '127.0.0.1');
-        socket.once('connect', () => {
-          socket.destroy();
-          resolve(true);
-        });
-        socket.once('error', () => resolve(false));
-      });
-    await waitFor(accepts, 30_000, 50);
-  }
-
-  /**
    * Live runs in the middle of their read now: the sessions service's connections that have held a job's
    * transaction open for at least 300 ms while waiting on a call (the relay and the submit wait on nothing that long).
    */
@@ -142,7 +122,6 @@ describe('live runs crash safety', () => {
     const killedAt = Date.now();
     stack.startService('us', service);
     await stack.waitReady('us', 30_000);
-    if (service === 'evidence') await evidenceListening();
     t.diagnostic(`${service} SIGKILLed ${((killedAt - started) / 1000).toFixed(1)} s after submit with ${n} run(s) reading; ready again after ${((Date.now() - killedAt) / 1000).toFixed(1)} s`);
     return true;
   }
@@ -195,15 +174,7 @@ describe('live runs crash safety', () => {
     const mine = new Set(ids);
     const onStream = await streamEvents('us', (e) => mine.has(e.data.sessionId), root);
     const outbox = await query<{ event_id: string }>(db.url, `SELECT event_id FROM sessions.outbox WHERE session_id = ANY($1)`, [ids]);
-    const count = new Map<string, number>();
-    for (const m of onStream) {
-      assert.equal(m.msgId, m.event.id);
-      count.set(m.event.id, (count.get(m.event.id) ?? 0) + 1);
-    }
-    for (const row of outbox) assert.equal(count.get(row.event_id), 1, `${row.event_id} is on the stream ${count.get(row.event_id) ?? 0} times`);
-    assert.equal(onStream.length, outbox.length);
-    const bySession = new Map<string, DomainEvent[]>();
-    for (const m of onStream) bySession.set(m.event.data.sessionId, [...(bySession.get(m.event.data.sessionId) ?? []), m.event]);
+    const bySession = eventsOnceEach(onStream, outbox);
     for (const s of sessions) {
       assert.deepEqual(
         (bySession.get(s.id) ?? []).map((e) => [e.type, e.data.status, e.data.outcome]),
@@ -303,7 +274,7 @@ describe('live runs crash safety', () => {
       assert.equal(link.status, 409, link.text);
     } finally {
       stack.startService('us', 'evidence');
-      await evidenceListening();
+      await stack.waitReady('us', 30_000);
     }
   });
 });

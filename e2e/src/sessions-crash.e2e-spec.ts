@@ -2,11 +2,11 @@ import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { jetstreamManager } from '@nats-io/jetstream';
 import type { NatsConnection } from '@nats-io/transport-node';
-import { eventStreamName, subjectRoot, SUBJECTS, type DomainEvent } from '@verity/contracts';
+import { eventStreamName, subjectRoot, SUBJECTS } from '@verity/contracts';
 import { connectNats, RpcClient } from '@verity/platform';
 import { freePort, Stack } from '@verity/stack';
 import { api, cloneTestDatabase, isolationPrefix, query, waitFor } from '@verity/testing';
-import { closeStreams, streamEvents } from './sessions-support.js';
+import { closeStreams, eventsOnceEach, streamEvents } from './sessions-support.js';
 
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -110,17 +110,8 @@ describe('sessions crash safety', () => {
     for (const id of created) assert.ok(ids.has(id), `${id} answered 201 but is not stored`);
 
     const onStream = await streamEvents('us', () => true, root);
-    const count = new Map<string, number>();
-    for (const m of onStream) {
-      assert.equal(m.msgId, m.event.id);
-      count.set(m.event.id, (count.get(m.event.id) ?? 0) + 1);
-    }
     // exactly once by event id, and nothing on the stream that was not committed
-    for (const row of outbox) assert.equal(count.get(row.event_id), 1, `${row.event_id} is on the stream ${count.get(row.event_id) ?? 0} times`);
-    assert.equal(onStream.length, outbox.length);
-    // each committed session: exactly the one event its resting status delivers
-    const bySession = new Map<string, DomainEvent[]>();
-    for (const m of onStream) bySession.set(m.event.data.sessionId, [...(bySession.get(m.event.data.sessionId) ?? []), m.event]);
+    const bySession = eventsOnceEach(onStream, outbox);
     for (const s of sessions) {
       const events = bySession.get(s.id) ?? [];
       assert.deepEqual(

@@ -1,4 +1,5 @@
 /** Helpers of the sessions end-to-end tests: fixtures through the API, stored rows and the region's event stream. */
+import assert from 'node:assert/strict';
 import { jetstream, jetstreamManager } from '@nats-io/jetstream';
 import type { NatsConnection } from '@nats-io/transport-node';
 import { eventStreamName, subjectRoot, SUBJECTS, type DomainEvent, type Session } from '@verity/contracts';
@@ -91,6 +92,23 @@ function nats(): Promise<NatsConnection> {
 export async function closeStreams(): Promise<void> {
   for (const c of connections.values()) await (await c).close();
   connections.clear();
+}
+
+/**
+ * The exactly-once check of the crash tests: each committed outbox row is on the stream once (by its event id,
+ * which is also the message's deduplication id) and nothing else is. Returns the streamed events by session.
+ */
+export function eventsOnceEach(onStream: StreamMessage[], outbox: { event_id: string }[]): Map<string, DomainEvent[]> {
+  const count = new Map<string, number>();
+  for (const m of onStream) {
+    assert.equal(m.msgId, m.event.id);
+    count.set(m.event.id, (count.get(m.event.id) ?? 0) + 1);
+  }
+  for (const row of outbox) assert.equal(count.get(row.event_id), 1, `${row.event_id} is on the stream ${count.get(row.event_id) ?? 0} times`);
+  assert.equal(onStream.length, outbox.length);
+  const bySession = new Map<string, DomainEvent[]>();
+  for (const m of onStream) bySession.set(m.event.data.sessionId, [...(bySession.get(m.event.data.sessionId) ?? []), m.event]);
+  return bySession;
 }
 
 /**

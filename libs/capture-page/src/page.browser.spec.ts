@@ -13,7 +13,7 @@
  */
 import assert from 'node:assert/strict';
 import { randomInt } from 'node:crypto';
-import { existsSync, mkdirSync, mkdtempSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import os from 'node:os';
@@ -21,12 +21,12 @@ import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { catalogueSpecimen, photograph, renderSpecimen, selfie } from '@verity/specimens';
-import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import { imageCorrelation, launchChromium } from '@verity/testing';
+import { type Browser, type BrowserContext, type Page } from 'playwright-core';
 import sharp from 'sharp';
 import { ASSET_CACHE_CONTROL, PAGE_CACHE_CONTROL, SECURITY_HEADERS, captureAsset, capturePage, errorPage } from './index.js';
 import { isCaptureSecret } from '@verity/keys';
 
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../../..');
 const SHOTS = path.join(ROOT, 'e2e-screenshots', 'capture');
 const PHONE = { width: 360, height: 780 };
@@ -258,25 +258,10 @@ async function chooseFile(page: Page, jpeg: Buffer, name = 'photo.jpg'): Promise
   await expectHeading(page, 'Check your photo');
 }
 
-/** Whether `jpeg` shows `like` rather than `unlike`: correlation of small grey copies (level shifts of the video path cancel out). */
+/** Whether `jpeg` shows `like` rather than `unlike` (the video path shifts levels and re-encodes). */
 async function looksLike(jpeg: Buffer, like: Buffer, unlike: Buffer): Promise<boolean> {
-  const thumb = (b: Buffer) => sharp(b).resize(96, 54, { fit: 'fill' }).greyscale().raw().toBuffer();
-  const [x, a, b] = await Promise.all([thumb(jpeg), thumb(like), thumb(unlike)]);
-  const corr = (p: Buffer, q: Buffer) => {
-    const n = p.length;
-    const mp = p.reduce((s, v) => s + v, 0) / n;
-    const mq = q.reduce((s, v) => s + v, 0) / n;
-    let sxy = 0;
-    let sxx = 0;
-    let syy = 0;
-    for (let i = 0; i < n; i++) {
-      sxy += (p[i]! - mp) * (q[i]! - mq);
-      sxx += (p[i]! - mp) ** 2;
-      syy += (q[i]! - mq) ** 2;
-    }
-    return sxy / Math.sqrt(sxx * syy);
-  };
-  return corr(x, a) > 0.95 && corr(x, a) - corr(x, b) > 0.1;
+  const [a, b] = await Promise.all([imageCorrelation(jpeg, like, 96, 54), imageCorrelation(jpeg, unlike, 96, 54)]);
+  return a > 0.95 && a - b > 0.1;
 }
 
 async function size(jpeg: Buffer): Promise<{ width: number; height: number; format: string }> {
@@ -285,9 +270,6 @@ async function size(jpeg: Buffer): Promise<{ width: number; height: number; form
 }
 
 before(async () => {
-  if (!existsSync(CHROMIUM)) {
-    throw new Error(`Chromium is missing at ${CHROMIUM}: the capture page's browser test needs it (apt-get install -y chromium)`);
-  }
   mkdirSync(SHOTS, { recursive: true });
   tmp = mkdtempSync(path.join(os.tmpdir(), 'verity-capture-page-'));
   cameraFile = path.join(tmp, 'camera.mjpeg');
@@ -311,22 +293,7 @@ before(async () => {
   });
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  browser = await chromium.launch({
-    executablePath: CHROMIUM,
-    headless: true,
-    args: [
-      '--headless',
-      '--no-sandbox',
-      '--disable-gpu',
-      '--no-first-run',
-      '--disable-background-networking',
-      '--disable-component-update',
-      '--disable-sync',
-      '--use-fake-device-for-media-stream',
-      '--use-fake-ui-for-media-stream',
-      `--use-file-for-fake-video-capture=${cameraFile}`,
-    ],
-  });
+  browser = await launchChromium(cameraFile);
 });
 
 after(async () => {

@@ -103,3 +103,25 @@ export const GIF_SCRIPT_POLYGLOT = Buffer.concat([
 
 /** The JPEG signature followed by an HTML page: passes the signature check, and does not decode. */
 export const JPEG_HTML_POLYGLOT = Buffer.concat([Buffer.from([0xff, 0xd8, 0xff, 0xe0]), Buffer.from('<html><body><script>fetch("/steal")</script></body></html>'.repeat(20), 'latin1')]);
+
+/**
+ * How alike two images look: the Pearson correlation of small grey copies (`width` × `height`), so that the level
+ * shifts and re-encoding of a camera path cancel out. 1 is the same picture; unrelated pictures are near 0.
+ */
+export async function imageCorrelation(a: Buffer, b: Buffer, width = 64, height = 48): Promise<number> {
+  const decode = await sharp();
+  const thumb = (x: Buffer) => decode(x).resize(width, height, { fit: 'fill' }).greyscale().raw().toBuffer();
+  const [p, q] = await Promise.all([thumb(a), thumb(b)]);
+  const n = p.length;
+  const mp = p.reduce((s, v) => s + v, 0) / n;
+  const mq = q.reduce((s, v) => s + v, 0) / n;
+  let sxy = 0;
+  let sxx = 0;
+  let syy = 0;
+  for (let i = 0; i < n; i++) {
+    sxy += (p[i]! - mp) * (q[i]! - mq);
+    sxx += (p[i]! - mp) ** 2;
+    syy += (q[i]! - mq) ** 2;
+  }
+  return sxy / Math.sqrt(sxx * syy);
+}

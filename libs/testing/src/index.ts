@@ -7,3 +7,4 @@ export * from './events.js';
 export * from './principal.js';
 export * from './multipart.js';
 export * from './documents.js';
+export * from './chromium.js';

@@ -5,7 +5,7 @@ import pg from 'pg';
 import { SUBJECTS } from '@verity/contracts';
 import { multipart, noisyJpeg, padJpeg } from '@verity/testing';
 import { startBareServer, type BenchEnv } from './gateway-bench.js';
-import { formatRow } from './load.js';
+import { formatRow, percentile } from './load.js';
 
 const MiB = 1024 * 1024;
 /** Requests per key and window: the image class is 120 per minute on every tier, and the bench stays under it. */
@@ -128,10 +128,6 @@ export async function benchEvidence(env: BenchEnv, seconds = 10): Promise<void> 
   } finally {
     await bare.stop();
   }
-}
-
-function percentile(sorted: number[], p: number): number {
-  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
 }
 
 /**

@@ -1,12 +1,11 @@
-import net from 'node:net';
 import { availableParallelism, loadavg } from 'node:os';
 import { performance } from 'node:perf_hooks';
 import { SUBJECTS } from '@verity/contracts';
 import { DEFAULT_THRESHOLDS, ReadingPool } from '@verity/reading';
 import { catalogueSpecimen, selfie } from '@verity/specimens';
-import { photographDocument, query, waitFor } from '@verity/testing';
+import { photographDocument, query } from '@verity/testing';
 import type { BenchEnv } from './gateway-bench.js';
-import { formatRow } from './load.js';
+import { formatRow, percentile } from './load.js';
 
 /** Distinct captures (passport photos and their holders' selfies); sessions cycle through them. */
 const CAPTURES = 8;
@@ -27,10 +26,6 @@ const out = (line = '') => process.stdout.write(`${line}\n`);
 const progress = (line: string) => process.stderr.write(`live: ${line}\n`);
 const mark = (ok: boolean) => (ok ? '✓' : '✗');
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-function percentile(sorted: number[], p: number): number {
-  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
-}
 
 interface Pcts {
   p50: number;
@@ -114,22 +109,6 @@ export async function benchLive(env: BenchEnv): Promise<void> {
 
   progress(`photographing ${CAPTURES} passports`);
   const captures = await Promise.all(Array.from({ length: CAPTURES }, (_, i) => photographCapture(i + 1)));
-
-  // the gateway's readiness does not wait for evidence's reader threads: wait until evidence listens
-  const port = Number(env.stack.envFor('us', 'evidence').INTERNAL_PORT);
-  await waitFor(
-    () =>
-      new Promise<boolean>((resolve) => {
-        const socket = net.connect(port, '127.0.0.1');
-        socket.once('connect', () => {
-          socket.destroy();
-          resolve(true);
-        });
-        socket.once('error', () => resolve(false));
-      }),
-    60_000,
-    100,
-  );
 
   const live = await env.rpc.call(
     SUBJECTS.accountsKeyCreate,

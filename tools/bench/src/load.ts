@@ -55,3 +55,8 @@ export async function measure(spec: LoadSpec): Promise<LoadResult> {
 export function formatRow(cols: (string | number)[], widths: number[]): string {
   return cols.map((c, i) => String(c).padEnd(widths[i] ?? 10)).join('  ');
 }
+
+/** The `p`th percentile (0–100) of ascending `sorted` values: the value below which `p` % of them lie. */
+export function percentile(sorted: number[], p: number): number {
+  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
+}

@@ -29,7 +29,7 @@ import {
   type SelfieOptions,
   type Specimen,
 } from '@verity/specimens';
-import { formatRow } from './load.js';
+import { formatRow, percentile } from './load.js';
 import type { PhotoDone, PhotoJob } from './reading-photos.js';
 
 const MiB = 1024 * 1024;
@@ -45,10 +45,6 @@ const bytes = (u: Uint8Array) => Buffer.from(u.buffer, u.byteOffset, u.byteLengt
 const mark = (ok: boolean) => (ok ? '✓' : '✗');
 const out = (line = '') => process.stdout.write(`${line}\n`);
 const progress = (line: string) => process.stderr.write(`reading: ${line}\n`);
-
-function percentile(sorted: number[], p: number): number {
-  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
-}
 
 interface Timing {
   p50: number;

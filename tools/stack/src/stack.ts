@@ -161,14 +161,23 @@ export class Stack {
     await Promise.all(this.opts.regions.map((r) => this.waitReady(r)));
   }
 
+  /**
+   * Until the region's gateway answers ready and the internal HTTP listeners of evidence and id-scan accept
+   * connections (they listen only once their reader threads are loaded, after they answer health over NATS).
+   */
   async waitReady(region: Region, timeoutMs = this.opts.readyTimeoutMs ?? 60_000): Promise<void> {
     const deadline = Date.now() + timeoutMs;
+    const ports = Object.keys(INTERNAL_HTTP_SERVICES).map((s) => Number(this.envFor(region, s as ServiceName).INTERNAL_PORT));
     let last = '';
     while (Date.now() < deadline) {
       try {
         const res = await fetch(`${this.baseUrl(region)}/health/ready`);
         last = await res.text();
-        if (res.status === 200) return;
+        if (res.status === 200) {
+          const closed = (await Promise.all(ports.map(accepts))).filter((open) => !open).length;
+          if (closed === 0) return;
+          last = `${closed} internal HTTP listener(s) not accepting yet`;
+        }
       } catch (e) {
         last = (e as Error).message;
       }
@@ -192,6 +201,18 @@ export class Stack {
     );
     this.procs.clear();
   }
+}
+
+/** Whether a TCP port on loopback accepts a connection. */
+function accepts(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = net.connect(port, '127.0.0.1');
+    socket.once('connect', () => {
+      socket.destroy();
+      resolve(true);
+    });
+    socket.once('error', () => resolve(false));
+  });
 }
 
 /** A free TCP port on loopback. */
