@@ -7,7 +7,7 @@ import { DeliveriesRepository } from './delivery/deliveries.repository.js';
 import { DeliveryQueue } from './delivery/delivery.queue.js';
 import { DeliverySweeper } from './delivery/delivery.sweeper.js';
 import { DeliveryWorker } from './delivery/delivery.worker.js';
-import { DestinationGuard } from './delivery/receiver.client.js';
+import { DestinationGuard, resolverOf } from './delivery/receiver.client.js';
 import { SenderThread } from './delivery/sender.js';
 import { ATTEMPT_TIMEOUT_MS } from './delivery/retry-schedule.js';
 import { ReplayService } from './delivery/replay.service.js';
@@ -21,11 +21,11 @@ import { WebhooksRpcController } from './webhooks.rpc.controller.js';
   providers: [
     { provide: WEBHOOK_CONFIG, inject: [CONFIG], useFactory: (cfg: ServiceConfig) => webhookConfigOf(cfg) },
     { provide: SecretBox, inject: [WEBHOOK_CONFIG], useFactory: (cfg: WebhookConfig) => SecretBox.fromBase64(cfg.WEBHOOK_SECRET_KEY) },
-    { provide: DestinationGuard, inject: [WEBHOOK_CONFIG], useFactory: (cfg: WebhookConfig) => new DestinationGuard(cfg.WEBHOOK_ALLOW_PRIVATE_NETWORKS) },
+    { provide: DestinationGuard, inject: [WEBHOOK_CONFIG], useFactory: (cfg: WebhookConfig) => new DestinationGuard(cfg.WEBHOOK_ALLOW_PRIVATE_NETWORKS, resolverOf(cfg.WEBHOOK_DNS_SERVERS)) },
     {
       provide: SenderThread,
       inject: [WEBHOOK_CONFIG, LOGGER],
-      useFactory: (cfg: WebhookConfig, log: Logger) => new SenderThread({ allowPrivateNetworks: cfg.WEBHOOK_ALLOW_PRIVATE_NETWORKS, timeoutMs: ATTEMPT_TIMEOUT_MS }, log),
+      useFactory: (cfg: WebhookConfig, log: Logger) => new SenderThread({ allowPrivateNetworks: cfg.WEBHOOK_ALLOW_PRIVATE_NETWORKS, dnsServers: cfg.WEBHOOK_DNS_SERVERS, timeoutMs: ATTEMPT_TIMEOUT_MS }, log),
     },
     SubscriptionsRepository,
     DeliveriesRepository,

@@ -1,6 +1,7 @@
 import { configSection, envBool, eventStreamEnv, redisEnv, type ServiceConfig } from '@verity/platform';
 import { z } from 'zod';
 import { DEFAULT_RETRY_SCHEDULE, parseRetrySchedule, RetryScheduleError } from './delivery/retry-schedule.js';
+import { resolverOf } from './delivery/receiver.client.js';
 import { isSecretKey } from './subscriptions/secret-box.js';
 
 /** Configuration of the webhook-delivery service beyond the platform's (validated at start like the rest). */
@@ -13,6 +14,20 @@ export const webhookEnv = {
   WEBHOOK_SECRET_KEY: z.string().refine(isSecretKey, 'must be 32 bytes in standard base64 (openssl rand -base64 32)'),
   /** Local development and tests only: lets receivers live at loopback, private, link-local, CGNAT and ULA addresses. */
   WEBHOOK_ALLOW_PRIVATE_NETWORKS: envBool.default(false),
+  /**
+   * Name servers the SSRF guard asks (`address[:port]`, comma-separated), for example the cluster's resolver or a
+   * filtering one; empty: the operating system's resolver. Every address of the answer is checked either way.
+   */
+  WEBHOOK_DNS_SERVERS: z
+    .string()
+    .default('')
+    .superRefine((v, ctx) => {
+      try {
+        resolverOf(v);
+      } catch (e) {
+        ctx.addIssue({ code: 'custom', message: `not a list of address[:port]: ${(e as Error).message}` });
+      }
+    }),
   /** Delays before each retry after a failed attempt (contract §10). */
   WEBHOOK_RETRY_SCHEDULE: z
     .string()

@@ -23,7 +23,7 @@ let sender: SenderThread;
 let rx: WebhookReceiver;
 
 before(async () => {
-  sender = new SenderThread({ allowPrivateNetworks: true, timeoutMs: 400 }, log);
+  sender = new SenderThread({ allowPrivateNetworks: true, dnsServers: '', timeoutMs: 400 }, log);
   rx = await startWebhookReceiver({ tls: testTls() });
 });
 
@@ -54,7 +54,7 @@ describe('SenderThread', () => {
   });
 
   it('the guard runs in the thread with the setting it was given', async () => {
-    const strict = new SenderThread({ allowPrivateNetworks: false, timeoutMs: 400 }, log);
+    const strict = new SenderThread({ allowPrivateNetworks: false, dnsServers: '', timeoutMs: 400 }, log);
     try {
       const before = rx.received.length;
       const r = await strict.send({ url: `${rx.url}/private`, eventId: 'evt_senderthreadguard0000000', body, keys: [signingKey(secret)] });

@@ -1,4 +1,4 @@
-import { lookup } from 'node:dns/promises';
+import { lookup, Resolver } from 'node:dns/promises';
 import type { WebhookAttempt } from '@verity/contracts';
 import { classifyAddress, classifyHost, isAllowedRange, type AddressRange } from '@verity/ssrf';
 import { Agent, buildConnector, type Dispatcher } from 'undici';
@@ -19,11 +19,32 @@ export class DestinationError extends Error {
 }
 
 /**
+ * The name servers of `WEBHOOK_DNS_SERVERS` (`address[:port]`, comma-separated), as a resolver; null when none are
+ * named (the operating system's resolver is used). Throws on a malformed entry.
+ */
+export function resolverOf(servers: string): Resolver | null {
+  const list = servers.split(',').map((x) => x.trim()).filter(Boolean);
+  if (list.length === 0) return null;
+  const resolver = new Resolver({ timeout: 2000, tries: 2 });
+  resolver.setServers(list);
+  return resolver;
+}
+
+/**
  * The SSRF guard (contract §10): resolves a host and checks EVERY address it resolves to; one refused
- * address refuses the host. Returns the checked addresses, which are the only ones a connection may use.
+ * address refuses the host. Returns the checked addresses, which are the only ones a connection may use: the
+ * name is resolved once per attempt, so an answer that changes between the check and the connection (DNS
+ * rebinding) cannot lead the connection elsewhere.
  */
 export class DestinationGuard {
-  constructor(private readonly allowPrivateNetworks: boolean) {}
+  /**
+   * @param resolver name servers to ask (`WEBHOOK_DNS_SERVERS`); null: the operating system's resolver
+   *   (`getaddrinfo`, which also reads /etc/hosts).
+   */
+  constructor(
+    private readonly allowPrivateNetworks: boolean,
+    private readonly resolver: Resolver | null = null,
+  ) {}
 
   async addresses(hostname: string): Promise<string[]> {
     const host = classifyHost(hostname);
@@ -38,7 +59,7 @@ export class DestinationGuard {
     const name = host.kind === 'name' ? host.name : hostname;
     let resolved: Array<{ address: string }>;
     try {
-      resolved = await lookup(name, { all: true, verbatim: true });
+      resolved = this.resolver ? await this.resolveBoth(this.resolver, name) : await lookup(name, { all: true, verbatim: true });
     } catch (e) {
       throw new DestinationError('dns_error', `${name} did not resolve (${(e as { code?: string }).code ?? 'error'})`);
     }
@@ -51,6 +72,13 @@ export class DestinationGuard {
       out.push(c.address);
     }
     return out;
+  }
+
+  /** The A and AAAA records of `name`; fails only when neither family has an answer. */
+  private async resolveBoth(resolver: Resolver, name: string): Promise<Array<{ address: string }>> {
+    const [v4, v6] = await Promise.allSettled([resolver.resolve4(name), resolver.resolve6(name)]);
+    if (v4.status === 'rejected' && v6.status === 'rejected') throw v4.reason;
+    return [...(v4.status === 'fulfilled' ? v4.value : []), ...(v6.status === 'fulfilled' ? v6.value : [])].map((address) => ({ address }));
   }
 
   private check(address: string, range: AddressRange, name?: string): void {

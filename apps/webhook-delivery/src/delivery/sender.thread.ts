@@ -1,13 +1,13 @@
 // The sender thread (see SenderThread): a ReceiverClient of its own, fed with batches of requests by the
 // service's main thread and answering with batches of results.
 import { parentPort, workerData } from 'node:worker_threads';
-import { DestinationGuard, ReceiverClient } from './receiver.client.js';
+import { DestinationGuard, ReceiverClient, resolverOf } from './receiver.client.js';
 import type { FromSender, SenderOptions, ToSender } from './sender.js';
 import { signedHeaders } from './signing.js';
 
 const port = parentPort!;
 const opts = workerData as SenderOptions;
-const client = new ReceiverClient(new DestinationGuard(opts.allowPrivateNetworks), opts.timeoutMs);
+const client = new ReceiverClient(new DestinationGuard(opts.allowPrivateNetworks, resolverOf(opts.dnsServers)), opts.timeoutMs);
 let results: Array<FromSender[number]> = [];
 let flushing = false;
 

@@ -13,6 +13,8 @@ export interface Attempt {
 
 export interface SenderOptions {
   allowPrivateNetworks: boolean;
+  /** `WEBHOOK_DNS_SERVERS`: name servers of the SSRF guard; empty for the operating system's resolver. */
+  dnsServers: string;
   timeoutMs: number;
 }
 
