@@ -1,4 +1,4 @@
-import { baseEnv, loadConfig, natsEnv, redisEnv } from '@verity/platform';
+import { baseEnv, ConfigError, loadConfig, natsEnv, redisEnv } from '@verity/platform';
 import { z } from 'zod';
 
 export const gatewayEnv = {
@@ -30,12 +30,28 @@ export const gatewayEnv = {
   CAPTURE_UPLOAD_TIMEOUT_MS: z.coerce.number().int().min(100).default(30_000),
   /** Timeout of one readiness ping to a service. */
   HEALTH_TIMEOUT_MS: z.coerce.number().int().min(50).default(1000),
+  /** How long one readiness fan-out answers every caller of `/health/ready` (0: each call fans out, shared while in flight). */
+  HEALTH_CACHE_MS: z.coerce.number().int().min(0).max(60_000).default(1000),
+  /** Longest a client may take to send one whole request, headers and body (408 `request_timeout`). */
+  HTTP_REQUEST_TIMEOUT_MS: z.coerce.number().int().min(100).default(60_000),
+  /** Longest a client may take to send a request's headers (408 `request_timeout`). */
+  HTTP_HEADERS_TIMEOUT_MS: z.coerce.number().int().min(100).default(10_000),
+  /** How long a kept-alive connection waits for its next request before the gateway closes it. */
+  HTTP_KEEP_ALIVE_TIMEOUT_MS: z.coerce.number().int().min(100).default(72_000),
+  /** A connection with no traffic in either direction for this long is closed, whatever its state. */
+  HTTP_IDLE_TIMEOUT_MS: z.coerce.number().int().min(100).default(120_000),
 };
 
 export type GatewayConfig = ReturnType<typeof loadGatewayConfig>;
 
 export function loadGatewayConfig(env: NodeJS.ProcessEnv = process.env) {
   const cfg = loadConfig(gatewayEnv, env);
+  if (cfg.HTTP_HEADERS_TIMEOUT_MS > cfg.HTTP_REQUEST_TIMEOUT_MS) {
+    throw new ConfigError(['HTTP_HEADERS_TIMEOUT_MS must not be longer than HTTP_REQUEST_TIMEOUT_MS']);
+  }
+  if (cfg.HTTP_KEEP_ALIVE_TIMEOUT_MS > cfg.HTTP_IDLE_TIMEOUT_MS) {
+    throw new ConfigError(['HTTP_KEEP_ALIVE_TIMEOUT_MS must not be longer than HTTP_IDLE_TIMEOUT_MS (the idle timeout would cut kept-alive connections first)']);
+  }
   return {
     ...cfg,
     PORT: cfg.PORT ?? (cfg.REGION === 'us' ? 8080 : 8081),
