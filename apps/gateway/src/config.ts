@@ -21,8 +21,11 @@ export const gatewayEnv = {
   /** Internal HTTP base URLs of the services that take or serve byte streams. */
   ID_SCAN_URL: z.string().url().optional(),
   EVIDENCE_URL: z.string().url().optional(),
-  /** Secret shared inside the region's stack; signs the caller on internal HTTP requests. */
-  INTERNAL_AUTH_SECRET: z.string().min(32).optional(),
+  /**
+   * The region's own secret, shared with its evidence and id-scan services: signs every internal HTTP request
+   * (method, path, time, body). Required, no default: the operator creates it per region (docs/security.md).
+   */
+  INTERNAL_AUTH_SECRET: z.string().min(32),
   /** Largest ID-scan body accepted (21 MiB plus multipart framing). */
   ID_SCAN_BODY_LIMIT: z.coerce.number().int().default(21 * 1024 * 1024 + 64 * 1024),
   ID_SCAN_TIMEOUT_MS: z.coerce.number().int().min(100).default(30_000),

@@ -49,6 +49,7 @@ before(async () => {
   }
   const cfg = loadGatewayConfig({
     REGION: 'us',
+    INTERNAL_AUTH_SECRET: 'a-test-secret-of-at-least-32-characters',
     LOG_LEVEL: 'silent',
     NATS_SUBJECT_PREFIX: prefix,
     REDIS_KEY_PREFIX: prefix,
