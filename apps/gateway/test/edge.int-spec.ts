@@ -213,6 +213,16 @@ describe('gateway edge: slow and idle connections are cut off', () => {
     }
   });
 
+  it('a request that is not HTTP: 400 malformed_request in the envelope, then the connection closes', async () => {
+    const socket = net.connect(port, '127.0.0.1');
+    await once(socket, 'connect');
+    const closed = until_closed(socket);
+    socket.write('NOT HTTP AT ALL <script>\r\n\r\n');
+    const { text } = await closed;
+    assert.deepEqual(envelopeOf(text), { status: 400, code: 'malformed_request' });
+    assert.ok(!text.includes('script'), text);
+  });
+
   it('a connection that never sends a byte is closed', async () => {
     const socket = net.connect(port, '127.0.0.1');
     await once(socket, 'connect');
