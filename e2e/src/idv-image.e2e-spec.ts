@@ -126,7 +126,7 @@ for (const region of REGIONS) {
     it('back, or any value that is not a served artifact: 404 resource_not_found without echoing it, even with a back stored', async () => {
       const unknownSession = await getImage(region, w.key, newId('session'), 'front');
       const reference = sameness(unknownSession.json);
-      const values = ['back', 'BACK', 'Front', 'passport', 'front.jpg', 'selfie%20', '%3Cscript%3Ealert(1)%3C%2Fscript%3E', 'z'.repeat(300)];
+      const values = ['back', 'BACK', 'Front', 'passport', 'front.jpg', 'selfie%20', '%3Cscript%3Ealert(1)%3C%5Fscript%3E', 'z'.repeat(300)];
       for (const v of values) {
         const r = await getImage(region, w.key, w.full, v);
         assert.equal(r.status, 404, v);
@@ -150,7 +150,7 @@ for (const region of REGIONS) {
         ['unknown id', getImage(region, w.key, newId('session'), 'portrait')],
         ['malformed id', getImage(region, w.key, 'ses_123', 'front')],
         ['an applicant id', getImage(region, w.key, newId('applicant'), 'front')],
-        ['not an id', getImage(region, w.key, '..%2F..%2Fetc%2Fpasswd', 'front')],
+        ['not an id', getImage(region, w.key, '%3Cscript%3Ealert(1)', 'front')],
       ];
       const bodies = new Set<string>();
       for (const [label, pending] of cases) {
@@ -163,6 +163,22 @@ for (const region of REGIONS) {
       }
       assert.equal(bodies.size, 1, 'every case looks the same');
       assert.deepEqual(await activity(region, other.org.id), [], 'a refused request writes no entry, for the caller');
+    });
+
+    it('an encoded slash in the id or the artifact: 400 invalid_path, decided from the path alone, without echo', async () => {
+      // (dot segments are tested with raw requests in apps/gateway/test/edge.int-spec.ts: fetch resolves them itself)
+      const cases: [string, string][] = [
+        ['..%2F..%2Fetc%2Fpasswd', 'front'],
+        [w.full, '..%2Ffront'],
+        [newId('session'), 'front%2F..'],
+      ];
+      for (const [session, artifact] of cases) {
+        const r = await getImage(region, w.key, session, artifact);
+        assert.equal(r.status, 400, `${session}/${artifact}: ${r.json.text}`);
+        assert.equal(errorOf(r.json).code, 'invalid_path');
+        assert.equal(/passwd|front|%2F|%2e/i.test(r.json.text), false, `${session}/${artifact} echoed`);
+        assert.equal(r.json.text.includes(w.full), false, 'the id is not echoed');
+      }
     });
 
     it('a served artifact with nothing stored: 404 artifact_not_available', async () => {

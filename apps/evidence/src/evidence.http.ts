@@ -20,7 +20,7 @@ export class EvidenceHttp extends InternalHttpHost {
   ) {
     super('evidence', cfg, log);
     this.server.route('PUT', /^\/captures\/([^/]*)\/images\/([^/]*)$/, async (req, res, caller, [id, artifact]) => {
-      sendData(res, await capture.upload(caller, id!, artifact!, req));
+      sendData(res, await capture.upload(caller, id!, artifact!, req.body));
     });
     this.server.route('GET', /^\/sessions\/([^/]*)\/images\/([^/]*)$/, async (_req, res, caller, [id, artifact]) => {
       const blob = await this.evidence.openImage(caller, id!, artifact!);

@@ -46,8 +46,12 @@ interface Got {
   body: Buffer;
 }
 
+/** Signs one request as the gateway does: over its method, path and body (none for a GET). */
+type Signer = (method: string, path: string, body?: Buffer) => Record<string, string>;
+
 /** GET over the internal HTTP side, as the gateway does (signed headers), or with the headers given. */
-function get(path: string, headers: Record<string, string>): Promise<Got> {
+function get(path: string, sign: Signer | Record<string, string>): Promise<Got> {
+  const headers = typeof sign === 'function' ? sign('GET', path) : sign;
   return new Promise((resolve, reject) => {
     http
       .get({ host: '127.0.0.1', port, path, headers }, (res) => {
@@ -59,7 +63,11 @@ function get(path: string, headers: Record<string, string>): Promise<Got> {
       .on('error', reject);
   });
 }
-const signed = (p: Principal, requestId = newId('request'), deadline = Date.now() + 5000) => signInternalRequest(SECRET, p, requestId, deadline);
+const signedWith =
+  (secret: string, p: Principal, requestId = newId('request'), deadline = Date.now() + 5000): Signer =>
+  (method, path, body) =>
+    signInternalRequest(secret, { method, path }, { principal: p, requestId, deadline }, body);
+const signed = (p: Principal, requestId?: string, deadline?: number) => signedWith(SECRET, p, requestId, deadline);
 const image = (p: Principal, session: string, artifact: string, requestId?: string) => get(`/sessions/${session}/images/${artifact}`, signed(p, requestId));
 const json = (g: Got) => JSON.parse(g.body.toString()) as { ok: boolean; data?: unknown; error?: { code: string; message: string } };
 
@@ -140,8 +148,8 @@ describe('internal HTTP: GET /sessions/{id}/images/{artifact}', () => {
     const ses = newId('session');
     await store(p, ses, ['front']);
     const path = `/sessions/${ses}/images/front`;
-    const forged = signInternalRequest('another-secret-of-at-least-32-chars!', p, 'req_1', Date.now() + 5000);
-    const cases: [Record<string, string>, number, string][] = [
+    const forged = signedWith('another-secret-of-at-least-32-chars!', p, 'req_1');
+    const cases: [Signer | Record<string, string>, number, string][] = [
       [{}, 401, 'authentication_required'],
       [forged, 401, 'authentication_required'],
       [signed(principal('test', p.org_id, 'eu')), 401, 'authentication_required'],
@@ -245,8 +253,9 @@ describe('the activity log', () => {
   });
 });
 
-/** PUT over the internal HTTP side, the raw image as the body, as the gateway does for a capture. */
-function put(path: string, headers: Record<string, string>, body: Buffer): Promise<Got> {
+/** PUT over the internal HTTP side, the raw image as the body (its digest in the signed headers). */
+function put(path: string, sign: Signer, body: Buffer): Promise<Got> {
+  const headers = sign('PUT', path, body);
   return new Promise((resolve, reject) => {
     const req = http.request({ host: '127.0.0.1', port, path, method: 'PUT', headers: { ...headers, 'content-type': 'image/jpeg', 'content-length': body.length } }, (res) => {
       const chunks: Buffer[] = [];

@@ -1,4 +1,4 @@
-import { baseEnv, loadConfig, natsEnv, redisEnv } from '@verity/platform';
+import { baseEnv, ConfigError, loadConfig, natsEnv, redisEnv } from '@verity/platform';
 import { z } from 'zod';
 
 export const gatewayEnv = {
@@ -21,8 +21,11 @@ export const gatewayEnv = {
   /** Internal HTTP base URLs of the services that take or serve byte streams. */
   ID_SCAN_URL: z.string().url().optional(),
   EVIDENCE_URL: z.string().url().optional(),
-  /** Secret shared inside the region's stack; signs the caller on internal HTTP requests. */
-  INTERNAL_AUTH_SECRET: z.string().min(32).optional(),
+  /**
+   * The region's own secret, shared with its evidence and id-scan services: signs every internal HTTP request
+   * (method, path, time, body). Required, no default: the operator creates it per region (docs/security.md).
+   */
+  INTERNAL_AUTH_SECRET: z.string().min(32),
   /** Largest ID-scan body accepted (21 MiB plus multipart framing). */
   ID_SCAN_BODY_LIMIT: z.coerce.number().int().default(21 * 1024 * 1024 + 64 * 1024),
   ID_SCAN_TIMEOUT_MS: z.coerce.number().int().min(100).default(30_000),
@@ -30,12 +33,28 @@ export const gatewayEnv = {
   CAPTURE_UPLOAD_TIMEOUT_MS: z.coerce.number().int().min(100).default(30_000),
   /** Timeout of one readiness ping to a service. */
   HEALTH_TIMEOUT_MS: z.coerce.number().int().min(50).default(1000),
+  /** How long one readiness fan-out answers every caller of `/health/ready` (0: each call fans out, shared while in flight). */
+  HEALTH_CACHE_MS: z.coerce.number().int().min(0).max(60_000).default(1000),
+  /** Longest a client may take to send one whole request, headers and body (408 `request_timeout`). */
+  HTTP_REQUEST_TIMEOUT_MS: z.coerce.number().int().min(100).default(60_000),
+  /** Longest a client may take to send a request's headers (408 `request_timeout`). */
+  HTTP_HEADERS_TIMEOUT_MS: z.coerce.number().int().min(100).default(10_000),
+  /** How long a kept-alive connection waits for its next request before the gateway closes it. */
+  HTTP_KEEP_ALIVE_TIMEOUT_MS: z.coerce.number().int().min(100).default(72_000),
+  /** A connection with no traffic in either direction for this long is closed, whatever its state. */
+  HTTP_IDLE_TIMEOUT_MS: z.coerce.number().int().min(100).default(120_000),
 };
 
 export type GatewayConfig = ReturnType<typeof loadGatewayConfig>;
 
 export function loadGatewayConfig(env: NodeJS.ProcessEnv = process.env) {
   const cfg = loadConfig(gatewayEnv, env);
+  if (cfg.HTTP_HEADERS_TIMEOUT_MS > cfg.HTTP_REQUEST_TIMEOUT_MS) {
+    throw new ConfigError(['HTTP_HEADERS_TIMEOUT_MS must not be longer than HTTP_REQUEST_TIMEOUT_MS']);
+  }
+  if (cfg.HTTP_KEEP_ALIVE_TIMEOUT_MS > cfg.HTTP_IDLE_TIMEOUT_MS) {
+    throw new ConfigError(['HTTP_KEEP_ALIVE_TIMEOUT_MS must not be longer than HTTP_IDLE_TIMEOUT_MS (the idle timeout would cut kept-alive connections first)']);
+  }
   return {
     ...cfg,
     PORT: cfg.PORT ?? (cfg.REGION === 'us' ? 8080 : 8081),

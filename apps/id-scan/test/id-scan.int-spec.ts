@@ -2,7 +2,7 @@ import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { SUBJECTS, type Principal } from '@verity/contracts';
-import { RpcClient, signInternalRequest } from '@verity/platform';
+import { RpcClient, signInternalRequest, STREAMED_BODY } from '@verity/platform';
 import { query, sampleImage, type ServiceApp, type ServiceUnderTest, startServiceUnderTest, testPrincipal } from '@verity/testing';
 import { IdScanModule } from '../src/app.module.js';
 import { ID_SCAN_SERVICE, idScanEnv } from '../src/definition.js';
@@ -53,7 +53,7 @@ async function auditRows(orgId: string) {
 describe('id-scan internal HTTP: POST /scan', () => {
   it('refuses a request without the gateway’s signature, before reading it', async () => {
     const p = principal();
-    const forged = signInternalRequest('a-different-secret-of-32-characters!!', p, 'req_x', Date.now() + 10_000);
+    const forged = signInternalRequest('a-different-secret-of-32-characters!!', { method: 'POST', path: '/scan' }, { principal: p, requestId: 'req_x', deadline: Date.now() + 10_000 }, STREAMED_BODY);
     for (const headers of [{}, forged]) {
       const r = await scan(headers, form([{ name: 'front', file: jpeg }]));
       assert.equal(r.status, 401);
@@ -98,10 +98,10 @@ describe('id-scan internal HTTP: POST /scan', () => {
   it('admits a bounded number of uploads: while one is being read, another waits, and gives up at its deadline', async () => {
     const p = principal();
     let finish!: () => void;
-    const slow = scan(signed(p, 'req_slow'), (req) => {
+    const slow = scan(signed(p, 'req_slow'), (write, end) => {
       const body = form([{ name: 'front', file: jpeg }]);
-      req.write(body.subarray(0, 100));
-      finish = () => req.end(body.subarray(100));
+      write(body.subarray(0, 100));
+      finish = () => end(body.subarray(100));
     });
     await new Promise((r) => setTimeout(r, 100));
     const t = Date.now();

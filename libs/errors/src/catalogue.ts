@@ -18,6 +18,12 @@ export interface CatalogueEntry {
 
 export const ERROR_CATALOGUE = {
   invalid_json: { status: 400, type: 'invalid_request_error', message: 'The request body is not valid JSON.' },
+  invalid_path: {
+    status: 400,
+    type: 'invalid_request_error',
+    message: 'The path contains an encoded slash, backslash or NUL, or a "." or ".." segment. Send the path as documented.',
+  },
+  malformed_request: { status: 400, type: 'invalid_request_error', message: 'The request is not valid HTTP.' },
   authentication_required: {
     status: 401,
     type: 'authentication_error',
@@ -56,6 +62,11 @@ export const ERROR_CATALOGUE = {
     status: 404,
     type: 'invalid_request_error',
     message: 'No image is stored for this artifact. Use another artifact listed in idv.available_images.',
+  },
+  request_timeout: {
+    status: 408,
+    type: 'invalid_request_error',
+    message: 'The request did not arrive in time. Send it again, whole.',
   },
   invalid_state_transition: {
     status: 409,

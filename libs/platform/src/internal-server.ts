@@ -3,7 +3,8 @@ import type { BeforeApplicationShutdown, OnApplicationBootstrap } from '@nestjs/
 import type { AddressInfo } from 'node:net';
 import { DomainError, httpStatusOf, type ErrorData } from '@verity/errors';
 import { z } from 'zod';
-import { verifyInternalRequest, type InternalCaller } from './internal-http.js';
+import type { Readable } from 'node:stream';
+import { BodyVerifier, EMPTY_SHA256, verifyInternalRequest, type InternalCaller } from './internal-http.js';
 import type { Logger } from './logger.js';
 import { toErrorData } from './nats.js';
 
@@ -13,13 +14,26 @@ export const internalHttpEnv = {
   INTERNAL_PORT: z.coerce.number().int().min(0).max(65535),
   /** Listen address: loopback locally, 0.0.0.0 in a container. */
   HOST: z.string().default('127.0.0.1'),
-  /** Secret shared inside the region's stack; every request must carry the gateway's signature made with it. */
+  /**
+   * The region's own secret, shared by its gateway and the services it streams bytes to: every request must
+   * carry the gateway's signature made with it. No default: the operator creates it per region.
+   */
   INTERNAL_AUTH_SECRET: z.string().min(32),
 };
 export type InternalHttpConfig = z.infer<z.ZodObject<typeof internalHttpEnv>>;
 
+/** What a handler gets of a request: its headers, and its body as verified against the signature. */
+export interface InternalRequest {
+  headers: http.IncomingHttpHeaders;
+  /**
+   * The body, passed on as it arrives; its end comes only once the whole body matched its signature, otherwise
+   * the stream fails (and the request is answered 401 whatever the handler throws).
+   */
+  body: Readable;
+}
+
 export type InternalHandler = (
-  req: http.IncomingMessage,
+  req: InternalRequest,
   res: http.ServerResponse,
   caller: InternalCaller,
   params: string[],
@@ -92,8 +106,10 @@ export function discardRest(req: http.IncomingMessage, ms = LINGER_MS): void {
 }
 
 /**
- * The internal HTTP side of a service: only requests signed by the region's gateway (principal, request id and
- * deadline, HMAC with the shared secret) of this region, before their deadline, reach a handler. Answers are
+ * The internal HTTP side of a service: only requests signed by the region's gateway (method, path and query,
+ * time of signing, body digest, principal, request id and deadline: HMAC with the region's secret) of this
+ * region, within the signature window and before their deadline, reach a handler; the body reaches it through
+ * a `BodyVerifier`. Answers are
  * JSON `{ ok, data | error }` or, for a binary route, the bytes the handler streams. Closing stops accepting,
  * lets requests in flight finish (up to `graceMs`) and then cuts the rest.
  */
@@ -143,22 +159,34 @@ export class InternalHttpServer {
     const requestId = typeof req.headers['x-request-id'] === 'string' ? req.headers['x-request-id'] : 'req_internal';
     const log = this.opts.log.child({ request_id: requestId });
     try {
-      const caller = verifyInternalRequest(this.opts.secret, req.headers);
-      if (!caller || caller.principal.region !== this.opts.region) {
-        log.warn({ method: req.method, url: req.url }, 'internal request without a valid signature refused');
-        sendError(res, new DomainError('authentication_required', { message: 'Internal requests must be signed by the gateway.' }).toData(), req);
+      const verified = verifyInternalRequest(this.opts.secret, req);
+      const caller = verified?.caller;
+      if (!verified || !caller || caller.principal.region !== this.opts.region || (verified.contentSha256 === EMPTY_SHA256 && hasBody(req))) {
+        log.warn({ method: req.method, path: req.url?.split('?')[0] }, 'internal request without a valid signature refused');
+        sendError(res, unsigned(), req);
         return;
       }
       if (!Number.isFinite(caller.deadline) || Date.now() >= caller.deadline) {
         sendError(res, new DomainError('service_unavailable').toData(), req);
         return;
       }
+      const body = new BodyVerifier(this.opts.secret, verified, () => req.trailers);
+      // a request cut off mid-body fails its reader; a reader that stops early leaves the request to sendError
+      req.once('error', (e) => body.destroy(e));
+      req.once('aborted', () => body.destroy(new Error('the request was aborted')));
+      req.pipe(body);
       const path = (req.url ?? '/').split('?')[0]!;
       for (const r of this.routes) {
         const m = r.pattern.exec(path);
         if (!m) continue;
         if (r.method !== req.method) break;
-        await r.handler(req, res, caller, m.slice(1).map((s) => safeDecode(s)));
+        try {
+          await r.handler({ headers: req.headers, body }, res, caller, m.slice(1).map((s) => safeDecode(s)));
+        } catch (e) {
+          if (!body.failed) throw e;
+          log.warn({ method: req.method, path }, 'internal request body did not match its signature');
+          sendError(res, unsigned(), req);
+        }
         return;
       }
       sendError(res, new DomainError('route_not_found').toData(), req);
@@ -166,6 +194,14 @@ export class InternalHttpServer {
       sendError(res, toErrorData(e, log, `${this.opts.name} ${req.method} ${req.url?.split('?')[0] ?? ''}`), req);
     }
   }
+}
+
+function unsigned(): ErrorData {
+  return new DomainError('authentication_required', { message: 'Internal requests must be signed by the gateway.' }).toData();
+}
+
+function hasBody(req: http.IncomingMessage): boolean {
+  return req.headers['transfer-encoding'] !== undefined || Number(req.headers['content-length'] ?? 0) > 0;
 }
 
 function safeDecode(s: string): string {

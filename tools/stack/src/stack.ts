@@ -52,8 +52,12 @@ export class Stack {
   private readonly stopped = new Set<string>();
   private closing = false;
   private readonly internalPorts = new Map<string, number>();
-  /** Shared inside this stack: signs the caller on internal HTTP requests from the gateway. */
-  private readonly internalSecret = randomBytes(32).toString('base64url');
+  /**
+   * INTERNAL_AUTH_SECRET of each region: shared by the region's gateway, evidence and id-scan, and by nothing of
+   * the other region. Random per start (it protects requests in flight only, nothing stored), kept for the
+   * stack's life so that a service restarted alone still verifies its gateway.
+   */
+  private readonly internalSecrets: Record<Region, string> = { us: randomBytes(32).toString('base64url'), eu: randomBytes(32).toString('base64url') };
 
   constructor(readonly opts: StackOptions) {}
 
@@ -63,7 +67,7 @@ export class Stack {
 
   envFor(region: Region, service: ServiceName): Record<string, string> {
     const prefix = this.opts.isolationPrefix ?? '';
-    const internal: Record<string, string> = { INTERNAL_AUTH_SECRET: this.internalSecret };
+    const internal: Record<string, string> = { INTERNAL_AUTH_SECRET: this.internalSecrets[region] };
     for (const [s, urlVar] of Object.entries(INTERNAL_HTTP_SERVICES)) {
       const port = this.internalPorts.get(`${region}/${s}`);
       if (port === undefined) continue;

@@ -57,7 +57,8 @@ export class AccessService implements OnApplicationBootstrap {
     const ip = ipBucket(req.ip, this.cfg.RATE_LIMIT_IP_PER_MINUTE, now);
 
     const header = req.headers.authorization;
-    const raw = typeof header === 'string' && header.startsWith('Bearer ') ? header.slice(7).trim() : null;
+    // the scheme is case-insensitive (RFC 7235 §2.1), like the capture routes'
+    const raw = typeof header === 'string' && /^bearer /i.test(header) ? header.slice(7).trim() : null;
     const parsed = raw ? parseApiKey(raw) : null;
     const hash = parsed && parsed.region === this.cfg.REGION ? hashApiKey(raw!) : null;
     const cached = hash ? this.cache.get(hash, now) : undefined;
@@ -103,6 +104,16 @@ export class AccessService implements OnApplicationBootstrap {
     if (count === undefined) return true; // Redis away: fail open
     reply.headers(rateLimitHeaders({ bucket: ip, count, remaining: Math.max(0, ip.limit - count) }));
     return count <= ip.limit;
+  }
+
+  /** The pre-authentication IP limit alone, refused in the envelope (429): `/health/ready`, which needs no key. */
+  async limitIp(req: FastifyRequest, reply: FastifyReply): Promise<void> {
+    const now = Date.now();
+    const ip = ipBucket(req.ip, this.cfg.RATE_LIMIT_IP_PER_MINUTE, now);
+    const count = (await this.limiter.increment([ip], now))?.[0];
+    if (count === undefined) return; // Redis away: fail open
+    reply.headers(rateLimitHeaders({ bucket: ip, count, remaining: Math.max(0, ip.limit - count) }));
+    this.checkIp(ip, count, reply);
   }
 
   private checkIp(ip: Bucket, count: number | undefined, reply: FastifyReply): void {

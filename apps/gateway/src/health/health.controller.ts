@@ -29,9 +29,36 @@ export class HealthController {
     return { status: 'ok' };
   }
 
-  /** 200 only when every service of the region answers; Redis being away degrades but does not fail readiness. */
+  private inFlight: Promise<Readiness> | null = null;
+  private cached: { at: number; value: Readiness } | null = null;
+
+  /**
+   * 200 only when every service of the region answers; Redis being away degrades but does not fail readiness.
+   * One fan-out serves every caller while it runs and for HEALTH_CACHE_MS after, so a flood of probes costs the
+   * services at most one ping each per period. The answer names each service with `ok` or `down`, nothing more.
+   */
   @Get('ready')
   async ready(@Res({ passthrough: true }) reply: FastifyReply) {
+    const r = await this.readiness();
+    reply.code(r.allUp ? 200 : 503).header('cache-control', 'no-store');
+    return r.body;
+  }
+
+  private readiness(): Promise<Readiness> {
+    const now = Date.now();
+    if (this.cached && now - this.cached.at < this.cfg.HEALTH_CACHE_MS) return Promise.resolve(this.cached.value);
+    if (!this.inFlight) {
+      this.inFlight = this.fanOut()
+        .then((value) => {
+          this.cached = { at: Date.now(), value };
+          return value;
+        })
+        .finally(() => (this.inFlight = null));
+    }
+    return this.inFlight;
+  }
+
+  private async fanOut(): Promise<Readiness> {
     const services = await Promise.all(
       REGION_SERVICES.map(async (s) => {
         try {
@@ -48,12 +75,14 @@ export class HealthController {
     );
     const redis = this.limiter.isHealthy && (await this.limiter.ping()) ? 'ok' : 'down';
     const allUp = services.every(([, s]) => s === 'ok');
-    reply.code(allUp ? 200 : 503);
     return {
-      status: allUp ? (redis === 'ok' ? 'ok' : 'degraded') : 'unavailable',
-      region: this.cfg.REGION,
-      services: Object.fromEntries(services),
-      redis,
+      allUp,
+      body: { status: allUp ? (redis === 'ok' ? 'ok' : 'degraded') : 'unavailable', services: Object.fromEntries(services), redis },
     };
   }
+}
+
+interface Readiness {
+  allUp: boolean;
+  body: { status: 'ok' | 'degraded' | 'unavailable'; services: Record<string, 'ok' | 'down'>; redis: 'ok' | 'down' };
 }

@@ -1,8 +1,10 @@
+import http from 'node:http';
 import { Inject, Injectable } from '@nestjs/common';
+import type { Principal } from '@verity/contracts';
 import { DomainError, isErrorCode, type ErrorData } from '@verity/errors';
-import { signInternalRequest, type Logger } from '@verity/platform';
+import { BodySigner, INTERNAL_HEADERS, signInternalRequest, STREAMED_BODY, type Logger } from '@verity/platform';
 import type { FastifyReply } from 'fastify';
-import { PassThrough, type Readable } from 'node:stream';
+import type { Readable } from 'node:stream';
 import { Agent, request } from 'undici';
 import { GATEWAY_CONFIG, type GatewayConfig } from '../config.js';
 import type { Caller } from '../http/caller.js';
@@ -10,49 +12,74 @@ import { GATEWAY_LOGGER } from '../tokens.js';
 
 /**
  * Streams bytes between clients and the services that handle them (ID-scan uploads, evidence images) over the
- * region's internal HTTP, never buffering a whole body in the gateway. The caller travels in signed headers.
+ * region's internal HTTP, never buffering a whole body in the gateway. Every request is signed over its method,
+ * path, time and body (libs/platform/src/internal-http.ts): an upload's body signature follows its bytes as an
+ * HTTP trailer, which is why uploads go through Node's HTTP client (undici sends no request trailers).
  */
 @Injectable()
 export class StreamProxy {
   private readonly agent = new Agent({ keepAliveTimeout: 10_000, connections: 64 });
+  private readonly uploadAgent = new http.Agent({ keepAlive: true, maxSockets: 64, maxFreeSockets: 16, timeout: 10_000 });
 
   constructor(
     @Inject(GATEWAY_CONFIG) private readonly cfg: GatewayConfig,
     @Inject(GATEWAY_LOGGER) private readonly log: Logger,
   ) {}
 
-  private headers(c: Caller, timeoutMs: number): Record<string, string> {
-    if (!this.cfg.INTERNAL_AUTH_SECRET) throw new DomainError('service_unavailable');
-    return signInternalRequest(this.cfg.INTERNAL_AUTH_SECRET, c.principal, c.requestId, Date.now() + timeoutMs);
+  private secret(): string {
+    return this.cfg.INTERNAL_AUTH_SECRET;
+  }
+
+  private signed(url: URL, method: string, c: { principal: Principal; requestId: string }, timeoutMs: number, body: Buffer | typeof STREAMED_BODY): Record<string, string> {
+    return signInternalRequest(this.secret(), { method, path: url.pathname + url.search }, { principal: c.principal, requestId: c.requestId, deadline: Date.now() + timeoutMs }, body);
   }
 
   /** Sends the request body stream to `url` (POST, or PUT); relays JSON `{ ok, data | error }` answers. */
   async upload(url: string | undefined, c: Caller, body: Readable, contentType: string, timeoutMs: number, method: 'POST' | 'PUT' = 'POST'): Promise<unknown> {
     if (!url) throw new DomainError('service_unavailable');
-    // undici destroys the body stream it was given when the service answers before reading all of it (an upload
-    // refused part-way); destroying the client's request would close the client's connection before the
-    // answer is relayed, so undici gets a pass-through
-    const pass = new PassThrough();
-    body.pipe(pass);
+    const target = new URL(url);
+    const headers = this.signed(target, method, c, timeoutMs, STREAMED_BODY);
+    // the body passes through the signer, which hashes it for the trailer; the service may answer before reading
+    // all of it (an upload refused part-way): then the signer, never the client's request, is torn down, so the
+    // client's connection stays open for the answer
+    const signer = new BodySigner(this.secret(), headers[INTERNAL_HEADERS.signature]!);
+    body.pipe(signer);
     // a client that goes away mid-upload ends the upload to the service too
     body.once('close', () => {
-      if (!body.readableEnded) pass.destroy(new Error('the client closed the upload'));
+      if (!body.readableEnded) signer.destroy(new Error('the client closed the upload'));
     });
-    let res;
+    let req: http.ClientRequest | undefined;
+    let res: http.IncomingMessage;
     try {
-      res = await request(url, {
-        method,
-        dispatcher: this.agent,
-        headers: { ...this.headers(c, timeoutMs), 'content-type': contentType },
-        body: pass,
-        headersTimeout: timeoutMs,
-        bodyTimeout: timeoutMs,
+      res = await new Promise<http.IncomingMessage>((resolve, reject) => {
+        req = http.request(target, {
+          method,
+          agent: this.uploadAgent,
+          headers: { ...headers, 'content-type': contentType, trailer: INTERNAL_HEADERS.bodySignature },
+          signal: AbortSignal.timeout(timeoutMs),
+        }, resolve);
+        req.once('error', reject);
+        signer.once('error', (e) => req!.destroy(e));
+        signer.pipe(req, { end: false });
+        signer.once('end', () => {
+          req!.addTrailers(signer.trailers());
+          req!.end();
+        });
       });
     } catch (e) {
+      signer.destroy();
       this.log.warn({ err: e, request_id: c.requestId }, 'stream upload failed');
       throw new DomainError('service_unavailable');
     }
-    return this.relayJson(res.body, c);
+    try {
+      return await this.relayJson(() => readJson(res), c);
+    } finally {
+      if (!signer.readableEnded) {
+        signer.unpipe(req);
+        signer.destroy();
+        req?.destroy();
+      }
+    }
   }
 
   /** Streams a binary answer from `url` to the client, with the given headers; errors arrive as JSON. */
@@ -60,13 +87,13 @@ export class StreamProxy {
     if (!url) throw new DomainError('service_unavailable');
     let res;
     try {
-      res = await request(url, { method: 'GET', dispatcher: this.agent, headers: this.headers(c, timeoutMs), headersTimeout: timeoutMs, bodyTimeout: timeoutMs });
+      res = await request(url, { method: 'GET', dispatcher: this.agent, headers: this.signed(new URL(url), 'GET', c, timeoutMs, Buffer.alloc(0)), headersTimeout: timeoutMs, bodyTimeout: timeoutMs });
     } catch (e) {
       this.log.warn({ err: e, request_id: c.requestId }, 'stream download failed');
       throw new DomainError('service_unavailable');
     }
     if (res.statusCode !== 200) {
-      await this.relayJson(res.body, c);
+      await this.relayJson(() => res.body.json(), c);
       throw new DomainError('internal_error');
     }
     reply.headers(headers);
@@ -75,10 +102,10 @@ export class StreamProxy {
     await reply.send(res.body);
   }
 
-  private async relayJson(body: Readable & { json(): Promise<unknown> }, c: Caller): Promise<unknown> {
+  private async relayJson(json: () => Promise<unknown>, c: Caller): Promise<unknown> {
     let parsed: { ok?: boolean; data?: unknown; error?: ErrorData };
     try {
-      parsed = (await body.json()) as typeof parsed;
+      parsed = (await json()) as typeof parsed;
     } catch (e) {
       this.log.error({ err: e, request_id: c.requestId }, 'internal service answered non-JSON');
       throw new DomainError('internal_error');
@@ -87,4 +114,16 @@ export class StreamProxy {
     if (parsed.error && isErrorCode(parsed.error.code)) throw DomainError.fromData(parsed.error);
     throw new DomainError('internal_error');
   }
+}
+
+/** The JSON answer of a service (small: the bytes only ever travel the other way). */
+async function readJson(res: http.IncomingMessage): Promise<unknown> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of res as AsyncIterable<Buffer>) {
+    size += chunk.length;
+    if (size > 1024 * 1024) throw new Error('internal answer too large');
+    chunks.push(chunk);
+  }
+  return JSON.parse(Buffer.concat(chunks).toString('utf8'));
 }

@@ -13,7 +13,7 @@ export class ScanHttp extends InternalHttpHost {
   ) {
     super('id-scan', cfg, log);
     this.server.route('POST', /^\/scan$/, async (req, res, caller) => {
-      sendData(res, await scans.scan(caller, req, req.headers['content-type']));
+      sendData(res, await scans.scan(caller, req.body, req.headers['content-type']));
     });
   }
 }
