@@ -4,7 +4,7 @@ import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fa
 import { DomainError } from '@verity/errors';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { newId } from '@verity/keys';
-import { connectNats, createLogger, createRedis, explainStartupFailure } from '@verity/platform';
+import { connectNats, createLogger, createRedis, explainStartupFailure, natsCredentialsOf } from '@verity/platform';
 import { errorPage, PAGE_CACHE_CONTROL, SECURITY_HEADERS } from '@verity/capture-page';
 import { AccessService } from './access/access.service.js';
 import { ROUTES } from './access/routes.js';
@@ -23,7 +23,7 @@ try {
 const log = createLogger('gateway', cfg.REGION, cfg.LOG_LEVEL);
 
 try {
-  const nc = await connectNats(cfg.NATS_URL, `gateway-${cfg.REGION}`);
+  const nc = await connectNats(cfg.NATS_URL, `gateway-${cfg.REGION}`, natsCredentialsOf(cfg, 'gateway'));
   const redis = createRedis(cfg.REDIS_URL, `gateway-${cfg.REGION}`);
   redis.on('error', () => undefined); // reported through readiness; requests fail open
 

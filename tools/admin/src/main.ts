@@ -2,7 +2,7 @@ import { subjectRoot } from '@verity/contracts';
 import { DomainError } from '@verity/errors';
 import { newId } from '@verity/keys';
 // the NATS client alone: the CLI starts without loading Nest or TypeORM
-import { connectNats, RpcClient } from '@verity/platform/nats';
+import { connectNats, natsCredentialsOf, RpcClient } from '@verity/platform/nats';
 import { parseArgs, UsageError } from './args.js';
 import { runCommand, USAGE } from './commands.js';
 
@@ -29,8 +29,12 @@ try {
 
 let nc;
 try {
-  nc = await connectNats(NATS_URL, 'admin-cli');
-} catch {
+  // the operator identity: the only one the region's NATS lets call the admin subjects (docs/security.md, "NATS")
+  nc = await connectNats(NATS_URL, 'admin-cli', natsCredentialsOf(process.env, 'operator'));
+} catch (e) {
+  if (/authorization violation|authentication/i.test((e as Error).message)) {
+    fail('unauthorized', `NATS at ${NATS_URL} refused the operator credentials: check NATS_USER and NATS_PASSWORD (or NATS_NKEY_SEED)`, 1);
+  }
   fail('service_unavailable', `NATS is not reachable at ${NATS_URL}`, 1);
 }
 const rpc = new RpcClient(nc, subjectRoot(args.flags.region!, PREFIX), Number(process.env.RPC_TIMEOUT_MS ?? 5000));
