@@ -19,6 +19,8 @@ export interface NatsServerOptions {
   password?: (identity: NatsIdentity) => string;
   /** Grant the test-only identities too (local stack and tests). */
   includeTestIdentities?: boolean;
+  /** The configuration to run instead of the generated one (tests of the shipped file); `listen` and the store are replaced. */
+  config?: string;
   output?: ((line: string) => void) | null;
 }
 
@@ -59,16 +61,15 @@ export class NatsServer {
   async start(): Promise<void> {
     mkdirSync(path.join(this.dir, 'jetstream'), { recursive: true, mode: 0o700 });
     const conf = path.join(this.dir, 'nats-server.conf');
-    writeFileSync(
-      conf,
-      natsServerConfig({
-        root: this.opts.root,
-        listen: `127.0.0.1:${this.opts.port}`,
-        storeDir: path.join(this.dir, 'jetstream'),
-        includeTestIdentities: this.opts.includeTestIdentities,
-      }),
-      { mode: 0o600 },
-    );
+    const listen = `127.0.0.1:${this.opts.port}`;
+    const storeDir = path.join(this.dir, 'jetstream');
+    const text =
+      this.opts.config
+        ?.replace(/^listen: .*$/m, `listen: ${JSON.stringify(listen)}`)
+        .replace(/^jetstream \{ store_dir: .* \}$/m, `jetstream { store_dir: ${JSON.stringify(storeDir)} }`)
+        .replace(/^http_port: .*\n/m, '') ??
+      natsServerConfig({ root: this.opts.root, listen, storeDir, includeTestIdentities: this.opts.includeTestIdentities });
+    writeFileSync(conf, text, { mode: 0o600 });
     // the passwords reach the server through its environment only, as in deploy/
     const env: Record<string, string> = { PATH: process.env.PATH ?? '' };
     for (const [id, pw] of this.passwords) env[natsPasswordVariable(id)] = pw;
