@@ -194,6 +194,9 @@ export type NatsIdentity = keyof typeof GRANTS;
 export const NATS_GRANTS: Readonly<Record<NatsIdentity, NatsGrant>> = GRANTS;
 export const NATS_IDENTITIES = Object.keys(NATS_GRANTS) as NatsIdentity[];
 
+/** The ports of the local stack's nats-servers (`npm start`), unless NATS_PORT_US / NATS_PORT_EU say otherwise. */
+export const LOCAL_NATS_PORTS = { us: 4223, eu: 4224 } as const;
+
 /** The inbox prefix of an identity: only it may subscribe there, so nobody else reads its replies. */
 export function natsInboxPrefix(identity: string): string {
   return `_INBOX_${identity}`;

@@ -1,4 +1,5 @@
 import path from 'node:path';
+import { LOCAL_NATS_PORTS } from '@verity/contracts';
 import { defaultDatabaseUrl } from '@verity/platform';
 import { devNatsPassword } from './dev-keys.js';
 import { checkInfrastructure } from './infra.js';
@@ -24,7 +25,7 @@ const stack = new Stack({
   databaseUrl,
   // each region's own nats-server: its port, its JetStream store and its identities' passwords under .verity/
   nats: {
-    port: (r) => Number(process.env[`NATS_PORT_${r.toUpperCase()}`] ?? (r === 'us' ? 4223 : 4224)),
+    port: (r) => Number(process.env[`NATS_PORT_${r.toUpperCase()}`] ?? LOCAL_NATS_PORTS[r]),
     dir: (r) => path.join(REPO_ROOT, '.verity', `nats-${r}`),
     password: (r, identity) => devNatsPassword(REPO_ROOT, r, identity),
   },
@@ -53,8 +54,4 @@ try {
 }
 const secs = ((Date.now() - started) / 1000).toFixed(1);
 process.stdout.write(`verity: ready in ${secs}s — us ${stack.baseUrl('us')}  eu ${stack.baseUrl('eu')}  (Ctrl-C stops)\n`);
-for (const r of regions) {
-  process.stdout.write(
-    `verity: operator of ${r}: NATS_URL=${stack.nats(r).url} NATS_PASSWORD="$(cat .verity/nats-${r}-operator.key)" npm run admin -- … --region ${r}\n`,
-  );
-}
+process.stdout.write(`verity: NATS us ${stack.nats('us').url}  eu ${stack.nats('eu').url}; npm run admin logs in as the operator from .verity/\n`);

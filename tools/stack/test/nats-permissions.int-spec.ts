@@ -18,6 +18,7 @@ import {
   NATS_GRANTS,
   NATS_IDENTITIES,
   natsInboxPrefix,
+  natsPasswordVariable,
   qualify,
   SUBJECTS,
   type NatsIdentity,
@@ -74,6 +75,13 @@ describe('NATS permissions of the shipped configuration', () => {
     assert.equal(SHIPPED, deployNatsConfig('us'));
     assert.equal(/test-reader/.test(SHIPPED), false);
     assert.equal(/password: (?!\$NATS_PASSWORD_)/.test(SHIPPED), false, 'every password is read from the environment');
+    // the server's Deployment passes every identity's password, and the operator's script makes a Secret for each
+    const server = readFileSync(path.join(REPO_ROOT, 'deploy/base/nats.yaml'), 'utf8');
+    const script = readFileSync(path.join(REPO_ROOT, 'tools/scripts/nats-secrets.sh'), 'utf8');
+    for (const id of DEPLOYED) {
+      assert.ok(server.includes(`- name: ${natsPasswordVariable(id)}\n              valueFrom: { secretKeyRef: { name: verity-nats-${id}, key: NATS_PASSWORD } }`), id);
+    }
+    assert.deepEqual(/identities=\(([a-z -]+)\)/.exec(script)?.[1]?.split(' '), DEPLOYED);
   });
 
   it('a client without credentials, or with a wrong password, is refused at connection', async () => {
