@@ -52,7 +52,7 @@ try {
   nc = await connectNats(NATS_URL, 'admin-cli', credentials);
 } catch (e) {
   if (/authorization violation|authentication/i.test((e as Error).message)) {
-    fail('unauthorized', `NATS at ${NATS_URL} refused the operator credentials: check NATS_USER and NATS_PASSWORD (or NATS_NKEY_SEED)`, 1);
+    fail('authentication_required', `NATS at ${NATS_URL} refused the operator credentials: check NATS_USER and NATS_PASSWORD (or NATS_NKEY_SEED)`, 1);
   }
   fail('service_unavailable', `NATS is not reachable at ${NATS_URL}`, 1);
 }
