@@ -63,12 +63,16 @@ export function natsCredentialsOf(
   };
 }
 
-/** The connection options of `natsConnectionOptions` before servers, name and reconnection: login, TLS and inbox prefix. */
-export function natsLoginOptions(creds: NatsCredentials = {}): Partial<ConnectionOptions> {
+/** The connection options that log in as `creds`: the inbox prefix, the password or NKEY, and TLS. */
+function loginOptions(creds: NatsCredentials): Partial<ConnectionOptions> {
   const o: Partial<ConnectionOptions> = {};
   if (creds.identity) o.inboxPrefix = natsInboxPrefix(creds.identity);
-  if (creds.nkeySeed) o.authenticator = nkeyAuthenticator(enc.encode(creds.nkeySeed));
-  else if (creds.password !== undefined && creds.identity) Object.assign(o, { user: creds.identity, pass: creds.password });
+  if (creds.nkeySeed) {
+    o.authenticator = nkeyAuthenticator(enc.encode(creds.nkeySeed));
+  } else if (creds.password !== undefined && creds.identity) {
+    o.user = creds.identity;
+    o.pass = creds.password;
+  }
   if (creds.tlsCa || creds.tlsCert || creds.tlsKey) {
     o.tls = { ...(creds.tlsCa ? { caFile: creds.tlsCa } : {}), ...(creds.tlsCert ? { certFile: creds.tlsCert } : {}), ...(creds.tlsKey ? { keyFile: creds.tlsKey } : {}) };
   }
@@ -86,7 +90,7 @@ export async function connectNats(url: string, name: string, creds: NatsCredenti
     noAsyncTraces: true,
     maxReconnectAttempts: -1,
     reconnectTimeWait: 500,
-    ...natsLoginOptions(creds),
+    ...loginOptions(creds),
   });
 }
 

@@ -9,7 +9,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { AckPolicy, jetstream, jetstreamManager } from '@nats-io/jetstream';
-import type { NatsConnection } from '@nats-io/transport-node';
+import { nkeys, type NatsConnection } from '@nats-io/transport-node';
 import {
   ADMIN_SUBJECTS,
   EVENTS,
@@ -19,12 +19,13 @@ import {
   NATS_IDENTITIES,
   natsInboxPrefix,
   natsPasswordVariable,
+  natsServerConfig,
   qualify,
   SUBJECTS,
   type NatsIdentity,
   type Subject,
 } from '@verity/contracts';
-import { connectNats, encodeJson, ensureEventStream } from '@verity/platform';
+import { connectNats, encodeJson, ensureEventStream, natsCredentialsOf } from '@verity/platform';
 import { deployNatsConfig, deployNatsConfigPath, NatsServer } from '../src/nats.js';
 import { freePort, REPO_ROOT } from '../src/stack.js';
 
@@ -173,5 +174,45 @@ describe('NATS permissions of the shipped configuration', () => {
     await as('gateway').flush();
     assert.deepEqual(got, ['accounts']);
     sub.unsubscribe();
+  });
+});
+
+describe('NATS logins over TLS and with an NKEY', () => {
+  const sessionsKey = nkeys.createUser();
+  let tlsServer: NatsServer;
+  const cert = process.env.WEBHOOK_TEST_TLS_CERT!;
+  const key = process.env.WEBHOOK_TEST_TLS_KEY!;
+
+  before(async () => {
+    const config = natsServerConfig({
+      root: ROOT,
+      listen: 'replaced',
+      storeDir: 'replaced',
+      tls: { certFile: cert, keyFile: key },
+      nkeys: { sessions: sessionsKey.getPublicKey() },
+    });
+    tlsServer = new NatsServer({ root: ROOT, port: await freePort(), config });
+    await tlsServer.start();
+  });
+  after(() => tlsServer?.stop());
+
+  it('a service configured with NATS_TLS_CA and NATS_NKEY_SEED calls what it may; its password no longer opens the identity', async () => {
+    const env = (extra: Record<string, string>) => natsCredentialsOf({ NATS_TLS_CA: cert, ...extra }, 'unused');
+    const screening = await connectNats(tlsServer.url, 'screening-tls', env({ NATS_USER: 'screening', NATS_PASSWORD: tlsServer.credentials('screening').password }));
+    screening.subscribe(qualify(ROOT, SUBJECTS.templatesVersion), {
+      callback: (_e, m) => {
+        m.respond('served');
+      },
+    });
+    await screening.flush();
+    const sessions = await connectNats(tlsServer.url, 'sessions-nkey', env({ NATS_USER: 'sessions', NATS_NKEY_SEED: new TextDecoder().decode(sessionsKey.getSeed()) }));
+    assert.equal(await answered(sessions, SUBJECTS.templatesVersion), true);
+    assert.equal(await answered(sessions, SUBJECTS.templatesCreate), false);
+    await assert.rejects(
+      connectNats(tlsServer.url, 'sessions-password', env({ NATS_USER: 'sessions', NATS_PASSWORD: tlsServer.credentials('sessions').password })).then((nc) => nc.close()),
+      /authorization violation/i,
+    );
+    await sessions.close();
+    await screening.close();
   });
 });
