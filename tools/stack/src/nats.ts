@@ -78,8 +78,11 @@ export class NatsServer {
     let out = '';
     const collect = (d: Buffer) => {
       out += d.toString();
-      // warnings and errors (a refused login, a permissions violation); not the informational lines
-      for (const line of d.toString().split('\n')) if (line.trim() && !/\[(INF|DBG|TRC)\]/.test(line)) this.opts.output?.(line);
+      // warnings and errors (a refused login, a permissions violation); not the informational lines, nor the
+      // warning that passwords are plain text: the server reads them from its environment by design (docs/decisions.md)
+      for (const line of d.toString().split('\n')) {
+        if (line.trim() && !/\[(INF|DBG|TRC)\]|Plaintext passwords detected/.test(line)) this.opts.output?.(line);
+      }
     };
     child.stdout!.on('data', collect);
     child.stderr!.on('data', collect);
