@@ -59,6 +59,8 @@ export class NatsServer {
   }
 
   async start(): Promise<void> {
+    // another server on the port would answer in this one's place, with other passwords
+    if (await accepts(this.opts.port)) throw new Error(`port ${this.opts.port} for the nats-server of ${this.opts.root} is in use (NATS_PORT_US / NATS_PORT_EU choose others)`);
     mkdirSync(path.join(this.dir, 'jetstream'), { recursive: true, mode: 0o700 });
     const conf = path.join(this.dir, 'nats-server.conf');
     const listen = `127.0.0.1:${this.opts.port}`;
