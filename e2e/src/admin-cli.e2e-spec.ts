@@ -3,7 +3,7 @@ import { after, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { SUBJECTS } from '@verity/contracts';
 import { waitFor } from '@verity/testing';
-import { adminCli, client, closeOperators, createKey, createOrg, operator, rows } from './support.js';
+import { adminCli, client, closeOperators, createKey, createOrg, natsEnvOf, operator, rows } from './support.js';
 
 after(closeOperators);
 
@@ -166,6 +166,16 @@ describe('admin CLI (contract §12)', () => {
     // a refused command changed nothing
     const unchanged = await (await operator('us')).call(SUBJECTS.accountsOrgGet, { org_id: org.id }, { principal: null, requestId: 'req_e2e' });
     assert.deepEqual([unchanged.tier, unchanged.custom_limits, unchanged.billing.subscription_status], ['standard', null, 'active']);
+  });
+
+  it('only the operator identity gets through: a wrong password is authentication_required, another identity cannot create an organization, nothing is created', async () => {
+    const name = `not by the operator ${Date.now()}`;
+    const wrong = await adminCli(['org', 'create', '--region', 'us', '--name', name], { NATS_PASSWORD: 'pwrongwrongwrongwrongwrong1' });
+    refused(wrong, 'authentication_required', 'wrong password');
+    assert.equal(wrong.stderr.includes('pwrongwrong'), false, 'the password is not echoed');
+    // sessions' own credentials are valid, but sessions may not call the admin subjects: nobody answers
+    refused(await adminCli(['org', 'create', '--region', 'us', '--name', name], { ...natsEnvOf('us', 'sessions'), RPC_TIMEOUT_MS: '1000' }), 'service_unavailable', 'as sessions');
+    assert.deepEqual(await rows('us', 'SELECT id FROM accounts.organizations WHERE name = $1', [name]), []);
   });
 
   it('--region eu works against eu: the organization lives there only and its keys are idv_sk_eu_… keys', async () => {

@@ -7,10 +7,9 @@
 import { after, before, describe, it, type TestContext } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
-import { jetstreamManager } from '@nats-io/jetstream';
 import type { NatsConnection } from '@nats-io/transport-node';
-import { eventStreamName, subjectRoot, SUBJECTS } from '@verity/contracts';
-import { connectNats, RpcClient } from '@verity/platform';
+import { subjectRoot, SUBJECTS } from '@verity/contracts';
+import { RpcClient } from '@verity/platform';
 import { freePort, Stack, type ServiceName } from '@verity/stack';
 import { api, cloneTestDatabase, isolationPrefix, query, waitFor } from '@verity/testing';
 import { captureClientAt, passportOf } from './capture-support.js';
@@ -27,6 +26,8 @@ describe('live runs crash safety', () => {
   let stack: Stack;
   let db: Awaited<ReturnType<typeof cloneTestDatabase>>;
   let nc: NatsConnection;
+  /** The stack's NATS as the test-only stream reader. */
+  let reader: NatsConnection;
   let ops: RpcClient;
   let root: string;
   let photos: Photos[];
@@ -52,16 +53,16 @@ describe('live runs crash safety', () => {
     });
     // the photos are rendered while the stack starts
     [, photos] = await Promise.all([stack.start(), Promise.all(Array.from({ length: N }, (_, i) => passportOf(i + 1)))]);
-    nc = await connectNats('nats://127.0.0.1:4222', 'e2e-capture-crash');
+    nc = await stack.connectNats('us', 'operator', 'e2e-capture-crash');
+    reader = await stack.connectNats('us', 'test-reader', 'e2e-capture-crash-reader');
     ops = new RpcClient(nc, root, 5000);
   });
 
   after(async () => {
+    // the stream goes with the stack's own NATS server
+    await nc?.close();
+    await reader?.close();
     await stack?.stop();
-    if (nc) {
-      await (await jetstreamManager(nc)).streams.delete(eventStreamName(root)).catch(() => undefined);
-      await nc.close();
-    }
     await closeStreams();
     await db?.drop();
   });
@@ -172,7 +173,7 @@ describe('live runs crash safety', () => {
 
     // exactly one event per session on the stream, the one its resting status delivers, each outbox row once by id
     const mine = new Set(ids);
-    const onStream = await streamEvents('us', (e) => mine.has(e.data.sessionId), root);
+    const onStream = await streamEvents('us', (e) => mine.has(e.data.sessionId), root, reader);
     const outbox = await query<{ event_id: string }>(db.url, `SELECT event_id FROM sessions.outbox WHERE session_id = ANY($1)`, [ids]);
     const bySession = eventsOnceEach(onStream, outbox);
     for (const s of sessions) {

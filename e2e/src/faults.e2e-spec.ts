@@ -4,7 +4,7 @@ import net from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { SUBJECTS, subjectRoot } from '@verity/contracts';
-import { connectNats, RpcClient } from '@verity/platform';
+import { RpcClient } from '@verity/platform';
 import { Stack } from '@verity/stack';
 import { api, cloneTestDatabase, isolationPrefix, query, waitFor, type ApiResponse } from '@verity/testing';
 import { errorOf, freePort, rateLimitOf } from './support.js';
@@ -50,7 +50,7 @@ describe('faults on a stack of its own', () => {
   let redis: ChildProcess | undefined;
   let redisPort: number;
   let db: Awaited<ReturnType<typeof cloneTestDatabase>> | undefined;
-  let nc: Awaited<ReturnType<typeof connectNats>> | undefined;
+  let nc: Awaited<ReturnType<Stack['connectNats']>> | undefined;
   let ops: RpcClient;
   let base: string;
 
@@ -70,14 +70,14 @@ describe('faults on a stack of its own', () => {
     });
     await stack.start();
     base = stack.baseUrl('us');
-    nc = await connectNats('nats://127.0.0.1:4222', 'e2e-faults');
+    nc = await stack.connectNats('us', 'operator', 'e2e-faults');
     ops = new RpcClient(nc, subjectRoot('us', prefix), 5000);
   });
 
   after(async () => {
+    await nc?.close();
     await stack?.stop();
     await stopProcess(redis, 'SIGKILL');
-    await nc?.close();
     await db?.drop();
   });
 

@@ -9,7 +9,7 @@ import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { subjectRoot, SUBJECTS } from '@verity/contracts';
-import { connectNats, RpcClient } from '@verity/platform';
+import { RpcClient } from '@verity/platform';
 import { freePort, Stack } from '@verity/stack';
 import { cloneTestDatabase, GIF_SCRIPT_POLYGLOT, isolationPrefix, JPEG_HTML_POLYGLOT, noisyJpeg, padJpeg, pixelFloodPng, query, truncate, waitFor } from '@verity/testing';
 import { multipart, post, type Part, type Sent } from './id-scan-support.js';
@@ -42,9 +42,10 @@ before(async () => {
     output: (_r, s, line) => logs.push(`${s} ${line}`),
   });
   // the database is a clone of the migrated template: only the services this test needs are started
+  await stack.startNats();
   for (const s of ['accounts', 'id-scan', 'gateway'] as const) stack.startService('us', s);
   base = stack.baseUrl('us');
-  const nc = await connectNats('nats://127.0.0.1:4222', 'e2e-abuse');
+  const nc = await stack.connectNats('us', 'operator', 'e2e-abuse');
   closeNats = () => nc.close();
   rpc = new RpcClient(nc, subjectRoot('us', prefix), 3000);
   const op = { principal: null, requestId: 'req_abuse' };

@@ -4,7 +4,7 @@ import { createHash, randomUUID } from 'node:crypto';
 import { SUBJECTS, type ActivityEntry, type EvidenceArtifact, type Principal } from '@verity/contracts';
 import { newId } from '@verity/keys';
 import { type ApiResponse, noisyJpeg, testPrincipal } from '@verity/testing';
-import { adminCli, client, clientIp, closeOperators, createKey, E2E, errorOf, freshWindow, operator, orgWithKey, rateLimitOf, rows, times, type Region } from './support.js';
+import { adminCli, client, clientAs, clientIp, closeOperators, createKey, E2E, errorOf, freshWindow, operator, orgWithKey, rateLimitOf, rows, times, type Region } from './support.js';
 import { newApplicant, newTemplate, waitStatus, type Client } from './sessions-support.js';
 
 after(closeOperators);
@@ -209,7 +209,8 @@ for (const region of REGIONS) {
 
     it('the session read lists what evidence holds: portrait, front, selfie in that order, never back; no link of any kind', async () => {
       const opts = { principal: w.p, requestId: 'req_e2e' };
-      const rpc = await operator(region);
+      // asked as sessions asks it for a session read
+      const rpc = await clientAs(region, 'sessions');
       const cases: [string, EvidenceArtifact[]][] = [
         [w.full, ['portrait', 'front', 'selfie']],
         [w.docQuality, ['front', 'selfie']],

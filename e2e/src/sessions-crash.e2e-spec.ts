@@ -1,9 +1,8 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { jetstreamManager } from '@nats-io/jetstream';
 import type { NatsConnection } from '@nats-io/transport-node';
-import { eventStreamName, subjectRoot, SUBJECTS } from '@verity/contracts';
-import { connectNats, RpcClient } from '@verity/platform';
+import { subjectRoot, SUBJECTS } from '@verity/contracts';
+import { RpcClient } from '@verity/platform';
 import { freePort, Stack } from '@verity/stack';
 import { api, cloneTestDatabase, isolationPrefix, query, waitFor } from '@verity/testing';
 import { closeStreams, eventsOnceEach, streamEvents } from './sessions-support.js';
@@ -17,6 +16,8 @@ describe('sessions crash safety', () => {
   let stack: Stack;
   let db: Awaited<ReturnType<typeof cloneTestDatabase>>;
   let nc: NatsConnection;
+  /** The stack's NATS as the test-only stream reader. */
+  let reader: NatsConnection;
   let root: string;
 
   before(async () => {
@@ -33,15 +34,15 @@ describe('sessions crash safety', () => {
       output: null,
     });
     await stack.start();
-    nc = await connectNats('nats://127.0.0.1:4222', 'e2e-sessions-crash');
+    nc = await stack.connectNats('us', 'operator', 'e2e-sessions-crash');
+    reader = await stack.connectNats('us', 'test-reader', 'e2e-sessions-crash-reader');
   });
 
   after(async () => {
+    // the stream goes with the stack's own NATS server
+    await nc?.close();
+    await reader?.close();
     await stack?.stop();
-    if (nc) {
-      await (await jetstreamManager(nc)).streams.delete(eventStreamName(root)).catch(() => undefined);
-      await nc.close();
-    }
     await closeStreams();
     await db?.drop();
   });
@@ -109,7 +110,7 @@ describe('sessions crash safety', () => {
     const ids = new Set(sessions.map((s) => s.id));
     for (const id of created) assert.ok(ids.has(id), `${id} answered 201 but is not stored`);
 
-    const onStream = await streamEvents('us', () => true, root);
+    const onStream = await streamEvents('us', () => true, root, reader);
     // exactly once by event id, and nothing on the stream that was not committed
     const bySession = eventsOnceEach(onStream, outbox);
     for (const s of sessions) {

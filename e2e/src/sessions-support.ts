@@ -3,9 +3,8 @@ import assert from 'node:assert/strict';
 import { jetstream, jetstreamManager } from '@nats-io/jetstream';
 import type { NatsConnection } from '@nats-io/transport-node';
 import { eventStreamName, subjectRoot, SUBJECTS, type DomainEvent, type Session } from '@verity/contracts';
-import { connectNats } from '@verity/platform';
 import { query, waitFor, type ApiResponse } from '@verity/testing';
-import { client, E2E, operator, orgWithKey, type Region } from './support.js';
+import { client, connectAs, E2E, operator, orgWithKey, type Region } from './support.js';
 
 export type Client = ReturnType<typeof client>;
 export type One = { data: Session };
@@ -80,11 +79,12 @@ export interface StreamMessage {
 }
 
 const connections = new Map<string, Promise<NatsConnection>>();
-function nats(): Promise<NatsConnection> {
-  let c = connections.get('nc');
+/** The region's NATS as the test-only stream reader (or, for a stack of a test's own, the connection it gives). */
+function nats(region: Region): Promise<NatsConnection> {
+  let c = connections.get(region);
   if (!c) {
-    c = connectNats('nats://127.0.0.1:4222', 'e2e-events');
-    connections.set('nc', c);
+    c = connectAs(region, 'test-reader', 'e2e-events');
+    connections.set(region, c);
   }
   return c;
 }
@@ -115,8 +115,13 @@ export function eventsOnceEach(onStream: StreamMessage[], outbox: { event_id: st
  * Every message now on the events stream of a region (root `root`, default the shared e2e stack's) that
  * `keep` accepts, read with an ordered consumer from the first message to the last one present when called.
  */
-export async function streamEvents(region: Region, keep: (e: DomainEvent) => boolean, root = subjectRoot(region, E2E.prefix)): Promise<StreamMessage[]> {
-  const nc = await nats();
+export async function streamEvents(
+  region: Region,
+  keep: (e: DomainEvent) => boolean,
+  root = subjectRoot(region, E2E.prefix),
+  connection?: NatsConnection,
+): Promise<StreamMessage[]> {
+  const nc = connection ?? (await nats(region));
   const name = eventStreamName(root);
   const jsm = await jetstreamManager(nc);
   let last: number;

@@ -2,7 +2,8 @@ import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import { subjectRoot, SUBJECTS, type CreatedApiKey, type Organization } from '@verity/contracts';
+import type { NatsConnection } from '@nats-io/transport-node';
+import { subjectRoot, SUBJECTS, type CreatedApiKey, type NatsIdentity, type Organization } from '@verity/contracts';
 import { connectNats, RpcClient } from '@verity/platform';
 import { REPO_ROOT } from '@verity/stack';
 import { api, query, type ApiResponse } from '@verity/testing';
@@ -19,7 +20,22 @@ export const E2E = {
   url: { us: need('E2E_US_URL'), eu: need('E2E_EU_URL') } as Record<Region, string>,
   prefix: need('E2E_PREFIX'),
   db: { us: need('E2E_DB_US'), eu: need('E2E_DB_EU') } as Record<Region, string>,
+  /** Each region's own NATS and the passwords of the identities the tests may use there (tools/scripts/test.mjs). */
+  nats: JSON.parse(need('E2E_NATS')) as Record<Region, { url: string; passwords: Partial<Record<NatsIdentity, string>> }>,
 };
+
+/** A connection to a region's NATS as `identity`: the operator, the test-only stream reader, or sessions. */
+export function connectAs(region: Region, identity: NatsIdentity, name = `e2e-${identity}-${region}`): Promise<NatsConnection> {
+  const n = E2E.nats[region];
+  const password = n.passwords[identity];
+  if (password === undefined) throw new Error(`the e2e stack gives no NATS password for ${identity}`);
+  return connectNats(n.url, name, { identity, password });
+}
+
+/** The environment of a process that connects to a region's NATS as `identity`. */
+export function natsEnvOf(region: Region, identity: NatsIdentity): Record<string, string> {
+  return { NATS_URL: E2E.nats[region].url, NATS_USER: identity, NATS_PASSWORD: E2E.nats[region].passwords[identity] ?? '' };
+}
 
 /** A client address of its own for each test, so the per-IP limit of one test never touches another. */
 export function clientIp(): string {
@@ -39,11 +55,15 @@ export function client(region: Region, key?: string, ip = clientIp()) {
 
 const execFileP = promisify(execFile);
 
-/** Runs the admin CLI exactly as an operator would; returns its exit code, parsed output and raw output. */
-export async function adminCli(args: string[]): Promise<{ code: number; out: unknown; err: unknown; stdout: string; stderr: string }> {
+/**
+ * Runs the admin CLI exactly as an operator would, logged in as the operator to the NATS of the region in `args`
+ * (`env` adds to or replaces its environment); returns its exit code, parsed output and raw output.
+ */
+export async function adminCli(args: string[], env: Record<string, string> = {}): Promise<{ code: number; out: unknown; err: unknown; stdout: string; stderr: string }> {
+  const region: Region = args[args.indexOf('--region') + 1] === 'eu' ? 'eu' : 'us';
   try {
     const { stdout, stderr } = await execFileP(process.execPath, [path.join(REPO_ROOT, 'tools/admin/dist/src/main.js'), ...args], {
-      env: { ...process.env, NATS_SUBJECT_PREFIX: E2E.prefix },
+      env: { ...process.env, NATS_SUBJECT_PREFIX: E2E.prefix, ...natsEnvOf(region, 'operator'), ...env },
     });
     return { code: 0, out: JSON.parse(stdout), err: null, stdout, stderr };
   } catch (e) {
@@ -58,13 +78,19 @@ export async function adminCli(args: string[]): Promise<{ code: number; out: unk
   }
 }
 
-const clients = new Map<Region, Promise<RpcClient>>();
-/** Operator calls over NATS (fast set-up for tests; the CLI itself is tested separately). */
+const clients = new Map<string, Promise<RpcClient>>();
+/** Operator calls over NATS, as the operator identity (fast set-up for tests; the CLI itself is tested separately). */
 export function operator(region: Region): Promise<RpcClient> {
-  let c = clients.get(region);
+  return clientAs(region, 'operator');
+}
+
+/** Calls as a service would make them, with its identity (a test playing sessions asks evidence). */
+export function clientAs(region: Region, identity: NatsIdentity): Promise<RpcClient> {
+  const id = `${region}/${identity}`;
+  let c = clients.get(id);
   if (!c) {
-    c = connectNats('nats://127.0.0.1:4222', `e2e-${region}`).then((nc) => new RpcClient(nc, subjectRoot(region, E2E.prefix), 5000));
-    clients.set(region, c);
+    c = connectAs(region, identity).then((nc) => new RpcClient(nc, subjectRoot(region, E2E.prefix), 5000));
+    clients.set(id, c);
   }
   return c;
 }

@@ -9,11 +9,11 @@ import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
-import { jetstream, jetstreamManager } from '@nats-io/jetstream';
+import { jetstream } from '@nats-io/jetstream';
 import type { NatsConnection } from '@nats-io/transport-node';
 import { Webhook } from 'standardwebhooks';
-import { eventStreamName, eventSubject, subjectRoot, SUBJECTS, type WebhookSubscriptionWithSecret } from '@verity/contracts';
-import { connectNats, encodeJson, RpcClient } from '@verity/platform';
+import { eventSubject, subjectRoot, SUBJECTS, type WebhookSubscriptionWithSecret } from '@verity/contracts';
+import { encodeJson, RpcClient } from '@verity/platform';
 import { freePort, Stack } from '@verity/stack';
 import { cloneTestDatabase, isolationPrefix, query, sessionEvent, startWebhookReceiver, testTls, waitFor, type WebhookReceiver } from '@verity/testing';
 import { Redis } from 'ioredis';
@@ -27,6 +27,8 @@ let redisServer: ChildProcess;
 let redisUrl: string;
 let stack: Stack;
 let nc: NatsConnection;
+/** The stack's NATS as sessions: these tests play its relay and publish events to the stream. */
+let asSessions: NatsConnection;
 let rpc: RpcClient;
 let root: string;
 let rx: WebhookReceiver;
@@ -56,7 +58,9 @@ before(async () => {
     },
     output: (r, s, line) => process.stderr.write(`[faults ${r}/${s}] ${line}\n`),
   });
-  nc = await connectNats('nats://127.0.0.1:4222', 'e2e-webhook-faults');
+  await stack.startNats();
+  nc = await stack.connectNats('us', 'operator', 'e2e-webhook-faults');
+  asSessions = await stack.connectNats('us', 'sessions', 'e2e-webhook-faults-events');
   rpc = new RpcClient(nc, root, 5000);
   stack.startService('us', 'accounts');
   stack.startService('us', 'webhook-delivery');
@@ -67,12 +71,10 @@ before(async () => {
 
 after(async () => {
   await rx?.close();
+  // the stream goes with the stack's own NATS server
+  await nc?.close();
+  await asSessions?.close();
   await stack?.stop();
-  if (nc) {
-    const jsm = await jetstreamManager(nc);
-    await jsm.streams.delete(eventStreamName(root)).catch(() => undefined);
-    await nc.close();
-  }
   if (redisServer && redisServer.exitCode === null) {
     redisServer.kill('SIGTERM');
     await once(redisServer, 'exit');
@@ -95,7 +97,7 @@ async function subscription(path: string): Promise<{ orgId: string; sub: Webhook
 }
 
 async function publishBurst(orgId: string): Promise<string[]> {
-  const js = jetstream(nc);
+  const js = jetstream(asSessions);
   const ids: string[] = [];
   for (let i = 0; i < BURST; i += 100) {
     await Promise.all(

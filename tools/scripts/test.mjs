@@ -9,10 +9,7 @@ import { mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { jetstreamManager } from '@nats-io/jetstream';
-import { connect } from '@nats-io/transport-node';
 import pg from 'pg';
-import { eventStreamName, subjectRoot } from '../../libs/contracts/dist/src/index.js';
 import { checkInfrastructure, freePort, SERVICES, Stack } from '../stack/dist/src/index.js';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
@@ -108,16 +105,6 @@ function migrateInto(dbName) {
   );
 }
 
-async function deleteStreams(names) {
-  const nc = await connect({ servers: 'nats://127.0.0.1:4222' });
-  try {
-    const jsm = await jetstreamManager(nc);
-    for (const name of names) await jsm.streams.delete(name).catch(() => undefined);
-  } finally {
-    await nc.close();
-  }
-}
-
 /**
  * A self-signed certificate for 127.0.0.1, ::1 and localhost: the HTTPS webhook receivers of the tests serve
  * it and the services under test trust it through NODE_EXTRA_CA_CERTS.
@@ -135,7 +122,12 @@ function makeTestCert() {
 }
 
 
-const problems = await checkInfrastructure({ postgresUrl: ADMIN_URL, redisUrl: 'redis://127.0.0.1:6379', natsUrl: 'nats://127.0.0.1:4222' });
+// the integration tests use the open NATS on 4222; the e2e stacks run nats-servers of their own
+const problems = await checkInfrastructure({
+  postgresUrl: ADMIN_URL,
+  redisUrl: 'redis://127.0.0.1:6379',
+  natsUrl: !only || only === 'int' ? 'nats://127.0.0.1:4222' : undefined,
+});
 if (problems.length) {
   for (const p of problems) console.error(p);
   process.exit(1);
@@ -170,8 +162,6 @@ try {
       cleanups.push(() => pgAdmin(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`));
     }
     const prefix = `e2e${run}_`;
-    // the regions' event streams (created by the sessions relay) go with the run
-    cleanups.push(() => deleteStreams(['us', 'eu'].map((r) => eventStreamName(subjectRoot(r, prefix)))));
     const ports = { us: await freePort(), eu: await freePort() };
     stack = new Stack({
       regions: ['us', 'eu'],
@@ -195,11 +185,17 @@ try {
     });
     await stack.start();
     process.stdout.write(`e2e stacks ready in ${((Date.now() - started) / 1000).toFixed(1)}s since start\n`);
+    // the identities the tests connect to each region's NATS as: the operator, the stream reader, and sessions
+    // (tests that ask evidence what a session's run would see)
+    const nats = Object.fromEntries(
+      ['us', 'eu'].map((r) => [r, { url: stack.nats(r).url, passwords: Object.fromEntries(['operator', 'test-reader', 'sessions'].map((id) => [id, stack.nats(r).passwords.get(id)])) }]),
+    );
     await nodeTest('e2e', selected(find(path.join(root, 'e2e', 'dist'), '.e2e-spec.js')), {
       ...testEnv,
       E2E_US_URL: stack.baseUrl('us'),
       E2E_EU_URL: stack.baseUrl('eu'),
       E2E_PREFIX: prefix,
+      E2E_NATS: JSON.stringify(nats),
       E2E_DB_US: dbUrl(dbs.us),
       E2E_DB_EU: dbUrl(dbs.eu),
     }, 2);

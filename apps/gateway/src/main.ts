@@ -1,5 +1,5 @@
 import 'reflect-metadata';
-import { connectNats, createLogger, createRedis, explainStartupFailure } from '@verity/platform';
+import { connectNats, createLogger, createRedis, explainStartupFailure, natsCredentialsOf } from '@verity/platform';
 import { loadGatewayConfig, type GatewayConfig } from './config.js';
 import { createGateway } from './server.js';
 
@@ -13,7 +13,7 @@ try {
 const log = createLogger('gateway', cfg.REGION, cfg.LOG_LEVEL);
 
 try {
-  const nc = await connectNats(cfg.NATS_URL, `gateway-${cfg.REGION}`);
+  const nc = await connectNats(cfg.NATS_URL, `gateway-${cfg.REGION}`, natsCredentialsOf(cfg, 'gateway'));
   const redis = createRedis(cfg.REDIS_URL, `gateway-${cfg.REGION}`);
   redis.on('error', () => undefined); // reported through readiness; requests fail open
 

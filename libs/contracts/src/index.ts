@@ -9,3 +9,4 @@ export * from './sessions.js';
 export * from './webhooks.js';
 export * from './evidence.js';
 export * from './capture.js';
+export * from './nats-permissions.js';

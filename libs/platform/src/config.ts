@@ -1,4 +1,5 @@
 import { availableParallelism } from 'node:os';
+import { NATS_PASSWORD_FORMAT } from '@verity/contracts';
 import { z } from 'zod';
 
 /**
@@ -26,6 +27,15 @@ export const natsEnv = {
   /** Prefix of the region's subject root (`<prefix><region>.`); empty in production, set by tests to isolate runs. */
   NATS_SUBJECT_PREFIX: z.string().regex(/^[A-Za-z0-9_-]*$/).default(''),
   RPC_TIMEOUT_MS: z.coerce.number().int().min(50).max(60_000).default(5000),
+  /** This process's NATS identity (docs/security.md, "NATS"); defaults to the service's name. */
+  NATS_USER: z.string().regex(/^[a-z0-9-]+$/).optional(),
+  /** Its password; or NATS_NKEY_SEED, an NKEY user seed. Neither: the server must be open (local integration tests). */
+  NATS_PASSWORD: z.string().regex(NATS_PASSWORD_FORMAT, 'must be at least 24 letters and digits, starting with a letter').optional(),
+  NATS_NKEY_SEED: z.string().regex(/^SU[A-Z2-7]{56}$/, 'must be an NKEY user seed (SU…)').optional(),
+  /** PEM files for TLS to NATS: the CA of the server's certificate; this client's certificate and key when the server verifies clients. */
+  NATS_TLS_CA: z.string().min(1).optional(),
+  NATS_TLS_CERT: z.string().min(1).optional(),
+  NATS_TLS_KEY: z.string().min(1).optional(),
 };
 
 export const postgresEnv = {

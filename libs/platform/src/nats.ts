@@ -1,6 +1,17 @@
-import { connect, createInbox, headers as natsHeaders, type Msg, type MsgHdrs, type NatsConnection, type Subscription } from '@nats-io/transport-node';
+import {
+  connect,
+  createInbox,
+  headers as natsHeaders,
+  nkeyAuthenticator,
+  type ConnectionOptions,
+  type Msg,
+  type MsgHdrs,
+  type NatsConnection,
+  type Subscription,
+} from '@nats-io/transport-node';
 import { DomainError, type ErrorData } from '@verity/errors';
 import {
+  natsInboxPrefix,
   qualify,
   REQUEST_ID_HEADER,
   type EventContracts,
@@ -24,13 +35,62 @@ export function decodeJson<T>(data: Uint8Array): T {
   return JSON.parse(dec.decode(data)) as T;
 }
 
-export async function connectNats(url: string, name: string): Promise<NatsConnection> {
+/** How a process proves its NATS identity (docs/security.md, "NATS"): a password or an NKEY seed, over TLS when configured. */
+export interface NatsCredentials {
+  /** The identity (`NATS_GRANTS` in @verity/contracts): the user name, and the inbox prefix only it may read. */
+  identity?: string;
+  password?: string;
+  /** An NKEY user seed (`SU…`), instead of a password. */
+  nkeySeed?: string;
+  /** PEM files: the CA that signed the server's certificate, and this client's certificate and key (mutual TLS). */
+  tlsCa?: string;
+  tlsCert?: string;
+  tlsKey?: string;
+}
+
+/** The credentials of `natsEnv` (NATS_USER, NATS_PASSWORD, NATS_NKEY_SEED, NATS_TLS_*); `identity` when NATS_USER is unset. */
+export function natsCredentialsOf(
+  cfg: { NATS_USER?: string; NATS_PASSWORD?: string; NATS_NKEY_SEED?: string; NATS_TLS_CA?: string; NATS_TLS_CERT?: string; NATS_TLS_KEY?: string } | NodeJS.ProcessEnv,
+  identity: string,
+): NatsCredentials {
+  return {
+    identity: cfg.NATS_USER || identity,
+    password: cfg.NATS_PASSWORD || undefined,
+    nkeySeed: cfg.NATS_NKEY_SEED || undefined,
+    tlsCa: cfg.NATS_TLS_CA || undefined,
+    tlsCert: cfg.NATS_TLS_CERT || undefined,
+    tlsKey: cfg.NATS_TLS_KEY || undefined,
+  };
+}
+
+/** The connection options that log in as `creds`: the inbox prefix, the password or NKEY, and TLS. */
+function loginOptions(creds: NatsCredentials): Partial<ConnectionOptions> {
+  const o: Partial<ConnectionOptions> = {};
+  if (creds.identity) o.inboxPrefix = natsInboxPrefix(creds.identity);
+  if (creds.nkeySeed) {
+    o.authenticator = nkeyAuthenticator(enc.encode(creds.nkeySeed));
+  } else if (creds.password !== undefined && creds.identity) {
+    o.user = creds.identity;
+    o.pass = creds.password;
+  }
+  if (creds.tlsCa || creds.tlsCert || creds.tlsKey) {
+    o.tls = { ...(creds.tlsCa ? { caFile: creds.tlsCa } : {}), ...(creds.tlsCert ? { certFile: creds.tlsCert } : {}), ...(creds.tlsKey ? { keyFile: creds.tlsKey } : {}) };
+  }
+  return o;
+}
+
+/**
+ * Connects to NATS as `creds.identity` (with its password or NKEY seed, over TLS when configured); replies come to
+ * the identity's own inbox prefix, which the server lets nobody else read.
+ */
+export async function connectNats(url: string, name: string, creds: NatsCredentials = {}): Promise<NatsConnection> {
   return connect({
     servers: url,
     name,
     noAsyncTraces: true,
     maxReconnectAttempts: -1,
     reconnectTimeWait: 500,
+    ...loginOptions(creds),
   });
 }
 
@@ -136,7 +196,7 @@ export class RpcClient {
 
   /** Subscribes the reply inbox once; the subscription is sent ahead of the first request on the connection. */
   private listen(): string {
-    const inbox = createInbox();
+    const inbox = createInbox((this.nc as unknown as { options?: ConnectionOptions }).options?.inboxPrefix);
     this.nc.subscribe(`${inbox}.*`, {
       callback: (err, msg) => {
         if (err) return;

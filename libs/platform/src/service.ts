@@ -17,7 +17,7 @@ import { z } from 'zod';
 import { baseEnv, defaultDatabaseUrl, healthEnv, loadConfig, natsEnv, postgresEnv } from './config.js';
 import { createServiceDataSource, describeDbError, type MigrationClass } from './database.js';
 import { createLogger, type Logger } from './logger.js';
-import { connectNats, RpcClient, RpcServer } from './nats.js';
+import { connectNats, natsCredentialsOf, RpcClient, RpcServer } from './nats.js';
 import { Sql } from './sql.js';
 
 export const CONFIG = Symbol('CONFIG');
@@ -74,7 +74,7 @@ export class ServicePlatformModule {
       providers: [
         { provide: CONFIG, useValue: cfg },
         { provide: LOGGER, useValue: log },
-        { provide: NATS, useFactory: () => connectNats(cfg.NATS_URL, `${def.name}-${cfg.REGION}`) },
+        { provide: NATS, useFactory: () => connectNats(cfg.NATS_URL, `${def.name}-${cfg.REGION}`, natsCredentialsOf(cfg, def.name)) },
         {
           provide: DATA_SOURCE,
           useFactory: async () => {
@@ -120,6 +120,9 @@ export async function checkHealth(service: string, ds: DataSource): Promise<Heal
 export function explainStartupFailure(e: unknown, cfg: { NATS_URL: string }): string {
   const msg = (e as Error)?.message ?? String(e);
   const code = (e as { code?: string })?.code;
+  if (/authorization violation|authentication/i.test(msg)) {
+    return `NATS at ${cfg.NATS_URL} refused this process's credentials: check NATS_USER and NATS_PASSWORD (or NATS_NKEY_SEED) against the server's configuration`;
+  }
   if (/nats|CONNECTION_REFUSED/i.test(msg) || code === 'CONNECTION_REFUSED') {
     return `NATS is not reachable at ${cfg.NATS_URL}. Start it with: start-stop-daemon --start --oknodo --background --exec /usr/sbin/nats-server -- -a 127.0.0.1 -p 4222 -js -sd /var/lib/nats-server`;
   }

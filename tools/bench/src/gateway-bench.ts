@@ -2,7 +2,7 @@ import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import path from 'node:path';
 import { subjectRoot, SUBJECTS } from '@verity/contracts';
-import { connectNats, RpcClient } from '@verity/platform';
+import { RpcClient } from '@verity/platform';
 import { freePort, REPO_ROOT, Stack } from '@verity/stack';
 import { formatRow, measure, type LoadResult } from './load.js';
 
@@ -28,7 +28,7 @@ export async function startBenchStack(): Promise<BenchEnv> {
     output: (r, s, line) => process.stderr.write(`[${r}/${s}] ${line}\n`),
   });
   await stack.start();
-  const nc = await connectNats('nats://127.0.0.1:4222', 'bench');
+  const nc = await stack.connectNats('us', 'operator', 'bench');
   const rpc = new RpcClient(nc, subjectRoot('us', prefix), 5000);
   const op = { principal: null, requestId: 'req_bench' };
   const org = await rpc.call(SUBJECTS.accountsOrgCreate, { name: 'bench' }, op);

@@ -4,9 +4,9 @@ import { once } from 'node:events';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { jetstream, jetstreamManager, type JetStreamClient } from '@nats-io/jetstream';
-import { eventStreamName, eventSubject, subjectRoot, SUBJECTS } from '@verity/contracts';
-import { connectNats, encodeJson, RpcClient } from '@verity/platform';
+import { jetstream, type JetStreamClient } from '@nats-io/jetstream';
+import { eventSubject, subjectRoot, SUBJECTS } from '@verity/contracts';
+import { encodeJson, RpcClient } from '@verity/platform';
 import { freePort, REPO_ROOT, Stack } from '@verity/stack';
 import { query, sessionEvent, waitFor } from '@verity/testing';
 import pg from 'pg';
@@ -162,7 +162,10 @@ export async function benchWebhooks(): Promise<void> {
   });
   const receiver = await startReceiver(tls);
   const agent = new Agent({ connect: { ca: readFileSync(tls.cert) } });
-  const nc = await connectNats('nats://127.0.0.1:4222', 'bench-webhooks');
+  await stack.startNats();
+  // the operator sets up; events are published as sessions publishes them
+  const nc = await stack.connectNats('us', 'operator', 'bench-webhooks');
+  const asSessions = await stack.connectNats('us', 'sessions', 'bench-webhooks-events');
   let poller: pg.Client | undefined;
   try {
     await stack.migrate('us');
@@ -178,7 +181,7 @@ export async function benchWebhooks(): Promise<void> {
       { org_id: org.id, mode: 'test', url: `${receiver.url}/hook`, event_types: ['kyc.session.completed'] },
       op,
     );
-    const js = jetstream(nc);
+    const js = jetstream(asSessions);
     const body = JSON.stringify({ type: 'kyc.session.completed', timestamp: new Date().toISOString(), data: sessionEvent(org.id, 'test').data });
 
     poller = new pg.Client({ connectionString: dbUrl });
@@ -256,10 +259,10 @@ export async function benchWebhooks(): Promise<void> {
     process.stdout.write(`  CPU µs per delivery:    ${cpuLine(hooks)}\n`);
   } finally {
     await poller?.end().catch(() => undefined);
-    await stack.stop();
-    const jsm = await jetstreamManager(nc);
-    await jsm.streams.delete(eventStreamName(root)).catch(() => undefined);
+    // the stream goes with the stack's own NATS server
     await nc.close();
+    await asSessions.close();
+    await stack.stop();
     await agent.close();
     receiver.child.kill('SIGTERM');
     await once(receiver.child, 'exit');

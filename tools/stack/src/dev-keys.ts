@@ -1,22 +1,23 @@
 import { randomBytes } from 'node:crypto';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
+import { NATS_PASSWORD_FORMAT, newNatsPassword } from '@verity/contracts';
 
 /**
  * A development secret of the local stack: generated once per checkout into `.verity/<name>.key` (mode 0600,
  * ignored by git) and reused on every start, so that what it protects survives a restart. Production sets each
  * from a secret store; a set variable always wins. 32 random bytes, base64.
  */
-function devSecret(repoRoot: string, name: string): string {
+function devSecret(repoRoot: string, name: string, make = () => randomBytes(32).toString('base64'), valid = /^[A-Za-z0-9+/]{43}=$/): string {
   const file = path.join(repoRoot, '.verity', `${name}.key`);
   try {
     const existing = readFileSync(file, 'utf8').trim();
-    if (/^[A-Za-z0-9+/]{43}=$/.test(existing)) return existing;
+    if (valid.test(existing)) return existing;
   } catch {
     // not created yet
   }
   mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 });
-  const key = randomBytes(32).toString('base64');
+  const key = make();
   try {
     // 'wx': if another process created it meanwhile, keep theirs
     writeFileSync(file, `${key}\n`, { mode: 0o600, flag: 'wx' });
@@ -34,4 +35,9 @@ export function devWebhookSecretKey(repoRoot: string): string {
 /** CAPTURE_SECRET_KEY of a region: derives its capture links' client secrets, so links sent yesterday still work. */
 export function devCaptureSecretKey(repoRoot: string, region: string): string {
   return devSecret(repoRoot, `capture-secret-${region}`);
+}
+
+/** A region's NATS password of one identity: kept so that the operator tool can log in while `npm start` runs. */
+export function devNatsPassword(repoRoot: string, region: string, identity: string): string {
+  return devSecret(repoRoot, `nats-${region}-${identity}`, newNatsPassword, NATS_PASSWORD_FORMAT);
 }

@@ -1,2 +1,3 @@
 export * from './stack.js';
 export * from './infra.js';
+export * from './nats.js';

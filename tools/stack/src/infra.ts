@@ -1,11 +1,14 @@
+import { spawnSync } from 'node:child_process';
 import { connect } from '@nats-io/transport-node';
 import { Redis } from 'ioredis';
 import pg from 'pg';
+import { NATS_SERVER_BIN } from './nats.js';
 
 export interface InfraUrls {
   postgresUrl: string;
   redisUrl: string;
-  natsUrl: string;
+  /** The shared open NATS of the integration tests; absent when only stacks (with their own servers) run. */
+  natsUrl?: string;
 }
 
 export const START_HINTS = {
@@ -38,11 +41,16 @@ export async function checkInfrastructure(urls: InfraUrls): Promise<string[]> {
   } finally {
     redis.disconnect();
   }
-  try {
-    const nc = await connect({ servers: urls.natsUrl, timeout: 2000, reconnect: false });
-    await nc.close();
-  } catch (e) {
-    problems.push(`NATS is not reachable at ${urls.natsUrl} (${(e as Error).message}). Start it with: ${START_HINTS.nats}`);
+  if (urls.natsUrl) {
+    try {
+      const nc = await connect({ servers: urls.natsUrl, timeout: 2000, reconnect: false });
+      await nc.close();
+    } catch (e) {
+      problems.push(`NATS is not reachable at ${urls.natsUrl} (${(e as Error).message}). Start it with: ${START_HINTS.nats}`);
+    }
   }
+  // each regional stack runs a nats-server of its own
+  const bin = spawnSync(NATS_SERVER_BIN, ['--version'], { encoding: 'utf8' });
+  if (bin.status !== 0) problems.push(`${NATS_SERVER_BIN} cannot be run (${bin.error?.message ?? bin.stderr.trim()}). Install it with: apt-get install -y nats-server`);
   return problems;
 }

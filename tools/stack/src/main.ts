@@ -1,6 +1,9 @@
+import path from 'node:path';
+import { LOCAL_NATS_PORTS } from '@verity/contracts';
 import { defaultDatabaseUrl } from '@verity/platform';
+import { devNatsPassword } from './dev-keys.js';
 import { checkInfrastructure } from './infra.js';
-import { Stack, type Region } from './stack.js';
+import { REPO_ROOT, Stack, type Region } from './stack.js';
 
 /** `npm start`: both regional stacks on local infrastructure, in the foreground until Ctrl-C. */
 const started = Date.now();
@@ -10,7 +13,6 @@ const databaseUrl = (r: Region) => process.env[`DATABASE_URL_${r.toUpperCase()}`
 const problems = await checkInfrastructure({
   postgresUrl: databaseUrl('us'),
   redisUrl: process.env.REDIS_URL ?? 'redis://127.0.0.1:6379',
-  natsUrl: process.env.NATS_URL ?? 'nats://127.0.0.1:4222',
 });
 if (problems.length > 0) {
   for (const p of problems) process.stderr.write(`verity: ${p}\n`);
@@ -21,6 +23,12 @@ const stack = new Stack({
   regions,
   ports: { us: Number(process.env.PORT_US ?? 8080), eu: Number(process.env.PORT_EU ?? 8081) },
   databaseUrl,
+  // each region's own nats-server: its port, its JetStream store and its identities' passwords under .verity/
+  nats: {
+    port: (r) => Number(process.env[`NATS_PORT_${r.toUpperCase()}`] ?? LOCAL_NATS_PORTS[r]),
+    dir: (r) => path.join(REPO_ROOT, '.verity', `nats-${r}`),
+    password: (r, identity) => devNatsPassword(REPO_ROOT, r, identity),
+  },
   restartOnCrash: true,
   output: (region, service, line) => process.stdout.write(`[${region}/${service}] ${line}\n`),
 });
@@ -46,3 +54,4 @@ try {
 }
 const secs = ((Date.now() - started) / 1000).toFixed(1);
 process.stdout.write(`verity: ready in ${secs}s — us ${stack.baseUrl('us')}  eu ${stack.baseUrl('eu')}  (Ctrl-C stops)\n`);
+process.stdout.write(`verity: NATS us ${stack.nats('us').url}  eu ${stack.nats('eu').url}; npm run admin logs in as the operator from .verity/\n`);

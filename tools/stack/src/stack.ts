@@ -4,7 +4,11 @@ import net from 'node:net';
 import { once } from 'node:events';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import type { NatsConnection } from '@nats-io/transport-node';
+import { subjectRoot, type NatsIdentity } from '@verity/contracts';
+import { connectNats } from '@verity/platform/nats';
 import { devCaptureSecretKey, devWebhookSecretKey } from './dev-keys.js';
+import { accepts, NatsServer } from './nats.js';
 
 export type Region = 'us' | 'eu';
 
@@ -23,7 +27,16 @@ export interface StackOptions {
   ports: Record<Region, number>;
   /** Database URL of each region. */
   databaseUrl: (region: Region) => string;
-  natsUrl?: string;
+  /**
+   * Each region runs its own nats-server, configured from NATS_GRANTS (docs/security.md, "NATS"): on this port
+   * (a free one when absent), with its configuration and JetStream store in this directory (a temporary one,
+   * removed on stop, when absent) and these passwords (random ones when absent).
+   */
+  nats?: {
+    port?: (region: Region) => number | undefined;
+    dir?: (region: Region) => string | undefined;
+    password?: (region: Region, identity: NatsIdentity) => string;
+  };
   redisUrl?: string;
   /** Prefix of the NATS subject roots and Redis keys, to isolate a run (tests). */
   isolationPrefix?: string;
@@ -32,7 +45,7 @@ export interface StackOptions {
   /** Extra environment per service. */
   serviceEnv?: Partial<Record<ServiceName, Record<string, string>>>;
   /** Where process output goes: a line sink, or null to drop it. */
-  output?: ((region: Region, service: ServiceName, line: string) => void) | null;
+  output?: ((region: Region, service: ServiceName | 'nats', line: string) => void) | null;
   /** Restart a service that exits on its own (npm start), with backoff. */
   restartOnCrash?: boolean;
   readyTimeoutMs?: number;
@@ -58,11 +71,42 @@ export class Stack {
    * stack's life so that a service restarted alone still verifies its gateway.
    */
   private readonly internalSecrets: Record<Region, string> = { us: randomBytes(32).toString('base64url'), eu: randomBytes(32).toString('base64url') };
+  private readonly natsServers = new Map<Region, NatsServer>();
 
   constructor(readonly opts: StackOptions) {}
 
   baseUrl(region: Region): string {
     return `http://127.0.0.1:${this.opts.ports[region]}`;
+  }
+
+  /** The region's nats-server (once `start` or `startNats` ran). */
+  nats(region: Region): NatsServer {
+    const n = this.natsServers.get(region);
+    if (!n) throw new Error(`the ${region} NATS server is not started`);
+    return n;
+  }
+
+  /** A connection to the region's NATS as `identity` (tests play an operator, a reader, or a service). */
+  connectNats(region: Region, identity: NatsIdentity, name = `${identity}-${region}-test`): Promise<NatsConnection> {
+    const n = this.nats(region);
+    return connectNats(n.url, name, n.credentials(identity));
+  }
+
+  /** Starts each region's nats-server (part of `start`; alone when a test starts services one by one). */
+  async startNats(): Promise<void> {
+    for (const r of this.opts.regions) {
+      if (this.natsServers.has(r)) continue;
+      const server = new NatsServer({
+        root: subjectRoot(r, this.opts.isolationPrefix ?? ''),
+        port: this.opts.nats?.port?.(r) ?? (await freePort()),
+        dir: this.opts.nats?.dir?.(r),
+        password: this.opts.nats?.password ? (id) => this.opts.nats!.password!(r, id) : undefined,
+        includeTestIdentities: true,
+        output: this.opts.output ? (line) => this.opts.output!(r, 'nats', line) : null,
+      });
+      this.natsServers.set(r, server);
+      await server.start();
+    }
   }
 
   envFor(region: Region, service: ServiceName): Record<string, string> {
@@ -78,7 +122,7 @@ export class Stack {
       ...(process.env as Record<string, string>),
       REGION: region,
       DATABASE_URL: this.opts.databaseUrl(region),
-      NATS_URL: this.opts.natsUrl ?? process.env.NATS_URL ?? 'nats://127.0.0.1:4222',
+      ...(this.natsServers.has(region) ? this.nats(region).envFor(service as NatsIdentity) : {}),
       NATS_SUBJECT_PREFIX: prefix,
       REDIS_URL: this.opts.redisUrl ?? process.env.REDIS_URL ?? 'redis://127.0.0.1:6379',
       REDIS_KEY_PREFIX: `${prefix}${region}:`,
@@ -157,7 +201,7 @@ export class Stack {
         if (INTERNAL_HTTP_SERVICES[s] && !this.internalPorts.has(`${r}/${s}`)) this.internalPorts.set(`${r}/${s}`, await freePort());
       }
     }
-    await Promise.all(this.opts.regions.map((r) => this.migrate(r)));
+    await Promise.all([...this.opts.regions.map((r) => this.migrate(r)), this.startNats()]);
     for (const r of this.opts.regions) {
       for (const s of SERVICES) this.startService(r, s);
       this.startService(r, 'gateway');
@@ -204,19 +248,9 @@ export class Stack {
       }),
     );
     this.procs.clear();
+    for (const n of this.natsServers.values()) await n.stop();
+    this.natsServers.clear();
   }
-}
-
-/** Whether a TCP port on loopback accepts a connection. */
-function accepts(port: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const socket = net.connect(port, '127.0.0.1');
-    socket.once('connect', () => {
-      socket.destroy();
-      resolve(true);
-    });
-    socket.once('error', () => resolve(false));
-  });
 }
 
 /** A free TCP port on loopback. */

@@ -1,0 +1,44 @@
+import { describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { ADMIN_SUBJECTS, NATS_GRANTS, NATS_IDENTITIES, natsPermissions, natsServerConfig, type NatsIdentity } from './nats-permissions.js';
+import { EVENTS, SUBJECTS } from './subjects.js';
+
+const identities = (pick: (id: NatsIdentity) => readonly string[], subject: string) => NATS_IDENTITIES.filter((id) => pick(id).includes(subject));
+
+describe('NATS grants', () => {
+  it('every subject is served by exactly one identity, and every called subject by someone', () => {
+    for (const s of Object.values(SUBJECTS)) assert.equal(identities((id) => NATS_GRANTS[id].serves, s).length, 1, s);
+    for (const id of NATS_IDENTITIES) for (const s of NATS_GRANTS[id].calls) assert.ok(identities((x) => NATS_GRANTS[x].serves, s).length === 1, `${id} calls ${s}`);
+  });
+
+  it('admin subjects are called by the operator only, and by webhook-delivery for the one organization read it needs', () => {
+    for (const s of ADMIN_SUBJECTS) {
+      const callers = identities((id) => NATS_GRANTS[id].calls, s);
+      assert.deepEqual(callers, s === SUBJECTS.accountsOrgGet ? ['webhook-delivery', 'operator'] : ['operator'], s);
+    }
+  });
+
+  it('every broadcast event has one publisher; only sessions may publish to the event stream', () => {
+    for (const e of Object.values(EVENTS)) assert.equal(identities((id) => NATS_GRANTS[id].publishes, e).length, 1, e);
+    for (const id of NATS_IDENTITIES) {
+      const p = natsPermissions(id, 'us');
+      assert.equal(p.publish.includes('us.events.>'), id === 'sessions', id);
+      assert.equal(p.publish.some((s) => s.startsWith('us.events.') && s !== 'us.events.>'), false, id);
+    }
+  });
+
+  it('each identity subscribes only to what it serves, its broadcasts and its own inbox', () => {
+    const p = natsPermissions('gateway', 'e2eab_us');
+    assert.deepEqual(p.subscribe, ['e2eab_us.accounts.events.key-invalidated.v1', 'e2eab_us.accounts.events.org-changed.v1', '_INBOX_gateway.>']);
+    assert.ok(p.publish.includes('e2eab_us.sessions.create.v1'));
+    assert.equal(p.publish.some((s) => s.includes('admin') || s.startsWith('$JS') || s.includes('>') || s.includes('*')), false);
+  });
+
+  it('the configuration grants the test reader only when asked, holds no password, and denies all to an identity with nothing to send', () => {
+    const deploy = natsServerConfig({ root: 'us', listen: '0.0.0.0:4222', storeDir: '/data' });
+    assert.equal(deploy.includes('test-reader'), false);
+    assert.match(deploy, /user: "gateway", password: \$NATS_PASSWORD_GATEWAY\n/);
+    assert.match(deploy, /user: "applicants", password: \$NATS_PASSWORD_APPLICANTS\n {6}permissions: \{\n {8}publish: \{ deny: \[">"\] \}/);
+    assert.ok(natsServerConfig({ root: 'us', listen: '0.0.0.0:4222', storeDir: '/data', includeTestIdentities: true }).includes('user: "test-reader"'));
+  });
+});
