@@ -12,6 +12,7 @@ import {
   type RpcRequest,
   type Subject,
 } from '@verity/contracts';
+import { isDatabaseUnavailable } from './database.js';
 import type { Logger } from './logger.js';
 
 const enc = new TextEncoder();
@@ -269,6 +270,11 @@ export function toErrorData(e: unknown, log: Logger, subject: string): ErrorData
   if (e instanceof DomainError) {
     if (e.code === 'internal_error') log.error({ err: e, subject }, 'internal error');
     return e.toData();
+  }
+  if (isDatabaseUnavailable(e)) {
+    // Postgres refused, lost or did not answer in time: a passing condition, retried by the caller
+    log.warn({ err: e, subject }, 'database unavailable');
+    return new DomainError('service_unavailable').toData();
   }
   log.error({ err: e, subject }, 'unhandled error');
   return new DomainError('internal_error').toData();

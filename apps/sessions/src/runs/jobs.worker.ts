@@ -22,6 +22,8 @@ export const LIVE_RUN_RETRY_DELAYS_MS = [2000, 10_000];
 /** Expired capture links settled per sweep (every `JOBS_POLL_MS`). */
 const EXPIRY_BATCH = 500;
 const RPC_TIMEOUT_MS = 4000;
+/** What a live run's transaction may sit idle beyond its read timeout: the other calls of the run. */
+const LIVE_RUN_IDLE_SLACK_MS = 30_000;
 
 const STALLED_REASON = 'The verification stalled: a service it depends on did not answer.';
 
@@ -114,6 +116,8 @@ export class JobsWorker implements OnApplicationBootstrap, BeforeApplicationShut
       .tx(async (q) => {
         const job = await this.repo.claimJob(q);
         if (!job) return false;
+        // a live run holds its transaction while the reader works, up to LIVE_READ_TIMEOUT
+        if (job.kind === 'live_run') await this.repo.allowIdleTransaction(q, this.cfg.LIVE_READ_TIMEOUT + LIVE_RUN_IDLE_SLACK_MS);
         try {
           state.emitted = await this.perform(q, job, null);
           await this.repo.deleteJob(q, job.id);
