@@ -8,3 +8,4 @@ export * from './principal.js';
 export * from './multipart.js';
 export * from './documents.js';
 export * from './chromium.js';
+export * from './postgres-server.js';
