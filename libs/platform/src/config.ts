@@ -28,6 +28,15 @@ export const natsEnv = {
   RPC_TIMEOUT_MS: z.coerce.number().int().min(50).max(60_000).default(5000),
 };
 
+/** Fencing of writes on the caller's deadline, in every service that answers requests. */
+export const deadlineEnv = {
+  /**
+   * How long before the caller's deadline a service stops committing: room for clock skew between the caller,
+   * the service and Postgres, and for the reply's way back, so that nothing commits after the caller answered 503.
+   */
+  DEADLINE_MARGIN_MS: z.coerce.number().int().min(0).max(10_000).default(250),
+};
+
 export const postgresEnv = {
   /** Defaults to the regional database on loopback: postgres://postgres@127.0.0.1:5432/verity_<region>. */
   DATABASE_URL: z.string().optional(),

@@ -14,7 +14,7 @@ import type { NatsConnection } from '@nats-io/transport-node';
 import { subjectRoot, type Health, type Subject } from '@verity/contracts';
 import type { DataSource } from 'typeorm';
 import { z } from 'zod';
-import { baseEnv, defaultDatabaseUrl, healthEnv, loadConfig, natsEnv, postgresEnv } from './config.js';
+import { baseEnv, deadlineEnv, defaultDatabaseUrl, healthEnv, loadConfig, natsEnv, postgresEnv } from './config.js';
 import { createServiceDataSource, describeDbError, type DatabaseTimeouts, type MigrationClass } from './database.js';
 import { createLogger, type Logger } from './logger.js';
 import { connectNats, RpcClient, RpcServer } from './nats.js';
@@ -25,7 +25,7 @@ export const LOGGER = Symbol('LOGGER');
 export const NATS = Symbol('NATS');
 export const DATA_SOURCE = Symbol('DATA_SOURCE');
 
-export const serviceEnv = { ...baseEnv, ...natsEnv, ...postgresEnv, ...healthEnv };
+export const serviceEnv = { ...baseEnv, ...natsEnv, ...deadlineEnv, ...postgresEnv, ...healthEnv };
 export type ServiceConfig = z.infer<z.ZodObject<typeof serviceEnv>>;
 
 export interface ServiceDefinition {
@@ -94,7 +94,7 @@ export class ServicePlatformModule {
           provide: RpcServer,
           inject: [NATS, DATA_SOURCE],
           useFactory: (nc: NatsConnection, ds: DataSource) => {
-            const server = new RpcServer(nc, root, def.name, log);
+            const server = new RpcServer(nc, root, def.name, log, cfg.DEADLINE_MARGIN_MS);
             server.handle(def.healthSubject, async () => checkHealth(def.name, ds, cfg.PG_HEALTH_TIMEOUT_MS));
             return server;
           },
