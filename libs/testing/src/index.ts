@@ -9,3 +9,4 @@ export * from './multipart.js';
 export * from './documents.js';
 export * from './chromium.js';
 export * from './postgres-server.js';
+export * from './smtp.js';

@@ -282,6 +282,11 @@ export class SessionsRepository {
     await q.rows(`DELETE FROM sessions.jobs WHERE id = $1`, [id]);
   }
 
+  /** Keeps a job claimed by its worker for `ms` after the transaction commits: no other worker takes it meanwhile. */
+  async leaseJob(q: Queryable, id: string, ms: number): Promise<void> {
+    await q.rows(`UPDATE sessions.jobs SET run_after = now() + make_interval(secs => $2) WHERE id = $1`, [id, ms / 1000]);
+  }
+
   async postponeJob(id: string, delayMs: number): Promise<void> {
     await this.db.rows(`UPDATE sessions.jobs SET attempts = attempts + 1, run_after = now() + make_interval(secs => $2) WHERE id = $1`, [
       id,
