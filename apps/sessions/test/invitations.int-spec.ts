@@ -142,14 +142,16 @@ async function settledEmail(sessionId: string): Promise<{ id: string; status: st
 describe('invitations', () => {
   it('are sent once each, after the session committed, with a Message-ID of their email-log row', async () => {
     const before = smtp.messages.length;
-    // the mail server receives the invitation only once no transaction of the service is open
-    const openAtSend: number[] = [];
-    smtp.beforeAccept = async () => {
-      const [r] = await query<{ n: number }>(
+    // while the mail server takes an invitation, no transaction holds its job: it was committed before the send
+    const heldAtSend: boolean[] = [];
+    smtp.beforeAccept = async (m) => {
+      const emailId = /^<([^@>]+)@/.exec(m.messageId ?? '')?.[1] ?? '';
+      const free = await query(
         db.url,
-        `SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND application_name = 'sessions-us' AND state LIKE 'idle in transaction%'`,
+        `SELECT j.id FROM sessions.jobs j JOIN sessions.email_log e ON e.session_id = j.session_id WHERE e.id = $1 FOR UPDATE OF j SKIP LOCKED`,
+        [emailId],
       );
-      openAtSend.push(r!.n);
+      heldAtSend.push(free.length === 0);
     };
     const ids = await Promise.all(Array.from({ length: 3 }, () => createSession()));
     for (const id of ids) {
@@ -159,7 +161,7 @@ describe('invitations', () => {
       assert.equal(sent.length, 1);
     }
     assert.equal(smtp.messages.length - before, 3);
-    assert.deepEqual(openAtSend, [0, 0, 0], 'no transaction of the service was open while the mail server took a message');
+    assert.deepEqual(heldAtSend, [false, false, false], 'no transaction held the invitation\'s job while the mail server took it');
   });
 
   it('the database connections lost just as the mail server takes the message: still one email, recorded as sent', async () => {
