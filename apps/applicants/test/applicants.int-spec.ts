@@ -151,6 +151,34 @@ describe('create and get', () => {
   });
 });
 
+describe('deadline margin', () => {
+  let skewed: ServiceUnderTest<unknown> | undefined;
+  before(async () => {
+    skewed = await startServiceUnderTest({ def: APPLICANTS_SERVICE, module: ApplicantsModule, vars: { DEADLINE_MARGIN_MS: '1500' } });
+  });
+  after(() => skewed?.close());
+
+  /** A create whose caller gives up `ms` from now (by the caller's clock). */
+  async function createWithin(p: Principal, family_name: string, ms: number): Promise<RpcReply<Applicant>> {
+    const req: RpcRequest<ReqOf<typeof SUBJECTS.applicantsCreate>> = { principal: p, deadline: Date.now() + ms, payload: { body: { family_name } } };
+    const h = natsHeaders();
+    h.set(REQUEST_ID_HEADER, 'req_int_margin');
+    const msg = await skewed!.nc.request(qualify(skewed!.root, SUBJECTS.applicantsCreate), encodeJson(req), { timeout: 5000, headers: h });
+    return decodeJson<RpcReply<Applicant>>(msg.data);
+  }
+
+  it('a create whose caller gives up within the margin writes nothing and answers 503: a clock behind the caller\'s cannot commit late', async () => {
+    const p = principal();
+    const late = await createWithin(p, 'Inside the margin', 1000);
+    assert.equal(late.ok, false);
+    assert.equal(!late.ok && late.error.code, 'service_unavailable');
+    const ontime = await createWithin(p, 'Beyond the margin', 4000);
+    assert.equal(ontime.ok, true);
+    const rows = await query<{ family_name: string }>(skewed!.db.url, 'SELECT family_name FROM applicants.applicants WHERE org_id = $1', [p.org_id]);
+    assert.deepEqual(rows.map((r) => r.family_name), ['Beyond the margin']);
+  });
+});
+
 describe('list', () => {
   it('newest first, paged with limit and next_cursor, scoped by organization and mode', async () => {
     const p = principal('test');

@@ -6,6 +6,8 @@ export const sessionsEnv = {
   /** SMTP server of live invitations (`smtp://user:pass@host:587`, `smtps://…`). Unset: a log-only JSON transport. */
   SMTP_URL: z.url().optional(),
   SMTP_FROM: z.string().min(3).default('Verity <no-reply@verity.local>'),
+  /** Longest wait on the mail server at each step of a send (connecting, its greeting, each reply). */
+  SMTP_TIMEOUT: durationEnv('20s', 1000, 300_000),
   /**
    * Where the region's hosted capture page is reached: a live session's `url` is `<CAPTURE_BASE_URL>/verify/<client
    * secret>`, and its invitation carries it. The region's gateway address (local default: us).

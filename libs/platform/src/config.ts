@@ -38,10 +38,30 @@ export const natsEnv = {
   NATS_TLS_KEY: z.string().min(1).optional(),
 };
 
+/** Fencing of writes on the caller's deadline, in every service that answers requests. */
+export const deadlineEnv = {
+  /**
+   * How long before the caller's deadline a service stops committing: room for clock skew between the caller,
+   * the service and Postgres, and for the reply's way back, so that nothing commits after the caller answered 503.
+   */
+  DEADLINE_MARGIN_MS: z.coerce.number().int().min(0).max(10_000).default(250),
+};
+
 export const postgresEnv = {
   /** Defaults to the regional database on loopback: postgres://postgres@127.0.0.1:5432/verity_<region>. */
   DATABASE_URL: z.string().optional(),
   PG_POOL_MAX: z.coerce.number().int().min(1).max(100).default(5),
+  /** Longest wait for a connection: opening one (TCP and start-up) or a free one from the pool. */
+  PG_CONNECT_TIMEOUT_MS: z.coerce.number().int().min(100).max(60_000).default(3000),
+  /**
+   * Longest statement: Postgres cancels it (`statement_timeout`). The client stops waiting a second later, for
+   * a server that answers nothing at all (stopped, hung, cut off).
+   */
+  PG_STATEMENT_TIMEOUT_MS: z.coerce.number().int().min(100).max(600_000).default(10_000),
+  /** Longest a transaction may sit idle (`idle_in_transaction_session_timeout`): Postgres ends the session and frees its locks. */
+  PG_IDLE_IN_TRANSACTION_TIMEOUT_MS: z.coerce.number().int().min(1000).max(3_600_000).default(60_000),
+  /** Longest a health check waits for Postgres before it reports it down. */
+  PG_HEALTH_TIMEOUT_MS: z.coerce.number().int().min(100).max(60_000).default(1000),
 };
 
 export const redisEnv = {

@@ -3,6 +3,26 @@ import { DataSource, type MigrationInterface } from 'typeorm';
 
 export type MigrationClass = new () => MigrationInterface;
 
+/** How long a service waits on Postgres before it gives up (configuration: `postgresEnv`). */
+export interface DatabaseTimeouts {
+  /** Opening a connection, or waiting for a free one of the pool. */
+  connectMs: number;
+  /** Postgres cancels a longer statement; 0: no limit (migrations). */
+  statementMs: number;
+  /** Postgres ends a session whose transaction sits idle longer. */
+  idleInTransactionMs: number;
+}
+
+export const DEFAULT_DATABASE_TIMEOUTS: DatabaseTimeouts = { connectMs: 3000, statementMs: 10_000, idleInTransactionMs: 60_000 };
+
+/**
+ * How much longer than the statement timeout the client waits for an answer: Postgres's own cancellation
+ * normally answers first; this catches a server that answers nothing (stopped, hung, cut off).
+ */
+export const PG_READ_GRACE_MS = 1000;
+/** TCP keepalive on every connection, so that a peer gone without a word is noticed on idle connections too. */
+const KEEPALIVE_DELAY_MS = 10_000;
+
 export interface ServiceDatabaseOptions {
   url: string;
   /** The service's own schema: its tables and its migrations table live there and nowhere else. */
@@ -10,6 +30,18 @@ export interface ServiceDatabaseOptions {
   migrations: MigrationClass[];
   poolMax: number;
   applicationName: string;
+  timeouts?: DatabaseTimeouts;
+}
+
+/** node-postgres pool options that bound every wait on the server (see DatabaseTimeouts). */
+export function poolTimeoutOptions(t: DatabaseTimeouts): Record<string, unknown> {
+  return {
+    connectionTimeoutMillis: t.connectMs,
+    keepAlive: true,
+    keepAliveInitialDelayMillis: KEEPALIVE_DELAY_MS,
+    ...(t.statementMs > 0 ? { statement_timeout: t.statementMs, query_timeout: t.statementMs + PG_READ_GRACE_MS } : {}),
+    idle_in_transaction_session_timeout: t.idleInTransactionMs,
+  };
 }
 
 /** A TypeORM data source for one service's own schema, with its migrations; never synchronize. */
@@ -25,8 +57,51 @@ export function createServiceDataSource(opts: ServiceDatabaseOptions): DataSourc
     logging: false,
     poolSize: opts.poolMax,
     applicationName: opts.applicationName,
-    extra: { max: opts.poolMax, idleTimeoutMillis: 10_000 },
+    extra: { max: opts.poolMax, idleTimeoutMillis: 10_000, ...poolTimeoutOptions(opts.timeouts ?? DEFAULT_DATABASE_TIMEOUTS) },
   });
+}
+
+const UNAVAILABLE_CODES = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ETIMEDOUT',
+  'EPIPE',
+  'ENOTFOUND',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'EAI_AGAIN',
+  // Postgres: shutting down, crashed, starting up, too many connections, statement or idle-transaction timeout
+  '57P01',
+  '57P02',
+  '57P03',
+  '53300',
+  '57014',
+  '25P03',
+]);
+const UNAVAILABLE_MESSAGES = [
+  'Connection terminated',
+  'Query read timeout',
+  'timeout exceeded when trying to connect',
+  'timeout expired',
+  'Client has encountered a connection error and is not queryable',
+  'Client was closed and is not queryable',
+];
+
+/**
+ * Whether an error means that Postgres could not be reached or did not answer in time (refused, lost, stopped,
+ * restarting, timed out), as opposed to a fault of the statement: the request may succeed when retried.
+ */
+export function isDatabaseUnavailable(e: unknown): boolean {
+  type Cause = { code?: unknown; message?: unknown; driverError?: unknown; cause?: unknown; errors?: unknown };
+  let err = e as Cause | undefined;
+  for (let depth = 0; err && typeof err === 'object' && depth < 4; depth++) {
+    const { code, message } = err;
+    if (typeof code === 'string' && (UNAVAILABLE_CODES.has(code) || code.startsWith('08'))) return true;
+    if (typeof message === 'string' && UNAVAILABLE_MESSAGES.some((m) => message.startsWith(m))) return true;
+    if (Array.isArray(err.errors) && err.errors.some((x) => isDatabaseUnavailable(x))) return true;
+    err = (err.driverError ?? err.cause) as Cause | undefined;
+  }
+  return false;
 }
 
 /** Creates the database named in `url` if it does not exist (connecting to the server's `postgres` database). */
@@ -55,7 +130,8 @@ export async function ensureDatabase(url: string, template?: string): Promise<vo
 
 /** Creates the schema if missing and applies pending migrations. Run before a rollout, not by the serving process. */
 export async function migrateServiceSchema(opts: ServiceDatabaseOptions): Promise<string[]> {
-  const ds = createServiceDataSource({ ...opts, poolMax: 1 });
+  // a migration may rewrite a large table: no statement timeout
+  const ds = createServiceDataSource({ ...opts, poolMax: 1, timeouts: { ...(opts.timeouts ?? DEFAULT_DATABASE_TIMEOUTS), statementMs: 0 } });
   await ds.initialize();
   try {
     await ds.query(`CREATE SCHEMA IF NOT EXISTS "${opts.schema}"`);

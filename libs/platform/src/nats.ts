@@ -23,6 +23,7 @@ import {
   type RpcRequest,
   type Subject,
 } from '@verity/contracts';
+import { isDatabaseUnavailable } from './database.js';
 import type { Logger } from './logger.js';
 
 const enc = new TextEncoder();
@@ -253,6 +254,12 @@ export class RpcClient {
 export interface RpcContext {
   principal: Principal | null;
   requestId: string;
+  /**
+   * The last moment (epoch ms, this host's clock) at which the handler may still commit: the caller's deadline
+   * less the clock-skew margin (`DEADLINE_MARGIN_MS`). Writes are fenced on it (`assertBeforeDeadline`, the
+   * statements that compare it with the database's clock), so that nothing commits after the caller answered
+   * 503, even with clocks a little apart and the reply still on its way.
+   */
   deadline: number;
   log: Logger;
 }
@@ -273,6 +280,7 @@ export function assertBeforeDeadline(ctx: RpcContext): void {
 /**
  * Serves handlers on `<root>.<subject>` in a queue group named after the service, so replicas share the load.
  * Domain errors travel back as data; anything else is logged with the request id and answered as internal_error.
+ * Handlers see the caller's deadline brought forward by `deadlineMarginMs` (see RpcContext.deadline).
  */
 export class RpcServer {
   private readonly subs: Subscription[] = [];
@@ -282,6 +290,7 @@ export class RpcServer {
     private readonly root: string,
     private readonly queue: string,
     private readonly log: Logger,
+    private readonly deadlineMarginMs = 0,
   ) {}
 
   handle<S extends Subject>(subject: S, handler: RpcHandler<S>): void {
@@ -304,7 +313,7 @@ export class RpcServer {
     let reply: RpcReply<ResOf<S>>;
     try {
       const req = decodeJson<RpcRequest<ReqOf<S>>>(msg.data);
-      const data = await handler(req.payload, { principal: req.principal, requestId, deadline: req.deadline, log });
+      const data = await handler(req.payload, { principal: req.principal, requestId, deadline: req.deadline - this.deadlineMarginMs, log });
       reply = { ok: true, data };
     } catch (e) {
       reply = { ok: false, error: toErrorData(e, log, subject) };
@@ -329,6 +338,11 @@ export function toErrorData(e: unknown, log: Logger, subject: string): ErrorData
   if (e instanceof DomainError) {
     if (e.code === 'internal_error') log.error({ err: e, subject }, 'internal error');
     return e.toData();
+  }
+  if (isDatabaseUnavailable(e)) {
+    // Postgres refused, lost or did not answer in time: a passing condition, retried by the caller
+    log.warn({ err: e, subject }, 'database unavailable');
+    return new DomainError('service_unavailable').toData();
   }
   log.error({ err: e, subject }, 'unhandled error');
   return new DomainError('internal_error').toData();

@@ -14,8 +14,8 @@ import type { NatsConnection } from '@nats-io/transport-node';
 import { subjectRoot, type Health, type Subject } from '@verity/contracts';
 import type { DataSource } from 'typeorm';
 import { z } from 'zod';
-import { baseEnv, defaultDatabaseUrl, healthEnv, loadConfig, natsEnv, postgresEnv } from './config.js';
-import { createServiceDataSource, describeDbError, type MigrationClass } from './database.js';
+import { baseEnv, deadlineEnv, defaultDatabaseUrl, healthEnv, loadConfig, natsEnv, postgresEnv } from './config.js';
+import { createServiceDataSource, describeDbError, type DatabaseTimeouts, type MigrationClass } from './database.js';
 import { createLogger, type Logger } from './logger.js';
 import { connectNats, natsCredentialsOf, RpcClient, RpcServer } from './nats.js';
 import { Sql } from './sql.js';
@@ -25,7 +25,7 @@ export const LOGGER = Symbol('LOGGER');
 export const NATS = Symbol('NATS');
 export const DATA_SOURCE = Symbol('DATA_SOURCE');
 
-export const serviceEnv = { ...baseEnv, ...natsEnv, ...postgresEnv, ...healthEnv };
+export const serviceEnv = { ...baseEnv, ...natsEnv, ...deadlineEnv, ...postgresEnv, ...healthEnv };
 export type ServiceConfig = z.infer<z.ZodObject<typeof serviceEnv>>;
 
 export interface ServiceDefinition {
@@ -84,6 +84,7 @@ export class ServicePlatformModule {
               migrations: def.migrations,
               poolMax: cfg.PG_POOL_MAX,
               applicationName: `${def.name}-${cfg.REGION}`,
+              timeouts: databaseTimeoutsOf(cfg),
             });
             await ds.initialize();
             return ds;
@@ -93,8 +94,8 @@ export class ServicePlatformModule {
           provide: RpcServer,
           inject: [NATS, DATA_SOURCE],
           useFactory: (nc: NatsConnection, ds: DataSource) => {
-            const server = new RpcServer(nc, root, def.name, log);
-            server.handle(def.healthSubject, async () => checkHealth(def.name, ds));
+            const server = new RpcServer(nc, root, def.name, log, cfg.DEADLINE_MARGIN_MS);
+            server.handle(def.healthSubject, async () => checkHealth(def.name, ds, cfg.PG_HEALTH_TIMEOUT_MS));
             return server;
           },
         },
@@ -107,12 +108,24 @@ export class ServicePlatformModule {
   }
 }
 
-export async function checkHealth(service: string, ds: DataSource): Promise<Health> {
+/** The configured database timeouts of a service. */
+export function databaseTimeoutsOf(cfg: Pick<ServiceConfig, 'PG_CONNECT_TIMEOUT_MS' | 'PG_STATEMENT_TIMEOUT_MS' | 'PG_IDLE_IN_TRANSACTION_TIMEOUT_MS'>): DatabaseTimeouts {
+  return { connectMs: cfg.PG_CONNECT_TIMEOUT_MS, statementMs: cfg.PG_STATEMENT_TIMEOUT_MS, idleInTransactionMs: cfg.PG_IDLE_IN_TRANSACTION_TIMEOUT_MS };
+}
+
+/** Postgres answers `SELECT 1` within `timeoutMs`, or the service reports itself degraded: a check never hangs. */
+export async function checkHealth(service: string, ds: DataSource, timeoutMs: number): Promise<Health> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error('health check timed out')), timeoutMs);
+  });
   try {
-    await ds.query('SELECT 1');
+    await Promise.race([ds.query('SELECT 1'), late]);
     return { service, status: 'ok', checks: { postgres: 'ok' } };
   } catch {
     return { service, status: 'degraded', checks: { postgres: 'down' } };
+  } finally {
+    clearTimeout(timer);
   }
 }
 
@@ -162,7 +175,7 @@ export async function runService(def: ServiceDefinition, appModule: new () => un
   try {
     const app = await createServiceApp(def, appModule, cfg, log);
     app.enableShutdownHooks(['SIGTERM', 'SIGINT']);
-    if (cfg.HEALTH_PORT) serveHealthHttp(cfg.HEALTH_PORT, def.name, app.get(DATA_SOURCE));
+    if (cfg.HEALTH_PORT) serveHealthHttp(cfg.HEALTH_PORT, def.name, app.get(DATA_SOURCE), cfg.PG_HEALTH_TIMEOUT_MS);
     log.info({ root: subjectRoot(cfg.REGION, cfg.NATS_SUBJECT_PREFIX) }, 'ready');
   } catch (e) {
     log.fatal({ err: e }, 'failed to start');
@@ -171,7 +184,7 @@ export async function runService(def: ServiceDefinition, appModule: new () => un
   }
 }
 
-function serveHealthHttp(port: number, service: string, ds: DataSource): void {
+function serveHealthHttp(port: number, service: string, ds: DataSource, timeoutMs: number): void {
   http
     .createServer((req, res) => {
       if (req.url === '/health/live') {
@@ -179,7 +192,7 @@ function serveHealthHttp(port: number, service: string, ds: DataSource): void {
         return;
       }
       if (req.url === '/health/ready') {
-        void checkHealth(service, ds).then((h) => {
+        void checkHealth(service, ds, timeoutMs).then((h) => {
           res.writeHead(h.status === 'ok' ? 200 : 503, { 'content-type': 'application/json' }).end(JSON.stringify(h));
         });
         return;

@@ -1,5 +1,6 @@
 import type pg from 'pg';
 import type { DataSource } from 'typeorm';
+import { isDatabaseUnavailable } from './database.js';
 
 export interface Queryable {
   rows<R>(text: string, params?: unknown[]): Promise<R[]>;
@@ -37,18 +38,30 @@ export class Sql implements Queryable {
     return (await this.pool.query({ name, text, values: params })).rows as R[];
   }
 
+  /**
+   * Runs `fn` in a transaction on one connection. A connection lost or timed out on the way is discarded
+   * rather than rolled back (a ROLLBACK would only wait on it again) and never returns to the pool.
+   */
   async tx<T>(fn: (q: Queryable) => Promise<T>): Promise<T> {
     const client = await this.pool.connect();
+    // a checked-out connection that dies between statements (Postgres restarted, the idle-transaction timeout)
+    // reports it here; without a listener the error would end the process
+    let lost: Error | undefined;
+    const onError = (e: Error) => (lost ??= e);
+    client.on('error', onError);
+    let discard: Error | undefined;
     try {
       await client.query('BEGIN');
       const out = await fn(new ClientQueryable(client));
       await client.query('COMMIT');
       return out;
     } catch (e) {
-      await client.query('ROLLBACK').catch(() => undefined);
+      if (lost || isDatabaseUnavailable(e)) discard = lost ?? (e as Error);
+      else await client.query('ROLLBACK').catch((r: Error) => (discard = r));
       throw e;
     } finally {
-      client.release();
+      client.off('error', onError);
+      client.release(discard ?? lost);
     }
   }
 }

@@ -31,7 +31,6 @@ const DAY_MS = 24 * 60 * 60 * 1000;
 @Injectable()
 export class AccessService implements OnApplicationBootstrap {
   private readonly cache: KeyCache;
-  private readonly inflight = new Map<string, Promise<Principal | null>>();
 
   constructor(
     @Inject(GATEWAY_CONFIG) private readonly cfg: GatewayConfig,
@@ -188,20 +187,8 @@ export class AccessService implements OnApplicationBootstrap {
     if (b.wallet_locked || b.wallet_balance === null) throw new DomainError('payment_required');
   }
 
-  /** One lookup per key at a time, however many requests arrive with it. */
+  /** One lookup per key at a time, however many requests arrive with it; a revocation arriving meanwhile wins. */
   private lookup(hash: string, requestId: string): Promise<Principal | null> {
-    let p = this.inflight.get(hash);
-    if (!p) {
-      p = this.rpc
-        .call(SUBJECTS.accountsVerifyKey, { key_hash: hash }, { principal: null, requestId })
-        .then((r) => {
-          if (r.principal) this.cache.set(hash, r.principal);
-          return r.principal;
-        })
-        .finally(() => this.inflight.delete(hash));
-      this.inflight.set(hash, p);
-    }
-    return p;
+    return this.cache.lookup(hash, async () => (await this.rpc.call(SUBJECTS.accountsVerifyKey, { key_hash: hash }, { principal: null, requestId })).principal);
   }
 }
-

@@ -19,3 +19,65 @@ describe('key cache', () => {
     assert.ok(c.get('h3'));
   });
 });
+
+/** A verify call whose answer the test releases: the accounts service's reply on its way. */
+function pending() {
+  const calls: Array<(p: Principal | null) => void> = [];
+  return {
+    calls,
+    verify: () => new Promise<Principal | null>((resolve) => calls.push(resolve)),
+  };
+}
+
+describe('key cache lookups', () => {
+  it('one lookup per key at a time, cached once answered', async () => {
+    const c = new KeyCache(5000);
+    const v = pending();
+    const a = c.lookup('h1', v.verify);
+    const b = c.lookup('h1', v.verify);
+    assert.equal(v.calls.length, 1);
+    v.calls[0]!(p('key_1', 'org_1'));
+    assert.deepEqual(await a, p('key_1', 'org_1'));
+    assert.deepEqual(await b, p('key_1', 'org_1'));
+    assert.deepEqual(c.get('h1'), p('key_1', 'org_1'));
+    assert.deepEqual(await c.lookup('h1', v.verify), p('key_1', 'org_1'));
+    assert.equal(v.calls.length, 1);
+  });
+
+  for (const [what, invalidate] of [
+    ['the key is revoked', (c: KeyCache) => c.dropKey('key_1')],
+    ['its organization changes', (c: KeyCache) => c.dropOrg('org_1')],
+    ['the connection to the events drops', (c: KeyCache) => c.clear()],
+  ] as const) {
+    it(`${what} while the lookup is on its way: the revocation wins, nothing stale is cached or used`, async () => {
+      const c = new KeyCache(5000);
+      const v = pending();
+      const first = c.lookup('h1', v.verify);
+      invalidate(c);
+      // a request arriving after the revocation does not join the older lookup
+      const later = c.lookup('h1', v.verify);
+      assert.equal(v.calls.length, 2);
+      // the older answer, read before the revocation, arrives: the key is asked about again
+      v.calls[0]!(p('key_1', 'org_1'));
+      await new Promise((r) => setImmediate(r));
+      assert.equal(v.calls.length, 3);
+      v.calls[1]!(null);
+      v.calls[2]!(null);
+      assert.equal(await first, null);
+      assert.equal(await later, null);
+      assert.equal(c.get('h1'), undefined, 'the revoked key is not cached');
+    });
+  }
+
+  it('an invalidation of another key during the lookup costs one more lookup, and the answer is used', async () => {
+    const c = new KeyCache(5000);
+    const v = pending();
+    const a = c.lookup('h1', v.verify);
+    c.dropKey('key_9');
+    v.calls[0]!(p('key_1', 'org_1'));
+    await new Promise((r) => setImmediate(r));
+    v.calls[1]!(p('key_1', 'org_1'));
+    assert.deepEqual(await a, p('key_1', 'org_1'));
+    assert.deepEqual(c.get('h1'), p('key_1', 'org_1'));
+  });
+});

@@ -44,6 +44,12 @@ export class EmailLogRepository {
     );
   }
 
+  /** The id of a session's email of `template` that is still to be sent; null when it is settled. */
+  async pendingId(q: Queryable, sessionId: string, template: string): Promise<string | null> {
+    const rows = await q.rows<{ id: string }>(`SELECT id FROM sessions.email_log WHERE session_id = $1 AND template = $2 AND status = 'pending'`, [sessionId, template]);
+    return rows[0]?.id ?? null;
+  }
+
   async list(orgId: string, limit: number, mode: Mode | null): Promise<EmailLogEntry[]> {
     const rows = await this.db.rows<EmailLogRow>(
       `SELECT id, mode, session_id, template, subject, recipient, status, created_at, sent_at FROM sessions.email_log

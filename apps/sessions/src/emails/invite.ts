@@ -34,3 +34,13 @@ export function inviteMessage(link: string): { subject: string; text: string } {
     ].join('\n'),
   };
 }
+
+/**
+ * The Message-ID of an invitation: from its email-log row, so that every send of the same invitation (again
+ * after a crash between the mail server's acceptance and its recording) is the same message, which mail
+ * systems recognise as one. The domain is the sender's.
+ */
+export function inviteMessageId(emailLogId: string, from: string): string {
+  const domain = /@([A-Za-z0-9.-]+)>?\s*$/.exec(from)?.[1] ?? 'verity.local';
+  return `<${emailLogId}@${domain}>`;
+}

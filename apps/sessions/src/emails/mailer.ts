@@ -18,12 +18,16 @@ export class Mailer implements OnApplicationShutdown {
     @Inject(LOGGER) private readonly log: Logger,
   ) {
     this.logOnly = !cfg.SMTP_URL;
-    this.transport = cfg.SMTP_URL ? nodemailer.createTransport(cfg.SMTP_URL) : nodemailer.createTransport({ jsonTransport: true });
+    // every wait on the mail server is bounded, so that a send ends within its job's lease
+    const t = cfg.SMTP_TIMEOUT;
+    this.transport = cfg.SMTP_URL
+      ? nodemailer.createTransport({ url: cfg.SMTP_URL, connectionTimeout: t, greetingTimeout: t, socketTimeout: t, dnsTimeout: t } as Parameters<typeof nodemailer.createTransport>[0])
+      : nodemailer.createTransport({ jsonTransport: true });
   }
 
-  /** Sends one message; the address and body are never logged. */
-  async send(m: { to: string; subject: string; text: string; template: string; sessionId: string }): Promise<void> {
-    const info = (await this.transport.sendMail({ from: this.cfg.SMTP_FROM, to: m.to, subject: m.subject, text: m.text })) as { messageId?: string };
+  /** Sends one message with the given Message-ID; the address and body are never logged. */
+  async send(m: { to: string; subject: string; text: string; messageId: string; template: string; sessionId: string }): Promise<void> {
+    const info = (await this.transport.sendMail({ from: this.cfg.SMTP_FROM, to: m.to, subject: m.subject, text: m.text, messageId: m.messageId })) as { messageId?: string };
     this.log.info(
       { template: m.template, session_id: m.sessionId, message_id: info.messageId, transport: this.logOnly ? 'json' : 'smtp' },
       this.logOnly ? 'email built (log-only transport, not delivered)' : 'email sent',

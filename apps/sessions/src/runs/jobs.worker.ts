@@ -5,7 +5,7 @@ import { newId } from '@verity/keys';
 import { LOGGER, RpcClient, Sql, type Logger, type Queryable } from '@verity/platform';
 import { SESSIONS_CONFIG, type SessionsConfig } from '../config.js';
 import { EmailLogRepository } from '../emails/email-log.repository.js';
-import { INVITE_TEMPLATE, inviteMessage } from '../emails/invite.js';
+import { INVITE_TEMPLATE, inviteMessage, inviteMessageId } from '../emails/invite.js';
 import { Mailer } from '../emails/mailer.js';
 import { Outbox } from '../events/outbox.js';
 import { SessionsRepository, type JobRow, type SessionRow } from '../sessions/sessions.repository.js';
@@ -22,6 +22,8 @@ export const LIVE_RUN_RETRY_DELAYS_MS = [2000, 10_000];
 /** Expired capture links settled per sweep (every `JOBS_POLL_MS`). */
 const EXPIRY_BATCH = 500;
 const RPC_TIMEOUT_MS = 4000;
+/** What a live run's transaction may sit idle beyond its read timeout: the other calls of the run. */
+const LIVE_RUN_IDLE_SLACK_MS = 30_000;
 
 const STALLED_REASON = 'The verification stalled: a service it depends on did not answer.';
 
@@ -109,12 +111,21 @@ export class JobsWorker implements OnApplicationBootstrap, BeforeApplicationShut
 
   /** Runs one due job; false when none is due. */
   async runNext(): Promise<boolean> {
-    const state: { failed?: { job: JobRow; error: unknown }; emitted: boolean } = { emitted: false };
+    const state: { failed?: { job: JobRow; error: unknown }; emitted: boolean; invite?: Invitation } = { emitted: false };
     const claimed = await this.db
       .tx(async (q) => {
         const job = await this.repo.claimJob(q);
         if (!job) return false;
+        // a live run holds its transaction while the reader works, up to LIVE_READ_TIMEOUT
+        if (job.kind === 'live_run') await this.repo.allowIdleTransaction(q, this.cfg.LIVE_READ_TIMEOUT + LIVE_RUN_IDLE_SLACK_MS);
         try {
+          if (job.kind === 'invite_email') {
+            // an invitation is sent after this commits, never inside it: the job stays, leased, until it is settled
+            state.invite = (await this.prepareInvite(q, job, false)) ?? undefined;
+            if (state.invite) await this.repo.leaseJob(q, job.id, this.inviteLeaseMs);
+            else await this.repo.deleteJob(q, job.id);
+            return true;
+          }
           state.emitted = await this.perform(q, job, null);
           await this.repo.deleteJob(q, job.id);
         } catch (error) {
@@ -128,6 +139,7 @@ export class JobsWorker implements OnApplicationBootstrap, BeforeApplicationShut
         throw e;
       });
     if (state.failed) await this.fail(state.failed);
+    else if (state.invite) await this.sendInvite(state.invite);
     else if (state.emitted) this.outbox.kick();
     return claimed;
   }
@@ -160,7 +172,7 @@ export class JobsWorker implements OnApplicationBootstrap, BeforeApplicationShut
     const session = await this.repo.findForJob(q, job.session_id);
     if (!session) return false;
     if (job.kind === 'invite_email') {
-      await this.invite(q, session, job.principal, givenUp !== null);
+      await this.prepareInvite(q, job, givenUp !== null);
       return false;
     }
     if (job.kind === 'live_run') return this.liveRun(q, session, job.principal, givenUp);
@@ -277,18 +289,87 @@ export class JobsWorker implements OnApplicationBootstrap, BeforeApplicationShut
     return this.outbox.add(q, updated, now);
   }
 
-  /** The invitation of a live session, while it still waits for the applicant. */
-  private async invite(q: Queryable, s: SessionRow, principal: Principal, givenUp: boolean): Promise<void> {
-    if (givenUp) return this.emails.settle(q, s.id, INVITE_TEMPLATE, 'failed');
-    if (s.status !== 'pending') return this.emails.settle(q, s.id, INVITE_TEMPLATE, 'skipped');
-    const applicant = await this.rpc.call(SUBJECTS.applicantsGet, { id: s.applicant_id }, { principal, requestId: newId('request'), timeoutMs: RPC_TIMEOUT_MS });
-    if (!applicant.email) return this.emails.settle(q, s.id, INVITE_TEMPLATE, 'skipped');
+  /**
+   * The invitation of a live session, while it still waits for the applicant: settles it in `q` when there is
+   * nothing to send (given up, the session moved on, no address or link), else returns what to send once `q`
+   * has committed.
+   */
+  private async prepareInvite(q: Queryable, job: JobRow, givenUp: boolean): Promise<Invitation | null> {
+    const s = await this.repo.findForJob(q, job.session_id);
+    if (!s) return null;
+    if (givenUp) return this.settled(q, s.id, 'failed');
+    if (s.status !== 'pending') return this.settled(q, s.id, 'skipped');
+    const applicant = await this.rpc.call(SUBJECTS.applicantsGet, { id: s.applicant_id }, { principal: job.principal, requestId: newId('request'), timeoutMs: RPC_TIMEOUT_MS });
+    if (!applicant.email) return this.settled(q, s.id, 'skipped');
     const { url } = captureLink(s, this.links);
-    if (!url) return this.emails.settle(q, s.id, INVITE_TEMPLATE, 'skipped');
-    const message = inviteMessage(url);
-    await this.mailer.send({ to: applicant.email, ...message, template: INVITE_TEMPLATE, sessionId: s.id });
-    await this.emails.settle(q, s.id, INVITE_TEMPLATE, 'sent');
+    if (!url) return this.settled(q, s.id, 'skipped');
+    const emailId = await this.emails.pendingId(q, s.id, INVITE_TEMPLATE);
+    if (!emailId) return null; // settled already
+    return { jobId: job.id, attempts: job.attempts, sessionId: s.id, to: applicant.email, messageId: inviteMessageId(emailId, this.cfg.SMTP_FROM), ...inviteMessage(url) };
   }
+
+  private async settled(q: Queryable, sessionId: string, status: 'failed' | 'skipped'): Promise<null> {
+    await this.emails.settle(q, sessionId, INVITE_TEMPLATE, status);
+    return null;
+  }
+
+  /**
+   * Sends a committed invitation, then settles it. Its Message-ID comes from its email-log row, so should the
+   * process die between the mail server's acceptance and the settling (the job's lease then runs out and it is
+   * sent again), the copy is the same message, which mail systems recognise. A database that does not answer
+   * after the send is asked again; the email is not.
+   */
+  private async sendInvite(inv: Invitation): Promise<void> {
+    try {
+      await this.mailer.send({ to: inv.to, subject: inv.subject, text: inv.text, messageId: inv.messageId, template: INVITE_TEMPLATE, sessionId: inv.sessionId });
+    } catch (error) {
+      const permanent = (error as { responseCode?: unknown }).responseCode !== undefined && Number((error as { responseCode?: unknown }).responseCode) >= 500;
+      const delay = RETRY_DELAYS_MS[inv.attempts];
+      if (!permanent && delay !== undefined) {
+        this.log.warn({ err: error, job: inv.jobId, session_id: inv.sessionId, attempt: inv.attempts + 1 }, 'invitation not sent; will retry');
+        await this.repo.postponeJob(inv.jobId, delay);
+        return;
+      }
+      this.log.error({ err: error, job: inv.jobId, session_id: inv.sessionId }, 'invitation given up');
+      await this.settleInvite(inv, 'failed');
+      return;
+    }
+    await this.settleInvite(inv, 'sent');
+  }
+
+  /** Records the outcome of a send and ends its job, asking again while the database does not answer. */
+  private async settleInvite(inv: Invitation, status: 'sent' | 'failed'): Promise<void> {
+    for (let i = 0; ; i++) {
+      try {
+        await this.db.tx(async (q) => {
+          await this.emails.settle(q, inv.sessionId, INVITE_TEMPLATE, status);
+          await this.repo.deleteJob(q, inv.jobId);
+        });
+        return;
+      } catch (e) {
+        const delay = RETRY_DELAYS_MS[i];
+        if (delay === undefined || this.closing) throw e;
+        this.log.warn({ err: e, job: inv.jobId, session_id: inv.sessionId }, 'invitation sent but not yet recorded; retrying');
+        await new Promise((r) => setTimeout(r, delay));
+      }
+    }
+  }
+
+  /** How long a claimed invitation is left to its sender before another worker may take it: every SMTP wait of one send. */
+  private get inviteLeaseMs(): number {
+    return 3 * this.cfg.SMTP_TIMEOUT + 5000;
+  }
+}
+
+/** A committed invitation, ready to send. */
+interface Invitation {
+  jobId: string;
+  attempts: number;
+  sessionId: string;
+  to: string;
+  subject: string;
+  text: string;
+  messageId: string;
 }
 
 /**

@@ -268,6 +268,11 @@ export class SessionsRepository {
     return rows[0] ?? null;
   }
 
+  /** Lets this transaction sit idle up to `ms` (instead of PG_IDLE_IN_TRANSACTION_TIMEOUT_MS) while it waits on another service. */
+  async allowIdleTransaction(q: Queryable, ms: number): Promise<void> {
+    await q.rows(`SELECT set_config('idle_in_transaction_session_timeout', $1, true)`, [String(Math.ceil(ms))]);
+  }
+
   /** Locks one job for the rest of the transaction; false when it is gone or another worker holds it. */
   async lockJob(q: Queryable, id: string): Promise<boolean> {
     return (await q.rows(`SELECT 1 FROM sessions.jobs WHERE id = $1 FOR UPDATE SKIP LOCKED`, [id])).length === 1;
@@ -275,6 +280,11 @@ export class SessionsRepository {
 
   async deleteJob(q: Queryable, id: string): Promise<void> {
     await q.rows(`DELETE FROM sessions.jobs WHERE id = $1`, [id]);
+  }
+
+  /** Keeps a job claimed by its worker for `ms` after the transaction commits: no other worker takes it meanwhile. */
+  async leaseJob(q: Queryable, id: string, ms: number): Promise<void> {
+    await q.rows(`UPDATE sessions.jobs SET run_after = now() + make_interval(secs => $2) WHERE id = $1`, [id, ms / 1000]);
   }
 
   async postponeJob(id: string, delayMs: number): Promise<void> {
