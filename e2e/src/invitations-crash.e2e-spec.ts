@@ -5,10 +5,9 @@
  */
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { jetstreamManager } from '@nats-io/jetstream';
 import type { NatsConnection } from '@nats-io/transport-node';
-import { eventStreamName, subjectRoot, SUBJECTS } from '@verity/contracts';
-import { connectNats, RpcClient } from '@verity/platform';
+import { subjectRoot, SUBJECTS } from '@verity/contracts';
+import { RpcClient } from '@verity/platform';
 import { freePort, Stack, type ServiceName } from '@verity/stack';
 import { api, cloneTestDatabase, isolationPrefix, query, startSmtpServer, waitFor, type SmtpServer } from '@verity/testing';
 
@@ -37,20 +36,19 @@ describe('invitations across a crash', () => {
       serviceEnv: { sessions: { JOBS_POLL_MS: '200', SMTP_URL: smtp.url, SMTP_FROM: 'Verity <no-reply@verify.example>', SMTP_TIMEOUT: '1s' } },
       output: null,
     });
+    await stack.startNats();
     for (const s of SERVICES) stack.startService('us', s);
-    nc = await connectNats('nats://127.0.0.1:4222', 'e2e-invite-crash');
+    nc = await stack.connectNats('us', 'operator', 'e2e-invite-crash');
     ops = new RpcClient(nc, root, 5000);
     await waitFor(async () => (await ops.call(SUBJECTS.sessionsHealth, {}, op).catch(() => null))?.status === 'ok', 30_000, 100);
     await waitFor(async () => (await api(stack.baseUrl('us'), 'GET', '/health/live').catch(() => null))?.status === 200, 30_000, 100);
   });
 
   after(async () => {
+    // the stream goes with the stack's own NATS server
+    await nc?.close();
     await stack?.stop();
     await smtp?.close();
-    if (nc) {
-      await (await jetstreamManager(nc)).streams.delete(eventStreamName(root)).catch(() => undefined);
-      await nc.close();
-    }
     await db?.drop();
   });
 

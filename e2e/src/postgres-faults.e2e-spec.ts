@@ -7,10 +7,9 @@
  */
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { jetstreamManager } from '@nats-io/jetstream';
 import type { NatsConnection } from '@nats-io/transport-node';
-import { eventStreamName, subjectRoot, SUBJECTS, type Subject } from '@verity/contracts';
-import { connectNats, RpcClient } from '@verity/platform';
+import { subjectRoot, SUBJECTS, type Subject } from '@verity/contracts';
+import { RpcClient } from '@verity/platform';
 import { freePort, Stack, type ServiceName } from '@verity/stack';
 import { api, isolationPrefix, PostgresServer, query, startWebhookReceiver, testTls, waitFor, type ApiResponse, type WebhookReceiver } from '@verity/testing';
 import { closeStreams, eventsOnceEach, streamEvents } from './sessions-support.js';
@@ -30,6 +29,8 @@ describe('Postgres faults on a stack and a Postgres of its own', () => {
   let dbUrl: string;
   let stack: Stack;
   let nc: NatsConnection;
+  /** The stack's NATS as the test-only stream reader. */
+  let reader: NatsConnection;
   let ops: RpcClient;
   let root: string;
   let base: string;
@@ -65,8 +66,10 @@ describe('Postgres faults on a stack and a Postgres of its own', () => {
       output: (r, s, line) => process.stderr.write(`[pg-faults ${r}/${s}] ${line}\n`),
     });
     await stack.migrate('us');
+    await stack.startNats();
     for (const s of SERVICES) stack.startService('us', s);
-    nc = await connectNats('nats://127.0.0.1:4222', 'e2e-pg-faults');
+    nc = await stack.connectNats('us', 'operator', 'e2e-pg-faults');
+    reader = await stack.connectNats('us', 'test-reader', 'e2e-pg-faults-reader');
     ops = new RpcClient(nc, root, 5000);
     base = stack.baseUrl('us');
     await waitFor(async () => (await healthOf()).every((h) => h === 'ok'), 30_000, 100);
@@ -77,11 +80,10 @@ describe('Postgres faults on a stack and a Postgres of its own', () => {
   after(async () => {
     pgs?.resume();
     await rx?.close();
+    // the stream goes with the stack's own NATS server
+    await nc?.close();
+    await reader?.close();
     await stack?.stop();
-    if (nc) {
-      await (await jetstreamManager(nc)).streams.delete(eventStreamName(root)).catch(() => undefined);
-      await nc.close();
-    }
     await closeStreams();
     await pgs?.destroy();
   });
@@ -257,7 +259,7 @@ describe('Postgres faults on a stack and a Postgres of its own', () => {
 
     // exactly once on the stream: every committed event once by its id, nothing else
     const outbox = await query<{ event_id: string; session_id: string }>(dbUrl, `SELECT o.event_id, o.session_id FROM sessions.outbox o`);
-    const bySession = eventsOnceEach(await streamEvents('us', () => true, root), outbox);
+    const bySession = eventsOnceEach(await streamEvents('us', () => true, root, reader), outbox);
     for (const s of sessions) assert.equal(bySession.get(s.id)?.length, 1, `session ${s.id} (${s.status}) has one event`);
 
     // fan-out: each event made one delivery, and each delivery reached the receiver
