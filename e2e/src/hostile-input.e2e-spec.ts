@@ -1,0 +1,106 @@
+/**
+ * Hostile input that once answered 500 or a misleading 503: text Postgres cannot store (NUL, unpaired surrogates)
+ * in bodies and query strings, rows that grow past what one NATS message carries, and bodies near its limit.
+ * Each is refused with the envelope and the right code, names the parameter, echoes nothing and stores nothing.
+ */
+import { after, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { randomBytes } from 'node:crypto';
+import { applicantRows, closeOperators, errorOf, rows } from './support.js';
+import { account, createSession, setup } from './sessions-support.js';
+
+after(closeOperators);
+
+/** Written into each hostile value: it must come back in no answer. */
+const MARK = () => `Mark${randomBytes(4).toString('hex')}`;
+const LONE_HIGH = '\uD83D';
+const LONE_LOW = '\uDE00';
+const UNSTORABLE = 'must be text without NUL characters or unpaired surrogates';
+
+function issues(res: { body: unknown }): Array<{ code: string; message: string; path: (string | number)[] }> {
+  return (res.body as { error: { details: { issues: Array<{ code: string; message: string; path: (string | number)[] }> } } }).error.details.issues;
+}
+
+describe('text Postgres cannot store', () => {
+  it('NUL or a broken surrogate in a list filter, cursor or limit is 422 naming the parameter, never 500', async () => {
+    const { c } = await account('us');
+    for (const [path, param] of [
+      ['/v1/sessions?applicant_id=%00', 'applicant_id'],
+      ['/v1/sessions?applicant_id=app_%00x&status=pending', 'applicant_id'],
+      ['/v1/sessions?status=%00', 'status'],
+      ['/v1/applicants?cursor=%00', 'cursor'],
+      ['/v1/workflow-templates?limit=1%00', 'limit'],
+      ['/v1/webhook-events?session_id=%00', 'session_id'],
+    ] as const) {
+      const res = await c('GET', path);
+      assert.equal(res.status, 422, `${path}: ${res.text}`);
+      const e = errorOf(res);
+      assert.equal(e.code, 'validation_error', path);
+      assert.equal(e.param, param, path);
+      assert.doesNotMatch(res.text, /\\u0000/, path);
+    }
+  });
+
+  it('an unpaired surrogate in an applicant name or address is 422 naming the field, echoing nothing; nothing stored', async () => {
+    const { org, c } = await account('us');
+    for (const [body, param, path] of [
+      [{ family_name: 'Doe', given_names: ['Anna', `${MARK()}${LONE_HIGH}`] }, 'given_names', ['given_names', 1]],
+      [{ family_name: `${MARK()}${LONE_LOW}` }, 'family_name', ['family_name']],
+      [{ family_name: 'Doe', address: { line1: `${MARK()} Street${LONE_HIGH}`, country: 'DE' } }, 'address', ['address', 'line1']],
+      [{ family_name: 'Doe', address: { city: `${MARK()}\u0000` } }, 'address', ['address', 'city']],
+    ] as const) {
+      const res = await c('POST', '/v1/applicants', { body });
+      assert.equal(res.status, 422, res.text);
+      const e = errorOf(res);
+      assert.equal(e.code, 'validation_error');
+      assert.equal(e.param, param);
+      assert.deepEqual(issues(res), [{ code: 'invalid_format', message: `${path.join('.')} ${UNSTORABLE}`, path }]);
+      assert.doesNotMatch(res.text, /Mark[0-9a-f]{8}/);
+    }
+    assert.equal(await applicantRows('us', org.id), 0);
+  });
+
+  it('a broken field name in session metadata is refused without repeating it; in a note, the note is named', async () => {
+    const { org, c } = await account('us');
+    const { applicantId, templateId } = await setup(c);
+    const mark = MARK();
+    const res = await createSession(c, { applicant_id: applicantId, workflow_template_id: templateId, metadata: { [`${mark}${LONE_LOW}`]: 'x' } });
+    assert.equal(res.status, 422, res.text);
+    assert.equal(errorOf(res).param, 'metadata');
+    assert.equal(errorOf(res).message, `a field name in metadata ${UNSTORABLE}`);
+    assert.ok(!res.text.includes(mark));
+    const [n] = await rows<{ n: number }>('us', 'SELECT count(*)::int AS n FROM sessions.sessions WHERE org_id = $1', [org.id]);
+    assert.equal(n!.n, 0);
+
+    const made = await createSession(c, { applicant_id: applicantId, workflow_template_id: templateId });
+    const note = await c('POST', `/v1/sessions/${made.body.data.id}/notes`, { body: { note: `${mark}${LONE_HIGH}` } });
+    assert.equal(note.status, 422, note.text);
+    assert.equal(errorOf(note).param, 'note');
+    assert.ok(!note.text.includes(mark));
+  });
+
+  it('a path id that is not text is an unknown id: 404, echoing nothing', async () => {
+    const { c } = await account('us');
+    for (const p of ['/v1/applicants/app_%00', '/v1/sessions/ses_%00', '/v1/workflow-templates/wft_%00']) {
+      const res = await c('GET', p);
+      assert.equal(res.status, 404, `${p}: ${res.text}`);
+      assert.equal(errorOf(res).code, 'resource_not_found');
+    }
+  });
+});
+
+describe('sizes a NATS message cannot carry', () => {
+  it('a JSON body near 1 MiB is 413 request_too_large, not 503; nothing stored', async () => {
+    const { org, c } = await account('us');
+    // under the gateway's body limit (1 MiB), over what one NATS message carries with the request around it
+    const big = 'x'.repeat(1024 * 1024 - 200);
+    const res = await c('POST', '/v1/applicants', { rawBody: JSON.stringify({ family_name: big }), headers: { 'content-type': 'application/json' } });
+    assert.equal(res.status, 413, res.text.slice(0, 300));
+    assert.equal(errorOf(res).code, 'request_too_large');
+    assert.equal(await applicantRows('us', org.id), 0);
+    // numbers that grow when written again (1e9 is 1000000000) are measured as they travel
+    const numbers = `{"family_name":"Doe","metadata":[${Array.from({ length: 200_000 }, () => '1e9').join(',')}]}`;
+    const grown = await c('POST', '/v1/applicants', { rawBody: numbers, headers: { 'content-type': 'application/json' } });
+    assert.equal(grown.status, 413, grown.text.slice(0, 300));
+  });
+});
