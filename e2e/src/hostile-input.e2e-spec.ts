@@ -7,7 +7,7 @@ import { after, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { applicantRows, closeOperators, errorOf, rows } from './support.js';
-import { account, createSession, setup } from './sessions-support.js';
+import { account, createSession, setup, type List, type One } from './sessions-support.js';
 
 after(closeOperators);
 
@@ -102,5 +102,74 @@ describe('sizes a NATS message cannot carry', () => {
     const numbers = `{"family_name":"Doe","metadata":[${Array.from({ length: 200_000 }, () => '1e9').join(',')}]}`;
     const grown = await c('POST', '/v1/applicants', { rawBody: numbers, headers: { 'content-type': 'application/json' } });
     assert.equal(grown.status, 413, grown.text.slice(0, 300));
+  });
+
+  it('session metadata over 16 KiB is 422 too_big naming metadata; nothing stored', async () => {
+    const { org, c } = await account('us');
+    const { applicantId, templateId } = await setup(c);
+    const res = await createSession(c, { applicant_id: applicantId, workflow_template_id: templateId, metadata: { blob: 'é'.repeat(9000) } });
+    assert.equal(res.status, 422, res.text.slice(0, 300));
+    assert.equal(errorOf(res).param, 'metadata');
+    assert.equal(issues(res)[0]!.code, 'too_big');
+    assert.match(issues(res)[0]!.message, /at most 16384 bytes/);
+    const [n] = await rows<{ n: number }>('us', 'SELECT count(*)::int AS n FROM sessions.sessions WHERE org_id = $1', [org.id]);
+    assert.equal(n!.n, 0);
+    const ok = await createSession(c, { applicant_id: applicantId, workflow_template_id: templateId, metadata: { blob: 'x'.repeat(16_000) } });
+    assert.equal(ok.status, 201, ok.text.slice(0, 300));
+  });
+
+  it('workflow template metadata over 16 KiB and screening rules over 128 KiB are 422 too_big', async () => {
+    const { c } = await account('us');
+    const meta = await c('POST', '/v1/workflow-templates', { body: { name: 'big', metadata: { blob: 'x'.repeat(17_000) } } });
+    assert.equal(meta.status, 422, meta.text.slice(0, 300));
+    assert.equal(errorOf(meta).param, 'metadata');
+    const made = await c<One>('POST', '/v1/workflow-templates', { body: { name: 'small' } });
+    const rules = await c('PATCH', `/v1/workflow-templates/${made.body.data.id}`, { body: { screening_rules: Array.from({ length: 2000 }, () => ({ pad: 'x'.repeat(100) })) } });
+    assert.equal(rules.status, 422, rules.text.slice(0, 300));
+    assert.equal(errorOf(rules).param, 'screening_rules');
+    assert.equal(issues(rules)[0]!.code, 'too_big');
+  });
+
+  it('the notes of a session stop at 256 KiB with 422 too_big naming note; the session stays readable, alone and in a list', async () => {
+    const { c } = await account('us');
+    const { applicantId, templateId } = await setup(c);
+    // a note of 2000 control characters is stored as 12 kB of escapes
+    const heavy = '\u0001'.repeat(2000);
+    const ids: string[] = [];
+    for (let s = 0; s < 5; s++) {
+      const made = await createSession(c, { applicant_id: applicantId, workflow_template_id: templateId });
+      assert.equal(made.status, 201, made.text);
+      const id = made.body.data.id;
+      ids.push(id);
+      let refused = null;
+      for (let i = 0; i < 40 && !refused; i++) {
+        const res = await c('POST', `/v1/sessions/${id}/notes`, { body: { note: heavy } });
+        if (res.status !== 200) refused = res;
+      }
+      assert.ok(refused, 'the notes were capped');
+      assert.equal(refused.status, 422, refused.text.slice(0, 300));
+      assert.equal(errorOf(refused).param, 'note');
+      assert.equal(issues(refused)[0]!.code, 'too_big');
+      const read = await c<One>('GET', `/v1/sessions/${id}`);
+      assert.equal(read.status, 200);
+      const notes = (read.body.data.metadata as { operatorNotes: unknown[] }).operatorNotes;
+      assert.ok(notes.length >= 20 && Buffer.byteLength(JSON.stringify(notes)) <= 256 * 1024, String(notes.length));
+      // a short note may still fit; a refused note wrote nothing
+      const [row] = await rows<{ n: number }>('us', "SELECT jsonb_array_length(platform_metadata->'operatorNotes')::int AS n FROM sessions.sessions WHERE id = $1", [id]);
+      assert.equal(row!.n, notes.length);
+    }
+    // five such sessions weigh more than one message: the page stops early and the cursor reaches the rest
+    const seen: string[] = [];
+    let pages = 0;
+    let cursor: string | null = null;
+    do {
+      const page: { status: number; text: string; body: List } = await c<List>('GET', `/v1/sessions?limit=5${cursor ? `&cursor=${cursor}` : ''}`);
+      assert.equal(page.status, 200, page.text.slice(0, 300));
+      seen.push(...page.body.data.map((s) => s.id));
+      cursor = page.body.next_cursor;
+      pages++;
+    } while (cursor);
+    assert.ok(pages > 1, 'the first page stopped early');
+    assert.deepEqual(seen.sort(), [...ids].sort());
   });
 });
