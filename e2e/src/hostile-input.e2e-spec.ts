@@ -6,7 +6,8 @@
 import { after, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
-import { applicantRows, closeOperators, errorOf, rows } from './support.js';
+import net from 'node:net';
+import { applicantRows, closeOperators, E2E, errorOf, rows } from './support.js';
 import { account, createSession, setup, type List, type One } from './sessions-support.js';
 
 after(closeOperators);
@@ -171,5 +172,45 @@ describe('sizes a NATS message cannot carry', () => {
     } while (cursor);
     assert.ok(pages > 1, 'the first page stopped early');
     assert.deepEqual(seen.sort(), [...ids].sort());
+  });
+});
+
+describe('what the HTTP parser refuses', () => {
+  /** Writes bytes to the gateway as they are and reads the answer until the server closes. */
+  function raw(bytes: string): Promise<string> {
+    const url = new URL(E2E.url.us);
+    return new Promise((resolve, reject) => {
+      const socket = net.connect(Number(url.port), url.hostname, () => socket.write(bytes));
+      let out = '';
+      socket.on('data', (d) => (out += d.toString()));
+      socket.on('end', () => resolve(out));
+      socket.on('close', () => resolve(out));
+      socket.on('error', reject);
+    });
+  }
+  const parse = (answer: string) => {
+    const [head, body] = answer.split('\r\n\r\n');
+    const requestId = /^x-request-id: (\S+)$/im.exec(head!)?.[1];
+    return { status: Number(head!.split(' ')[1]), head: head!, body: JSON.parse(body!) as { error: Record<string, unknown> }, requestId };
+  };
+
+  it('a request line and headers over 16 KiB are 431 request_header_too_large in the envelope, echoing nothing', async () => {
+    const mark = MARK();
+    const a = parse(await raw(`GET /v1/applicants?q=${mark}${'x'.repeat(20_000)} HTTP/1.1\r\nhost: x\r\n\r\n`));
+    assert.equal(a.status, 431);
+    assert.equal(a.body.error['code'], 'request_header_too_large');
+    assert.equal(a.body.error['type'], 'invalid_request_error');
+    assert.equal(a.body.error['request_id'], a.requestId);
+    assert.match(a.requestId!, /^req_/);
+    assert.ok(!JSON.stringify(a).includes(mark));
+  });
+
+  it('bytes that are not HTTP are 400 malformed_request in the envelope, echoing nothing', async () => {
+    const mark = MARK();
+    const a = parse(await raw(`GET /v1/me HTTP/1.1\r\nhost: x\r\nx-${mark}\u0001: y\r\n\r\n`));
+    assert.equal(a.status, 400);
+    assert.equal(a.body.error['code'], 'malformed_request');
+    assert.equal(a.body.error['request_id'], a.requestId);
+    assert.ok(!JSON.stringify(a).includes(mark));
   });
 });

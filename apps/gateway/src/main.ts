@@ -11,6 +11,7 @@ import { ROUTES } from './access/routes.js';
 import { GatewayModule } from './app.module.js';
 import { loadGatewayConfig, type GatewayConfig } from './config.js';
 import { EnvelopeFilter } from './http/envelope.filter.js';
+import { clientErrorHandler } from './http/client-error.js';
 import { sendError } from './http/errors.js';
 
 let cfg: GatewayConfig;
@@ -39,6 +40,8 @@ try {
     routerOptions: { maxParamLength: 16 * 1024 },
     // a path the router cannot decode (bad percent-encoding) names no route: 404 in the envelope, never the
     // router's own 400 that echoes the path
+    // what the HTTP parser refuses (headers over 16 KiB, not HTTP) is answered in the envelope too
+    clientErrorHandler: clientErrorHandler(cfg.DOCS_BASE_URL),
     frameworkErrors: (_err: Error, req: FastifyRequest, reply: FastifyReply) => {
       req.requestId = req.id;
       void sendError(reply, req, new DomainError('route_not_found').toData(), cfg.DOCS_BASE_URL);

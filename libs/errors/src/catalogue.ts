@@ -18,6 +18,7 @@ export interface CatalogueEntry {
 
 export const ERROR_CATALOGUE = {
   invalid_json: { status: 400, type: 'invalid_request_error', message: 'The request body is not valid JSON.' },
+  malformed_request: { status: 400, type: 'invalid_request_error', message: 'The request is not valid HTTP/1.1.' },
   authentication_required: {
     status: 401,
     type: 'authentication_error',
@@ -81,6 +82,11 @@ export const ERROR_CATALOGUE = {
     status: 429,
     type: 'rate_limit_error',
     message: 'Too many requests. Retry after the time given in details.reset_at.',
+  },
+  request_header_too_large: {
+    status: 431,
+    type: 'invalid_request_error',
+    message: 'The request line and headers together are larger than 16 KiB.',
   },
   internal_error: { status: 500, type: 'api_error', message: 'An unexpected error occurred.' },
   service_unavailable: {
