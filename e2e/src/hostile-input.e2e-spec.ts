@@ -32,6 +32,8 @@ describe('text Postgres cannot store', () => {
       ['/v1/applicants?cursor=%00', 'cursor'],
       ['/v1/workflow-templates?limit=1%00', 'limit'],
       ['/v1/webhook-events?session_id=%00', 'session_id'],
+      // in a list, id is a query parameter like any other (not a path id, which would be 404)
+      ['/v1/sessions?id=%00', 'id'],
     ] as const) {
       const res = await c('GET', path);
       assert.equal(res.status, 422, `${path}: ${res.text}`);

@@ -100,7 +100,7 @@ export class RpcClient {
   async call<S extends Subject>(subject: S, payload: ReqOf<S>, opts: CallOptions): Promise<ResOf<S>> {
     const timeout = opts.timeoutMs ?? this.defaultTimeoutMs;
     const req: RpcRequest<ReqOf<S>> = { principal: opts.principal, deadline: Date.now() + timeout, payload };
-    const data = this.encodeRequest(req);
+    const data = this.encodeRequest(req, subject.includes('.list.'));
     const h = natsHeaders();
     h.set(REQUEST_ID_HEADER, opts.requestId);
     let msg: Msg;
@@ -120,7 +120,7 @@ export class RpcClient {
    * cannot store (422 `validation_error` naming the parameter, see storable-text.ts), nesting deeper than JSON can
    * be written (422), or more bytes than the connection carries in one message (413 `request_too_large`).
    */
-  private encodeRequest(req: RpcRequest<unknown>): Uint8Array {
+  private encodeRequest(req: RpcRequest<unknown>, query: boolean): Uint8Array {
     let json: string;
     try {
       json = JSON.stringify(req);
@@ -129,7 +129,7 @@ export class RpcClient {
       throw e;
     }
     if (mayHoldUnstorableText(json)) {
-      const refusal = unstorableInputError(req.payload);
+      const refusal = unstorableInputError(req.payload, { query });
       if (refusal) throw refusal;
     }
     const data = enc.encode(json);

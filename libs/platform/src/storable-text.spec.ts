@@ -59,6 +59,10 @@ describe('the refusal of a request payload', () => {
   it('a path id that is not text is an unknown id: 404', () => {
     assert.equal(refusal({ id: 'ses_\u0000' }).code, 'resource_not_found');
     assert.equal(refusal({ id: 'ses_1', body: { note: '\u0000' } }).param, 'note');
+    // the payload of a list is its query string: there, `id` is a query parameter like any other
+    const listed = unstorableInputError({ id: '\u0000' }, { query: true })!;
+    assert.equal(listed.code, 'validation_error');
+    assert.equal(listed.param, 'id');
   });
   it('a body that is itself a bad string names no field', () => {
     const e = refusal({ body: '\u0000' });

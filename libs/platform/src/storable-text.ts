@@ -67,16 +67,17 @@ export function findUnstorableText(value: unknown): UnstorableAt | null {
 
 /**
  * The refusal of a request to a service (a NATS payload) that carries unstorable text. Payloads follow one
- * convention (libs/contracts): `body` is the request body, `id` the id of the route's path, every other top-level
- * field a query parameter or a value the gateway derived. The error names the parameter as the client sent it:
- * a body field by its path inside the body, a query parameter by its name. An id that is not storable text is
- * not an id this API issued: 404 `resource_not_found`, like every malformed id. Nothing of the value is repeated.
+ * convention (libs/contracts): the payload of a list (`<service>.<resource>.list.v1`) is the query string;
+ * otherwise `body` is the request body, `id` the id of the route's path, and every other top-level field a
+ * value the gateway derived. The error names the parameter as the client sent it: a body field by its path
+ * inside the body, a query parameter by its name. A path id that is not storable text is not an id this API
+ * issued: 404 `resource_not_found`, like every malformed id. Nothing of the value is repeated.
  */
-export function unstorableInputError(payload: unknown): DomainError | null {
+export function unstorableInputError(payload: unknown, opts: { query?: boolean } = {}): DomainError | null {
   const at = findUnstorableText(payload);
   if (!at) return null;
   let path = at.path.map((s) => (typeof s === 'string' ? s.slice(0, 100) : s));
-  if (path[0] === 'id' && path.length === 1 && !at.inName) return DomainError.notFound();
+  if (!opts.query && path[0] === 'id' && path.length === 1 && !at.inName) return DomainError.notFound();
   if (path[0] === 'body') path = path.slice(1);
   const where = path.length > 0 ? path.join('.') : null;
   const message = at.inName
