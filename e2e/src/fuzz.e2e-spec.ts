@@ -24,7 +24,7 @@ import { createSession, newApplicant, newTemplate } from './sessions-support.js'
 after(closeOperators);
 
 const SEED = Number(process.env.FUZZ_SEED ?? 20261125);
-const RUNS = Number(process.env.FUZZ_RUNS ?? 40);
+const RUNS = Number(process.env.FUZZ_RUNS ?? 50);
 /** Marks every generated value: a refusal that contains it repeated the request. */
 const MARK = 'Fzq7';
 
