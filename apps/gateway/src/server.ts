@@ -1,9 +1,9 @@
 import type { Socket } from 'node:net';
-import type { ServerResponse } from 'node:http';
+import { STATUS_CODES, type ServerResponse } from 'node:http';
 import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
 import type { NatsConnection } from '@nats-io/transport-node';
-import { DomainError, httpStatusOf, toEnvelope } from '@verity/errors';
+import { DomainError, httpStatusOf, toEnvelope, type ErrorCode } from '@verity/errors';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { IncomingMessage } from 'node:http';
 import type { Redis } from 'ioredis';
@@ -110,20 +110,22 @@ export async function createGateway(cfg: GatewayConfig, log: Logger, nc: NatsCon
 }
 
 /**
- * A request the HTTP server itself cut off: a timeout (headers or whole request too slow) is answered 408
- * `request_timeout` in the envelope when no answer has started on the connection; any other malformed request
- * is 400 without echo. The connection is closed either way.
+ * What the HTTP server itself refuses before there is a request, answered in the envelope with a request id of
+ * its own when no answer has started on the connection: a timeout (headers or whole request too slow) is 408
+ * `request_timeout`, a request line and headers over the 16 KiB the parser takes 431 `request_header_too_large`,
+ * anything else that is not HTTP 400 `malformed_request`. Nothing of the request is repeated; the connection is
+ * closed either way.
  */
 function answerClientError(err: Error & { code?: string }, socket: Socket, docsBaseUrl: string): void {
   if (err.code === 'ECONNRESET' || socket.destroyed) return;
   const inFlight = (socket as Socket & { _httpMessage?: ServerResponse | null })._httpMessage;
   if (socket.writable && !inFlight?.headersSent) {
-    const code = err.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? 'request_timeout' : 'malformed_request';
+    const code: ErrorCode = err.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? 'request_timeout' : err.code === 'HPE_HEADER_OVERFLOW' ? 'request_header_too_large' : 'malformed_request';
     const requestId = newId('request');
     const body = JSON.stringify(toEnvelope(new DomainError(code).toData(), requestId, docsBaseUrl));
     const status = httpStatusOf(code);
     socket.write(
-      `HTTP/1.1 ${status} ${status === 408 ? 'Request Timeout' : 'Bad Request'}\r\n` +
+      `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\n` +
         `content-type: application/json; charset=utf-8\r\ncontent-length: ${Buffer.byteLength(body)}\r\nx-request-id: ${requestId}\r\nconnection: close\r\n\r\n${body}`,
     );
   }

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import type { NatsConnection } from '@nats-io/transport-node';
 import { qualify, SUBJECTS, type EvaluationContextWire, type Principal, type ReqOf, type ResOf, type RpcReply, type Subject, type WorkflowTemplate } from '@verity/contracts';
-import { type ErrorData } from '@verity/errors';
+import { type DomainError, type ErrorData } from '@verity/errors';
 import { decodeJson, encodeJson, RpcClient } from '@verity/platform';
 import { query, refusal, type ServiceApp, type ServiceUnderTest, startServiceUnderTest, testPrincipal } from '@verity/testing';
 import { ScreeningModule } from '../src/app.module.js';
@@ -83,12 +83,19 @@ describe('screening service: templates', () => {
     assert.deepEqual(await call(p, SUBJECTS.templatesGet, { id: t.id }), t);
   });
 
-  it('keeps metadata exactly as sent: member order and strings a jsonb column would refuse', async () => {
+  it('keeps metadata exactly as sent (member order, astral characters); NUL and unpaired surrogates are refused', async () => {
     const p = principal();
-    const metadata = { zeta: 1, alpha: { b: 2, a: 1 }, nul: 'a\u0000b', lone: '\ud800', emoji: '😀' };
+    const metadata = { zeta: 1, alpha: { b: 2, a: 1 }, emoji: '😀', escaped: 'a\\u0000b' };
     const t = await call(p, SUBJECTS.templatesCreate, { body: { name: 'Exact', metadata } });
     const read = await call(p, SUBJECTS.templatesGet, { id: t.id });
     assert.equal(JSON.stringify(read.metadata), JSON.stringify(metadata));
+    for (const bad of [{ nul: 'a\u0000b' }, { lone: '\ud800' }]) {
+      await assert.rejects(call(p, SUBJECTS.templatesCreate, { body: { name: 'Text', metadata: bad } }), (e: DomainError) => {
+        assert.equal(e.code, 'validation_error');
+        assert.equal(e.param, 'metadata');
+        return true;
+      });
+    }
   });
 
   it('every accepted PATCH writes the next immutable version; rules replace, omitted stay, [] clears', async () => {

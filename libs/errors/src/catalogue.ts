@@ -93,6 +93,11 @@ export const ERROR_CATALOGUE = {
     type: 'rate_limit_error',
     message: 'Too many requests. Retry after the time given in details.reset_at.',
   },
+  request_header_too_large: {
+    status: 431,
+    type: 'invalid_request_error',
+    message: 'The request line and headers together are larger than 16 KiB.',
+  },
   internal_error: { status: 500, type: 'api_error', message: 'An unexpected error occurred.' },
   service_unavailable: {
     status: 503,

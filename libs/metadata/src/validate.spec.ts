@@ -486,3 +486,15 @@ describe('several issues at once', () => {
     assert.deepEqual(valueOf(input), { ...input, location: '1 Main St, Springfield' });
   });
 });
+
+describe('metadata size', () => {
+  it('at most 16 KiB as JSON in UTF-8: one byte over is too_big on metadata, whatever the keys hold', () => {
+    const pad = (n: number) => ({ k: 'x'.repeat(n - '{"k":""}'.length) });
+    assert.deepEqual(valueOf(pad(16 * 1024)), pad(16 * 1024));
+    assert.deepEqual(issuesOf(pad(16 * 1024 + 1)), [
+      { code: 'too_big', message: 'metadata must be at most 16384 bytes as JSON (UTF-8); it is 16385.', path: ['metadata'] },
+    ]);
+    // measured in UTF-8: 9000 two-byte characters are 18000 bytes
+    assert.equal(issuesOf({ k: 'é'.repeat(9000) })[0]!.code, 'too_big');
+  });
+});

@@ -56,6 +56,26 @@ export const AMOUNT_MAX = 999_999_999_999;
 
 const RESERVED = new Set(RESERVED_METADATA_KEYS);
 
+/**
+ * The most a metadata object may weigh, as JSON in UTF-8. Metadata is stored with its session and travels in
+ * every read of it (one NATS message, 1 MiB at most, for a session or a page of them).
+ */
+export const METADATA_MAX_BYTES = 16 * 1024;
+
+const utf8 = new TextEncoder();
+
+/** The size of a JSON value as JSON in UTF-8. */
+export function jsonBytes(v: unknown): number {
+  return utf8.encode(JSON.stringify(v)).length;
+}
+
+/** The issue of a metadata object over METADATA_MAX_BYTES, or null. */
+export function metadataSizeIssue(v: unknown): MetadataIssue | null {
+  const bytes = jsonBytes(v);
+  if (bytes <= METADATA_MAX_BYTES) return null;
+  return { code: 'too_big', message: `metadata must be at most ${METADATA_MAX_BYTES} bytes as JSON (UTF-8); it is ${bytes}.`, path: ['metadata'] };
+}
+
 function isPlainObject(v: unknown): v is Record<string, unknown> {
   if (typeof v !== 'object' || v === null || Array.isArray(v)) return false;
   const proto: unknown = Object.getPrototypeOf(v);
@@ -163,6 +183,8 @@ export function validateSessionMetadata(input: unknown): MetadataValidation {
       issues: [{ code: 'invalid_type', message: `metadata must be an object, not ${jsonType(input)}.`, path: ['metadata'] }],
     };
   }
+  const tooBig = metadataSizeIssue(input);
+  if (tooBig) return { ok: false, issues: [tooBig] };
   const issues = new Issues();
 
   for (const key of Object.keys(input)) {

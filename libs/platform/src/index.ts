@@ -12,3 +12,4 @@ export * from './ttl-cache.js';
 export * from './internal-http.js';
 export * from './internal-server.js';
 export * from './micro-batch.js';
+export * from './storable-text.js';

@@ -14,6 +14,18 @@ function capture() {
   return { log: createLogger('test', 'us', 'info', sink), text: () => lines.join('') };
 }
 
+/** What the pg driver raises for a jsonb parameter holding an unpaired surrogate (fields as Postgres 16 sends them). */
+function pgJsonError(): Error {
+  return Object.assign(new Error('invalid input syntax for type json'), {
+    name: 'error',
+    severity: 'ERROR',
+    code: '22P02',
+    detail: 'Unicode low surrogate must follow a high surrogate.',
+    where: 'JSON data, line 1: ["Anna","Marie-Secretname\\ud800"...\nunnamed portal parameter $5 = \'...\'',
+    routine: 'json_ereport_error',
+  });
+}
+
 describe('logged errors', () => {
   it('carry no mailbox, address or row values, under any key, nested, as a cause or aggregated', () => {
     const { log, text } = capture();
@@ -43,5 +55,28 @@ describe('logged errors', () => {
     assert.match(out, /"constraint":"applicants_email_uq"/);
     assert.match(out, /Recipient address rejected/);
     assert.equal(out.trim().split('\n').length, 4);
+  });
+
+  it('a Postgres error is logged without the data it quotes', async () => {
+    const { log, text } = capture();
+    log.error({ err: pgJsonError(), subject: 'applicants.create.v1' }, 'unhandled error');
+    log.error({ err: new Error('insert failed', { cause: Object.assign(new Error('invalid input syntax for type integer: "Secretname"'), { severity: 'ERROR', routine: 'pg_strtoint32_safe', code: '22P02' }) }) }, 'x');
+    const out = text();
+    const lines = out.trim().split('\n');
+    assert.doesNotMatch(out, /Secretname|Anna/);
+    const first = JSON.parse(lines[0]!) as { err: Record<string, unknown> };
+    assert.equal(first.err['code'], '22P02');
+    assert.equal(first.err['message'], 'invalid input syntax for type json');
+    assert.equal(first.err['where'], undefined);
+    assert.equal(first.err['detail'], undefined);
+    assert.match(lines[1]!, /invalid input syntax for type integer: \\"…\\"/);
+  });
+  it('ORM errors lose their bound parameters; other errors keep their message', () => {
+    const { log, text } = capture();
+    log.error({ err: Object.assign(new Error('query failed: relation "x" does not exist'), { query: 'INSERT …', parameters: ['Secretname'] }) }, 'x');
+    const lines = text().trim().split('\n');
+    assert.doesNotMatch(lines.join(''), /Secretname/);
+    assert.match(lines[0]!, /relation \\"x\\" does not exist/);
+    assert.match(lines[0]!, /INSERT …/);
   });
 });

@@ -42,6 +42,23 @@ export const REDACT_PATHS = [
   '*.payload',
 ];
 
+interface PgError {
+  severity?: unknown;
+  routine?: unknown;
+  cause?: unknown;
+}
+
+/** Whether an error comes from Postgres, itself or as a cause. */
+function fromPostgres(e: unknown): boolean {
+  for (let x = e as PgError | undefined, depth = 0; x && typeof x === 'object' && depth < 8; x = x.cause as PgError | undefined, depth++) {
+    if (typeof x.severity === 'string' && typeof x.routine === 'string') return true;
+  }
+  return false;
+}
+
+/** A text with every double-quoted value replaced by `"…"`. */
+const scrubQuoted = (s: string) => s.replace(/"[^"\n]*"/g, '"…"');
+
 /**
  * Fields of an error object that may be logged: what says what went wrong, never whom it concerned. Anything
  * else an error carries (a mail error's `rejected` recipients and `envelope`, a Postgres error's `detail` with
@@ -57,6 +74,8 @@ const ERROR_FIELDS = new Set([
   'statusCode',
   'responseCode',
   'command',
+  // the SQL text of a failed statement (its bound parameters are never logged)
+  'query',
   'permanent',
   'response',
   'severity',
@@ -89,6 +108,11 @@ export function serializeError(e: unknown, depth = 0): unknown {
     message: typeof err.message === 'string' ? scrubText(err.message) : '',
   };
   if (typeof err.stack === 'string') out.stack = scrubText(err.stack);
+  // Postgres quotes the value it refused in its message ('invalid input syntax for type json: "…"')
+  if (fromPostgres(e)) {
+    out.message = scrubQuoted(out.message as string);
+    if (typeof out.stack === 'string') out.stack = scrubQuoted(out.stack);
+  }
   for (const [k, v] of Object.entries(err)) {
     if (!ERROR_FIELDS.has(k)) continue;
     if (typeof v === 'string') out[k] = scrubText(v);

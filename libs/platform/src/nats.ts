@@ -25,6 +25,7 @@ import {
 } from '@verity/contracts';
 import { isDatabaseUnavailable } from './database.js';
 import type { Logger } from './logger.js';
+import { mayHoldUnstorableText, unstorableInputError } from './storable-text.js';
 
 const enc = new TextEncoder();
 const dec = new TextDecoder();
@@ -160,11 +161,12 @@ export class RpcClient {
   async call<S extends Subject>(subject: S, payload: ReqOf<S>, opts: CallOptions): Promise<ResOf<S>> {
     const timeout = opts.timeoutMs ?? this.defaultTimeoutMs;
     const req: RpcRequest<ReqOf<S>> = { principal: opts.principal, deadline: Date.now() + timeout, payload };
+    const data = this.encodeRequest(req, subject.includes('.list.'));
     const h = natsHeaders();
     h.set(REQUEST_ID_HEADER, opts.requestId);
     let msg: Msg;
     try {
-      msg = await this.request(qualify(this.root, subject), encodeJson(req), h, timeout);
+      msg = await this.request(qualify(this.root, subject), data, h, timeout);
     } catch {
       // timeout, no responders, connection closed: the service did not answer
       throw new DomainError('service_unavailable');
@@ -172,6 +174,28 @@ export class RpcClient {
     const reply = decodeJson<RpcReply<ResOf<S>>>(msg.data);
     if (reply.ok) return reply.data;
     throw DomainError.fromData(reply.error);
+  }
+
+  /**
+   * The request as it travels, refused before anything reaches NATS when no service may take it: text Postgres
+   * cannot store (422 `validation_error` naming the parameter, see storable-text.ts), nesting deeper than JSON can
+   * be written (422), or more bytes than the connection carries in one message (413 `request_too_large`).
+   */
+  private encodeRequest(req: RpcRequest<unknown>, query: boolean): Uint8Array {
+    let json: string;
+    try {
+      json = JSON.stringify(req);
+    } catch (e) {
+      if (e instanceof RangeError) throw DomainError.validation([{ code: 'too_big', message: 'the body is nested too deeply', path: [] }]);
+      throw e;
+    }
+    if (mayHoldUnstorableText(json)) {
+      const refusal = unstorableInputError(req.payload, { query });
+      if (refusal) throw refusal;
+    }
+    const data = enc.encode(json);
+    if (data.length > maxPayloadOf(this.nc) - HEADERS_RESERVE) throw new DomainError('request_too_large');
+    return data;
   }
 
   private request(subject: string, data: Uint8Array, headers: MsgHdrs, timeoutMs: number): Promise<Msg> {
@@ -250,6 +274,14 @@ export class RpcClient {
   }
 }
 
+/** Room left in a message for its headers (the request id), which count against the same limit. */
+const HEADERS_RESERVE = 1024;
+
+/** The largest message the server takes (its `max_payload`; 1 MiB unless configured otherwise). */
+export function maxPayloadOf(nc: NatsConnection): number {
+  return nc.info?.max_payload ?? 1024 * 1024;
+}
+
 /** What a handler receives besides its payload. */
 export interface RpcContext {
   principal: Principal | null;
@@ -318,7 +350,12 @@ export class RpcServer {
     } catch (e) {
       reply = { ok: false, error: toErrorData(e, log, subject) };
     }
-    const data = encodeJson(reply);
+    let data = encodeJson(reply);
+    if (data.length > maxPayloadOf(this.nc) - HEADERS_RESERVE) {
+      // a reply the connection cannot carry would leave the caller waiting for its timeout (a misleading 503)
+      log.error({ subject, bytes: data.length }, 'reply larger than the largest NATS message');
+      data = encodeJson({ ok: false, error: new DomainError('internal_error').toData() } satisfies RpcReply<never>);
+    }
     coalesced(() => {
       try {
         msg.respond(data);

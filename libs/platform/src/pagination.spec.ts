@@ -48,4 +48,15 @@ describe('list parameters', () => {
     assert.equal(parseListQuery({ cursor: p.next_cursor! }).after, 4n);
     assert.equal(toPage(rows, 3, (r) => r.seq, (r) => r).next_cursor, null);
   });
+  it('stops a page early, with a cursor to the rest, before its items weigh more than a reply can carry', () => {
+    const rows = [5n, 4n, 3n, 2n].map((seq) => ({ seq, text: 'é'.repeat(300 * 1024) }));
+    const item = (r: (typeof rows)[number]) => ({ id: Number(r.seq), text: r.text });
+    const p = toPage(rows, 4, (r) => r.seq, item);
+    assert.deepEqual(p.data.map((r) => r.id), [5]);
+    assert.equal(parseListQuery({ cursor: p.next_cursor! }).after, 5n);
+    // one heavy row is still served alone
+    const one = toPage(rows.slice(0, 1), 4, (r) => r.seq, item, 1024);
+    assert.equal(one.data.length, 1);
+    assert.equal(one.next_cursor, null);
+  });
 });

@@ -60,12 +60,39 @@ export function parseListQuery(
   return { limit, after, filters };
 }
 
+/**
+ * The most a page's items may weigh as JSON (UTF-8). A reply travels as one NATS message (1 MiB at most), and one
+ * row can weigh hundreds of KiB (a session's notes): a page stops early, with a `next_cursor`, rather than not
+ * arrive. At least one item is always served, so every row is reachable (each row's own caps keep it far smaller).
+ */
+export const PAGE_MAX_BYTES = 512 * 1024;
+
+/** An item's size as JSON (UTF-8); 0 for what JSON cannot write (a page of in-process values). */
+function weight(item: unknown): number {
+  try {
+    return Buffer.byteLength(JSON.stringify(item) ?? '');
+  } catch {
+    return 0;
+  }
+}
+
 /** Builds a page from rows fetched with `limit + 1`: the extra row only tells whether a next page exists. */
-export function toPage<R, T>(rows: R[], limit: number, position: (r: R) => bigint | string, map: (r: R) => T): { data: T[]; next_cursor: string | null } {
-  const page = rows.slice(0, limit);
-  const last = page[page.length - 1];
-  return {
-    data: page.map(map),
-    next_cursor: rows.length > limit && last !== undefined ? encodeCursor(position(last)) : null,
-  };
+export function toPage<R, T>(
+  rows: R[],
+  limit: number,
+  position: (r: R) => bigint | string,
+  map: (r: R) => T,
+  maxBytes = PAGE_MAX_BYTES,
+): { data: T[]; next_cursor: string | null } {
+  const data: T[] = [];
+  let bytes = 0;
+  let last: R | undefined;
+  for (const r of rows.slice(0, limit)) {
+    const item = map(r);
+    bytes += weight(item);
+    if (bytes > maxBytes && data.length > 0) return { data, next_cursor: encodeCursor(position(last!)) };
+    data.push(item);
+    last = r;
+  }
+  return { data, next_cursor: rows.length > limit && last !== undefined ? encodeCursor(position(last)) : null };
 }

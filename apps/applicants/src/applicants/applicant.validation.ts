@@ -1,5 +1,6 @@
 import countries from 'i18n-iso-countries';
 import { DomainError, type Issue } from '@verity/errors';
+import { isStorableText, UNSTORABLE_TEXT_MESSAGE } from '@verity/platform';
 import { z } from 'zod';
 
 /** Fields of the retired name model, and what replaced each. */
@@ -12,11 +13,10 @@ const LEGACY_FIELDS: Record<string, string> = {
   full_name: 'a whole-name field is not accepted: send family_name, given_names and name_suffix',
 };
 
-/** Text Postgres can store: NUL is the one character it refuses in text and jsonb. */
-const hasNoNul = (s: string) => !s.includes('\u0000');
-const NO_NUL = { message: 'must not contain the NUL character' };
+/** Text Postgres can store (the one predicate of libs/platform; the NATS client refuses such requests first). */
+const NO_NUL = { message: UNSTORABLE_TEXT_MESSAGE };
 
-const text = (max: number) => z.string().max(max).refine(hasNoNul, NO_NUL);
+const text = (max: number) => z.string().max(max).refine(isStorableText, NO_NUL);
 
 const nonBlank = (max: number) =>
   z
@@ -24,7 +24,7 @@ const nonBlank = (max: number) =>
     .min(1)
     .max(max)
     .refine((s) => s.trim().length > 0, { message: 'must not be blank' })
-    .refine(hasNoNul, NO_NUL);
+    .refine(isStorableText, NO_NUL);
 
 const isoDate = z
   .string()

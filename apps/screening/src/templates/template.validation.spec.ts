@@ -256,3 +256,13 @@ describe('workflow template PATCH body', () => {
     assert.equal(patch.screening_rules![0]!.name, 'many findings');
   });
 });
+
+describe('template sizes', () => {
+  it('metadata over 16 KiB and screening rules over 128 KiB (as JSON, UTF-8) are too_big, on create and on patch', () => {
+    assert.deepEqual(createIssues({ name: 'n', metadata: { k: 'x'.repeat(17_000) } }).map((i) => [i.code, i.path]), [['too_big', ['metadata']]]);
+    const heavy = Array.from({ length: 100 }, (_, i) => rule({ name: `rule ${i}`, condition: { kind: 'field', field: 'finding.id', operator: 'eq', value: 'x'.repeat(2000) } }));
+    assert.deepEqual(issues(() => validatePatchBody({ screening_rules: heavy })).map((i) => [i.code, i.path]), [['too_big', ['screening_rules']]]);
+    // below the limit, metadata is accepted as sent
+    assert.equal(validateCreateBody({ name: 'n', metadata: { k: 'x'.repeat(16_000) } }).metadata['k'], 'x'.repeat(16_000));
+  });
+});

@@ -1,5 +1,6 @@
 import { CHECK_TYPES, SIGNING_VARIABLES, type CheckType, type SigningDocument } from '@verity/contracts';
 import { DomainError, type Issue } from '@verity/errors';
+import { isStorableText } from '@verity/platform';
 import { UNRESOLVABLE_FIELD_MESSAGE, validateScreeningRules, type ScreeningRule } from '@verity/screening-engine';
 import { z } from 'zod';
 
@@ -33,8 +34,24 @@ export const TITLE_MAX = 200;
 
 // C0 and C1 control characters: a name or title is one display line (and Postgres text holds no NUL).
 const CONTROL = /[\u0000-\u001f\u007f-\u009f]/;
-/** A UTF-16 surrogate without its partner: not a character, and not storable as text. */
-const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
+
+/**
+ * The most `metadata` and `screening_rules` may weigh, as JSON in UTF-8: a template version travels whole in
+ * NATS messages (1 MiB at most) to every read and every session create that pins it.
+ */
+export const TEMPLATE_METADATA_MAX_BYTES = 16 * 1024;
+export const SCREENING_RULES_MAX_BYTES = 128 * 1024;
+
+/** A `too_big` issue for each of the two members sent over its limit. */
+function sizeIssues(obj: Record<string, unknown>): Issue[] {
+  const issues: Issue[] = [];
+  for (const [key, max] of [['metadata', TEMPLATE_METADATA_MAX_BYTES], ['screening_rules', SCREENING_RULES_MAX_BYTES]] as const) {
+    if (obj[key] === undefined) continue;
+    const bytes = Buffer.byteLength(JSON.stringify(obj[key]));
+    if (bytes > max) issues.push({ code: 'too_big', message: `${key} must be at most ${max} bytes as JSON (UTF-8); it is ${bytes}`, path: [key] });
+  }
+  return issues;
+}
 
 const displayLine = (max: number) =>
   z
@@ -42,7 +59,7 @@ const displayLine = (max: number) =>
     .min(1)
     .max(max)
     .refine((s) => s === '' || s.trim().length > 0, { message: 'must not be blank' })
-    .refine((s) => !CONTROL.test(s) && !LONE_SURROGATE.test(s), { message: 'must be one line of text without control characters' });
+    .refine((s) => !CONTROL.test(s) && isStorableText(s), { message: 'must be one line of text without control characters' });
 
 /** An array of enumerated strings in which each value appears once; a repeat is reported at its index. */
 function uniqueArrayOf<T extends readonly [string, ...string[]]>(values: T) {
@@ -99,6 +116,8 @@ const patchSchema = z.strictObject({
 /** POST /v1/workflow-templates: every refusal at once (422), defaults applied, rules normalized. */
 export function validateCreateBody(body: unknown): TemplateFields {
   const obj = requireObject(body);
+  const tooBig = sizeIssues(obj);
+  if (tooBig.length > 0) throw DomainError.validation(tooBig);
   const parsed = createSchema.safeParse(obj);
   const issues = parsed.success ? [] : zodIssues(parsed.error.issues);
   const rules = checkRules(Object.hasOwn(obj, 'screening_rules') ? obj.screening_rules : [], issues);
@@ -127,6 +146,8 @@ export function validatePatchBody(body: unknown): TemplatePatch {
   if (Object.keys(obj).length === 0) {
     throw DomainError.validation([{ code: 'too_small', message: 'the body must name at least one field to change', path: [] }]);
   }
+  const tooBig = sizeIssues(obj);
+  if (tooBig.length > 0) throw DomainError.validation(tooBig);
   const parsed = patchSchema.safeParse(obj);
   const issues = parsed.success ? [] : zodIssues(parsed.error.issues);
   const sendsRules = Object.hasOwn(obj, 'screening_rules');

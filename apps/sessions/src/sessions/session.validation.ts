@@ -2,6 +2,7 @@ import type { ExpectedOutcome } from '@verity/contracts';
 import type { Mode } from '@verity/keys';
 import { DomainError, type Issue } from '@verity/errors';
 import { validateSessionMetadata } from '@verity/metadata';
+import { isStorableText } from '@verity/platform';
 
 export const EXPECTED_OUTCOMES: readonly ExpectedOutcome[] = ['pass', 'review', 'fail', 'doc_quality'];
 
@@ -57,8 +58,6 @@ export function validateCreateBody(body: unknown, mode: Mode): CreateInput {
 }
 
 const NOTE_MAX = 2000;
-/** Text Postgres can store: no U+0000, no unpaired UTF-16 surrogates. */
-const STORABLE = /^(?:[^\u0000\uD800-\uDFFF]|[\uD800-\uDBFF][\uDC00-\uDFFF])*$/;
 const REASON_MAX = 500;
 
 function text(b: Record<string, unknown>, key: string, max: number, required: boolean, issues: Issue[]): string | undefined {
@@ -70,7 +69,7 @@ function text(b: Record<string, unknown>, key: string, max: number, required: bo
   if (typeof v !== 'string') issues.push({ code: 'invalid_type', message: `${key} must be a string`, path: [key] });
   else if (v.trim() === '') issues.push({ code: 'too_small', message: `${key} must not be empty or blank`, path: [key] });
   else if ([...v].length > max) issues.push({ code: 'too_big', message: `${key} must be at most ${max} characters`, path: [key] });
-  else if (!STORABLE.test(v)) {
+  else if (!isStorableText(v)) {
     issues.push({ code: 'invalid_format', message: `${key} must be text without NUL characters or unpaired surrogates`, path: [key] });
   }
   else return v;

@@ -241,17 +241,23 @@ export class SessionsRepository {
     return rows[0] ?? null;
   }
 
-  /** Appends one entry to `metadata.operatorNotes`. */
-  async appendNote(q: Queryable, id: string, note: string, now: Date): Promise<SessionRow> {
+  /**
+   * Appends one entry to `metadata.operatorNotes`, unless the notes would then weigh more than `maxBytes` as stored
+   * JSON: null then, and nothing is written.
+   */
+  async appendNote(q: Queryable, id: string, note: string, now: Date, maxBytes: number): Promise<SessionRow | null> {
     const rows = await q.rows<SessionRow>(
       `UPDATE sessions.sessions SET
          platform_metadata = jsonb_set(platform_metadata, '{operatorNotes}',
            COALESCE(platform_metadata->'operatorNotes', '[]'::jsonb) || jsonb_build_array(jsonb_build_object('note', $2::text, 'created_at', $3::text))),
          updated_at = $4
-       WHERE id = $1 RETURNING ${COLUMNS}`,
-      [id, note, now.toISOString(), now],
+       WHERE id = $1
+         AND octet_length((COALESCE(platform_metadata->'operatorNotes', '[]'::jsonb)
+               || jsonb_build_array(jsonb_build_object('note', $2::text, 'created_at', $3::text)))::text) <= $5
+       RETURNING ${COLUMNS}`,
+      [id, note, now.toISOString(), now, maxBytes],
     );
-    return rows[0]!;
+    return rows[0] ?? null;
   }
 
   // --- background jobs (test runs, invitations) -------------------------------------------------------------

@@ -53,6 +53,12 @@ const LIST_FILTERS = {
   applicant_id: (v: string) => v.length > 0 && v.length <= 100,
 };
 
+/**
+ * The most the notes of one session may weigh, as stored JSON (UTF-8). They accumulate on the session row, and the
+ * whole row travels in every read of it as one NATS message (1 MiB at most).
+ */
+export const NOTES_MAX_BYTES = 256 * 1024;
+
 /** How long a session read waits for the evidence service before answering from the run record. */
 const EVIDENCE_TIMEOUT_MS = 1000;
 
@@ -174,8 +180,13 @@ export class SessionsService {
     const row = await this.repo.db.tx(async (q) => {
       if (!isId('session', id) || !(await this.repo.lock(q, owner, id))) throw DomainError.notFound();
       assertBeforeDeadline(ctx);
-      return this.repo.appendNote(q, id, note, new Date());
+      return this.repo.appendNote(q, id, note, new Date(), NOTES_MAX_BYTES);
     });
+    if (!row) {
+      throw DomainError.validation([
+        { code: 'too_big', message: `the notes of a session may total at most ${NOTES_MAX_BYTES} bytes as JSON (UTF-8); this note does not fit`, path: ['note'] },
+      ]);
+    }
     return toSession(row, this.links);
   }
 
