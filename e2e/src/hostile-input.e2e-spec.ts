@@ -82,12 +82,17 @@ describe('text Postgres cannot store', () => {
     assert.ok(!note.text.includes(mark));
   });
 
-  it('a path id that is not text is an unknown id: 404, echoing nothing', async () => {
+  it('a path id that is not text: an encoded NUL is 400 invalid_path (refused before routing), a lone surrogate a path no route has (404); nothing echoed', async () => {
     const { c } = await account('us');
-    for (const p of ['/v1/applicants/app_%00', '/v1/sessions/ses_%00', '/v1/workflow-templates/wft_%00']) {
-      const res = await c('GET', p);
-      assert.equal(res.status, 404, `${p}: ${res.text}`);
-      assert.equal(errorOf(res).code, 'resource_not_found');
+    for (const [kind, prefix] of [['applicants', 'app'], ['sessions', 'ses'], ['workflow-templates', 'wft']] as const) {
+      const nul = await c('GET', `/v1/${kind}/${prefix}_%00`);
+      assert.equal(nul.status, 400, nul.text);
+      assert.equal(errorOf(nul).code, 'invalid_path');
+      // the UTF-8 bytes of an unpaired surrogate (U+D800): not text, so the router cannot decode the path
+      const surrogate = await c('GET', `/v1/${kind}/${prefix}_%ED%A0%80`);
+      assert.equal(surrogate.status, 404, surrogate.text);
+      assert.equal(errorOf(surrogate).code, 'route_not_found');
+      for (const res of [nul, surrogate]) assert.ok(!res.text.includes(`${prefix}_`), res.text);
     }
   });
 });
