@@ -8,12 +8,10 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
-import type { NatsConnection } from '@nats-io/transport-node';
-import { subjectRoot, SUBJECTS } from '@verity/contracts';
-import { RpcClient } from '@verity/platform';
-import { freePort, Stack } from '@verity/stack';
-import { api, cloneTestDatabase, isolationPrefix, query, startSmtpServer, waitFor, type SmtpServer } from '@verity/testing';
-import { closeStreams, streamEvents } from './sessions-support.js';
+import { SUBJECTS } from '@verity/contracts';
+import { api, query, startSmtpServer, waitFor, type SmtpServer } from '@verity/testing';
+import { startOwnStack, type OwnStack } from './own-stack.js';
+import { streamEvents } from './sessions-support.js';
 
 const tag = randomBytes(3).toString('hex');
 /** What the canary applicant is made of; each must appear only where it is meant to be stored. */
@@ -30,13 +28,7 @@ const HOLDERS = new Set(['applicants.applicants']);
 const op = { principal: null, requestId: 'req_e2e_canary' };
 
 describe('personal-data canary audit', () => {
-  let stack: Stack;
-  let db: Awaited<ReturnType<typeof cloneTestDatabase>>;
-  let nc: NatsConnection;
-  /** The stack's NATS as the test-only stream reader. */
-  let reader: NatsConnection;
-  let ops: RpcClient;
-  let root: string;
+  let own: OwnStack;
   let mail: SmtpServer;
   const logs: string[] = [];
 
@@ -44,36 +36,21 @@ describe('personal-data canary audit', () => {
     // a mail server that refuses every recipient, naming the address, as real ones do
     mail = await startSmtpServer();
     mail.rejectRecipients = true;
-    const prefix = isolationPrefix('canary');
-    root = subjectRoot('us', prefix);
-    db = await cloneTestDatabase('canary');
-    stack = new Stack({
-      regions: ['us'],
-      ports: { us: await freePort(), eu: 0 },
-      databaseUrl: () => db.url,
-      isolationPrefix: prefix,
+    own = await startOwnStack('canary', {
       // the level a production region runs at
       env: { LOG_LEVEL: 'info', RPC_TIMEOUT_MS: '2000', RATE_LIMIT_IP_PER_MINUTE: '100000' },
       serviceEnv: { sessions: { JOBS_POLL_MS: '200', SMTP_URL: mail.url, CAPTURE_SECRET_KEY: randomBytes(32).toString('base64') } },
       output: (region, service, line) => logs.push(`[${region}/${service}] ${line}`),
     });
-    await stack.start();
-    nc = await stack.connectNats('us', 'operator', 'e2e-canary');
-    reader = await stack.connectNats('us', 'test-reader', 'e2e-canary-reader');
-    ops = new RpcClient(nc, root, 5000);
   });
 
   after(async () => {
-    // the stream goes with the stack's own NATS server
-    await nc?.close();
-    await reader?.close();
-    await stack?.stop();
-    await closeStreams();
-    await db?.drop();
+    await own?.close();
     await mail?.close();
   });
 
   it('the canaries sent through every path are absent from logs, events and every table but the applicant', async () => {
+    const { stack, db, ops, root, reader } = own;
     const org = await ops.call(SUBJECTS.accountsOrgCreate, { name: 'canary', tier: 'enterprise' }, op);
     await ops.call(SUBJECTS.accountsBillingSet, { org_id: org.id, wallet_balance: 1_000_000 }, op);
     const scopes = ['applicants:read', 'applicants:write', 'workflows:write', 'sessions:read', 'sessions:write'];

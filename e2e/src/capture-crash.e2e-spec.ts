@@ -7,13 +7,13 @@
 import { after, before, describe, it, type TestContext } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
-import type { NatsConnection } from '@nats-io/transport-node';
-import { subjectRoot, SUBJECTS } from '@verity/contracts';
-import { RpcClient } from '@verity/platform';
-import { freePort, Stack, type ServiceName } from '@verity/stack';
-import { api, cloneTestDatabase, isolationPrefix, query, waitFor } from '@verity/testing';
+import { SUBJECTS } from '@verity/contracts';
+import type { RpcClient } from '@verity/platform';
+import type { ServiceName, Stack } from '@verity/stack';
+import { api, query, waitFor } from '@verity/testing';
 import { captureClientAt, passportOf } from './capture-support.js';
-import { closeStreams, eventsOnceEach, streamEvents } from './sessions-support.js';
+import { startOwnStack, type OwnStack } from './own-stack.js';
+import { eventsOnceEach, streamEvents } from './sessions-support.js';
 
 /** Live captures submitted per scenario. */
 const N = 8;
@@ -23,48 +23,37 @@ const op = { principal: null, requestId: 'req_e2e_capture_crash' };
 type Photos = Awaited<ReturnType<typeof passportOf>>;
 
 describe('live runs crash safety', () => {
+  let own: OwnStack;
   let stack: Stack;
-  let db: Awaited<ReturnType<typeof cloneTestDatabase>>;
-  let nc: NatsConnection;
-  /** The stack's NATS as the test-only stream reader. */
-  let reader: NatsConnection;
+  let db: OwnStack['db'];
   let ops: RpcClient;
   let root: string;
+  let reader: OwnStack['reader'];
   let photos: Photos[];
   /** The sessions service's log lines about live-run jobs (failed and retried, given up). */
   const jobLog: string[] = [];
 
   before(async () => {
-    const prefix = isolationPrefix('capcrash');
-    root = subjectRoot('us', prefix);
-    db = await cloneTestDatabase('capture_crash');
-    stack = new Stack({
-      regions: ['us'],
-      ports: { us: await freePort(), eu: 0 },
-      databaseUrl: () => db.url,
-      isolationPrefix: prefix,
-      env: { LOG_LEVEL: 'error', RPC_TIMEOUT_MS: '2000', RATE_LIMIT_IP_PER_MINUTE: '100000' },
-      // sessions at warn: its jobs' retries are counted below
-      // a run waits 15 s (not 60) for a reader that died mid-read before its attempt fails and is retried
-      serviceEnv: { sessions: { LOG_LEVEL: 'warn', JOBS_POLL_MS: '200', OUTBOX_POLL_MS: '200', LIVE_READ_TIMEOUT: '15s', CAPTURE_SECRET_KEY: randomBytes(32).toString('base64') } },
-      output: (_r, service, line) => {
-        if (service === 'sessions' && line.includes('"kind":"live_run"')) jobLog.push(line);
-      },
-    });
     // the photos are rendered while the stack starts
-    [, photos] = await Promise.all([stack.start(), Promise.all(Array.from({ length: N }, (_, i) => passportOf(i + 1)))]);
-    nc = await stack.connectNats('us', 'operator', 'e2e-capture-crash');
-    reader = await stack.connectNats('us', 'test-reader', 'e2e-capture-crash-reader');
-    ops = new RpcClient(nc, root, 5000);
+    const rendered = Promise.all(Array.from({ length: N }, (_, i) => passportOf(i + 1))).then((p) => (photos = p));
+    own = await startOwnStack(
+      'capcrash',
+      {
+        env: { LOG_LEVEL: 'error', RPC_TIMEOUT_MS: '2000', RATE_LIMIT_IP_PER_MINUTE: '100000' },
+        // sessions at warn: its jobs' retries are counted below
+        // a run waits 15 s (not 60) for a reader that died mid-read before its attempt fails and is retried
+        serviceEnv: { sessions: { LOG_LEVEL: 'warn', JOBS_POLL_MS: '200', OUTBOX_POLL_MS: '200', LIVE_READ_TIMEOUT: '15s', CAPTURE_SECRET_KEY: randomBytes(32).toString('base64') } },
+        output: (_r, service, line) => {
+          if (service === 'sessions' && line.includes('"kind":"live_run"')) jobLog.push(line);
+        },
+      },
+      rendered,
+    );
+    ({ stack, db, ops, root, reader } = own);
   });
 
   after(async () => {
-    // the stream goes with the stack's own NATS server
-    await nc?.close();
-    await reader?.close();
-    await stack?.stop();
-    await closeStreams();
-    await db?.drop();
+    await own?.close();
   });
 
   /** A live organization with `N` captures uploaded (a photographed passport and its holder's selfie each), then all submitted at once. */

@@ -1,11 +1,11 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import type { NatsConnection } from '@nats-io/transport-node';
-import { subjectRoot, SUBJECTS } from '@verity/contracts';
+import { SUBJECTS } from '@verity/contracts';
 import { RpcClient } from '@verity/platform';
-import { freePort, Stack } from '@verity/stack';
-import { api, cloneTestDatabase, isolationPrefix, query, waitFor } from '@verity/testing';
-import { closeStreams, eventsOnceEach, streamEvents } from './sessions-support.js';
+import type { Stack } from '@verity/stack';
+import { api, query, waitFor } from '@verity/testing';
+import { startOwnStack, type OwnStack } from './own-stack.js';
+import { eventsOnceEach, streamEvents } from './sessions-support.js';
 
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -13,38 +13,24 @@ const OUTCOMES = ['pass', 'review', 'fail', 'doc_quality'] as const;
 const EXPECTED_EVENT: Record<string, string> = { completed: 'kyc.session.completed', manual_review: 'kyc.session.manual_review_requested' };
 
 describe('sessions crash safety', () => {
+  let own: OwnStack;
   let stack: Stack;
-  let db: Awaited<ReturnType<typeof cloneTestDatabase>>;
-  let nc: NatsConnection;
-  /** The stack's NATS as the test-only stream reader. */
-  let reader: NatsConnection;
+  let db: OwnStack['db'];
+  let nc: OwnStack['nc'];
+  let reader: OwnStack['reader'];
   let root: string;
 
   before(async () => {
-    const prefix = isolationPrefix('crash');
-    root = subjectRoot('us', prefix);
-    db = await cloneTestDatabase('sessions_crash');
-    stack = new Stack({
-      regions: ['us'],
-      ports: { us: await freePort(), eu: 0 },
-      databaseUrl: () => db.url,
-      isolationPrefix: prefix,
+    own = await startOwnStack('crash', {
       env: { LOG_LEVEL: 'error', RPC_TIMEOUT_MS: '2000' },
       serviceEnv: { sessions: { JOBS_POLL_MS: '200', OUTBOX_POLL_MS: '200' } },
       output: null,
     });
-    await stack.start();
-    nc = await stack.connectNats('us', 'operator', 'e2e-sessions-crash');
-    reader = await stack.connectNats('us', 'test-reader', 'e2e-sessions-crash-reader');
+    ({ stack, db, nc, reader, root } = own);
   });
 
   after(async () => {
-    // the stream goes with the stack's own NATS server
-    await nc?.close();
-    await reader?.close();
-    await stack?.stop();
-    await closeStreams();
-    await db?.drop();
+    await own?.close();
   });
 
   it('SIGKILL five times under load: every committed session rests and its events are on the stream exactly once', async () => {
