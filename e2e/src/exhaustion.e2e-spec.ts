@@ -36,7 +36,7 @@ const DECODER_PEAK = 1024 * MiB;
  * Decompression bombs sent at once, and how much they may raise the peak of id-scan and of evidence. libvips
  * decodes a 100-megapixel image a band at a time (about 80 to 130 MiB for such a PNG, far from the 300 MB of its
  * pixels), a bounded number at a time (ID_SCAN_IMAGE_CONCURRENCY, EVIDENCE_IMAGE_CONCURRENCY); 8 of each raised
- * each peak by 220 to 330 MiB here.
+ * each peak by 220 to 340 MiB here.
  */
 const SCANS = 8;
 const UPLOADS = 8;
