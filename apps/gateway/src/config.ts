@@ -43,6 +43,8 @@ export const gatewayEnv = {
   HTTP_KEEP_ALIVE_TIMEOUT_MS: z.coerce.number().int().min(100).default(72_000),
   /** A connection with no traffic in either direction for this long is closed, whatever its state. */
   HTTP_IDLE_TIMEOUT_MS: z.coerce.number().int().min(100).default(120_000),
+  /** Most connections open at once; one more is closed as soon as it is accepted, before anything is read. */
+  HTTP_MAX_CONNECTIONS: z.coerce.number().int().min(1).default(10_000),
 };
 
 export type GatewayConfig = ReturnType<typeof loadGatewayConfig>;
@@ -54,6 +56,14 @@ export function loadGatewayConfig(env: NodeJS.ProcessEnv = process.env) {
   }
   if (cfg.HTTP_KEEP_ALIVE_TIMEOUT_MS > cfg.HTTP_IDLE_TIMEOUT_MS) {
     throw new ConfigError(['HTTP_KEEP_ALIVE_TIMEOUT_MS must not be longer than HTTP_IDLE_TIMEOUT_MS (the idle timeout would cut kept-alive connections first)']);
+  }
+  // the idle timeout cuts a connection whatever its state: one waiting for a service's answer must get the 503
+  // of its own deadline first, never a connection closed without an answer
+  const longestWait = Math.max(cfg.ID_SCAN_TIMEOUT_MS, cfg.CAPTURE_UPLOAD_TIMEOUT_MS, cfg.RPC_TIMEOUT_MS);
+  if (cfg.HTTP_IDLE_TIMEOUT_MS <= longestWait) {
+    throw new ConfigError([
+      'HTTP_IDLE_TIMEOUT_MS must be longer than ID_SCAN_TIMEOUT_MS, CAPTURE_UPLOAD_TIMEOUT_MS and RPC_TIMEOUT_MS (a request waiting for a service would be cut off without an answer)',
+    ]);
   }
   return {
     ...cfg,

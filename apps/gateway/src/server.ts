@@ -63,6 +63,8 @@ export async function createGateway(cfg: GatewayConfig, log: Logger, nc: NatsCon
     bodyParser: false,
   });
   const fastify = app.getHttpAdapter().getInstance();
+  // a bound on open connections: past it Node closes a new connection at once, and those open are still served
+  fastify.server.maxConnections = cfg.HTTP_MAX_CONNECTIONS;
   const access = app.get(AccessService);
 
   fastify.decorateRequest('principal', null);

@@ -61,6 +61,10 @@ before(async () => {
     HTTP_REQUEST_TIMEOUT_MS: '2000',
     HTTP_KEEP_ALIVE_TIMEOUT_MS: '500',
     HTTP_IDLE_TIMEOUT_MS: '3000',
+    // shorter than the idle timeout (loadGatewayConfig)
+    ID_SCAN_TIMEOUT_MS: '2000',
+    CAPTURE_UPLOAD_TIMEOUT_MS: '2000',
+    RPC_TIMEOUT_MS: '2000',
   });
   redis = createRedis('redis://127.0.0.1:6379', 'gateway-edge-test');
   app = await createGateway(cfg, log, nc, redis);

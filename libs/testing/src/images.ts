@@ -43,6 +43,25 @@ export function pixelFloodPng(width = 20_000, height = 20_000): Buffer {
   return Buffer.concat([Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]), pngChunk('IHDR', ihdr), pngChunk('IDAT', rows), pngChunk('IEND', Buffer.alloc(0))]);
 }
 
+/**
+ * A decompression bomb that is a whole, valid image: a `width` × `height` PNG of one colour, every row present,
+ * a few hundred kilobytes compressed (9999 × 10000 is just under the 100 megapixel cap and about 290 KB).
+ */
+export function solidPng(width: number, height: number): Buffer {
+  const ihdr = Buffer.alloc(13);
+  ihdr.writeUInt32BE(width, 0);
+  ihdr.writeUInt32BE(height, 4);
+  ihdr[8] = 8; // bit depth
+  ihdr[9] = 2; // RGB
+  const rows = deflateSync(Buffer.alloc((1 + width * 3) * height), { level: 9 });
+  return Buffer.concat([Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]), pngChunk('IHDR', ihdr), pngChunk('IDAT', rows), pngChunk('IEND', Buffer.alloc(0))]);
+}
+
+/** The same bomb as a JPEG: one colour, `width` × `height`, about 600 KB at 9999 × 10000. */
+export async function solidJpeg(width: number, height: number): Promise<Buffer> {
+  return (await sharp())({ create: { width, height, channels: 3, background: { r: 200, g: 180, b: 160 } } }).jpeg({ quality: 50 }).toBuffer();
+}
+
 /** A photo-like JPEG (noise, so it does not compress away) of about `width × height` pixels. */
 export async function noisyJpeg(width: number, height: number, quality = 80): Promise<Buffer> {
   const raw = Buffer.allocUnsafe(width * height * 3);
