@@ -16,6 +16,7 @@ import { cloneTestDatabase, isolationPrefix, query, startSmtpServer, testPrincip
 import { SessionsModule } from '../src/app.module.js';
 import { sessionsEnv } from '../src/config.js';
 import { SESSIONS_SERVICE } from '../src/definition.js';
+import { acceptEveryDebit } from './peers.js';
 
 const ADDRESS = 'marguerite.yourcenar@example.org';
 const NAME = 'Yourcenar';
@@ -52,15 +53,7 @@ before(async () => {
   const peers = new RpcServer(nc, root, 'peers', createLogger('invitations-peers', 'us', 'silent'));
   peers.handle(SUBJECTS.applicantsGet, async (p) => applicants.get(p.id) ?? Promise.reject(DomainError.notFound()));
   peers.handle(SUBJECTS.templatesVersion, async (p) => templates.get(p.id) ?? Promise.reject(DomainError.notFound()));
-  peers.handle(SUBJECTS.accountsBillingDebit, async (p, ctx) => ({
-    session_id: p.session_id,
-    org_id: ctx.principal!.org_id,
-    amount: 0,
-    checks: p.checks,
-    created_at: new Date().toISOString(),
-    settled_at: null,
-    refunded_at: null,
-  }));
+  acceptEveryDebit(peers);
   const sink = new Writable({
     write(chunk: Buffer, _enc, done) {
       logged.push(...chunk.toString().split('\n').filter(Boolean));

@@ -32,6 +32,7 @@ import { cloneTestDatabase, isolationPrefix, query, refusal, testPrincipal, wait
 import { SessionsModule } from '../src/app.module.js';
 import { sessionsEnv } from '../src/config.js';
 import { SESSIONS_SERVICE } from '../src/definition.js';
+import { acceptEveryDebit } from './peers.js';
 
 type App = Awaited<ReturnType<typeof createServiceApp>>;
 
@@ -96,16 +97,7 @@ before(async () => {
     if (!t || ctx.principal?.org_id !== orgOf.get(p.id)) throw DomainError.notFound();
     return t;
   });
-  // live creates are billed by accounts: every debit is accepted here (billing is tested in billing.int-spec.ts)
-  peers.handle(SUBJECTS.accountsBillingDebit, async (p, ctx) => ({
-    session_id: p.session_id,
-    org_id: ctx.principal!.org_id,
-    amount: 0,
-    checks: p.checks,
-    created_at: new Date().toISOString(),
-    settled_at: null,
-    refunded_at: null,
-  }));
+  acceptEveryDebit(peers);
   peers.handle(SUBJECTS.screeningEvaluate, async (p) => {
     evaluated.push(p);
     return evaluate(p);

@@ -1,5 +1,5 @@
 import { Inject, Injectable, type BeforeApplicationShutdown, type OnApplicationBootstrap } from '@nestjs/common';
-import { SUBJECTS, type Applicant, type CheckType, type EvaluationContextWire, type Principal } from '@verity/contracts';
+import { SUBJECTS, type Applicant, type CheckType, type EvaluationContextWire, type ExpectedOutcome, type Idv, type Principal } from '@verity/contracts';
 import { DomainError } from '@verity/errors';
 import { newId } from '@verity/keys';
 import { LOGGER, RpcClient, Sql, type Logger, type Queryable } from '@verity/platform';
@@ -11,7 +11,7 @@ import { Outbox } from '../events/outbox.js';
 import { SessionsRepository, type JobRow, type SessionRow } from '../sessions/sessions.repository.js';
 import { captureLink, type CaptureLinks } from '../sessions/capture-link.js';
 import { LiveRun } from './live-run.js';
-import { CREDIT_RECORDINGS, restingOf, syntheticChecks, syntheticFindings, syntheticIdv, type Resting } from './synthetic.js';
+import { CREDIT_RECORDINGS, restingOf, syntheticChecks, syntheticFindings, syntheticIdv, type CheckResult, type Resting } from './synthetic.js';
 
 /** Jobs run at once side by side per process; each holds one database connection while it runs. */
 const CONCURRENCY = 2;
@@ -219,12 +219,32 @@ export class JobsWorker implements OnApplicationBootstrap, BeforeApplicationShut
       resting = restingOf(results, reply);
       screening = reply;
     }
-    // pending → in_progress → resting status: two system transitions of the table, committed as one
+    return this.rest(q, s, resting, results, idv, {
+      expected_outcome: expected,
+      findings,
+      credit_recording: types.includes('credit_history') ? CREDIT_RECORDINGS[expected].recording : null,
+      screening,
+    });
+  }
+
+  /**
+   * The end of a run, test or live: the session moves to its resting status (pending → in_progress → resting,
+   * two system transitions of the table committed as one), the run is recorded and its event written, all in
+   * `q`. False when the session had moved on meanwhile (nothing written).
+   */
+  private async rest(
+    q: Queryable,
+    s: SessionRow,
+    resting: Resting,
+    checks: CheckResult[],
+    idv: Idv | null,
+    run: { expected_outcome: ExpectedOutcome | null; findings: unknown; credit_recording: string | null; screening: unknown },
+  ): Promise<boolean> {
     const now = new Date();
     const updated = await this.repo.changeStatus(q, s.id, ['pending', 'in_progress'], {
       status: resting.status,
       outcome: resting.outcome,
-      checks: results,
+      checks,
       idv,
       platform: resting.status === 'errored' ? { erroredReason: resting.reason } : {},
       now,
@@ -234,11 +254,8 @@ export class JobsWorker implements OnApplicationBootstrap, BeforeApplicationShut
       session_id: s.id,
       template_id: s.workflow_template_id,
       template_version: s.template_version,
-      expected_outcome: expected,
-      checks: results,
-      findings,
-      credit_recording: types.includes('credit_history') ? CREDIT_RECORDINGS[expected].recording : null,
-      screening,
+      ...run,
+      checks,
       status: updated.status,
       outcome: updated.outcome,
     });
@@ -253,8 +270,8 @@ export class JobsWorker implements OnApplicationBootstrap, BeforeApplicationShut
    */
   private async liveRun(q: Queryable, s: SessionRow, principal: Principal, givenUp: string | null): Promise<boolean> {
     if (s.status !== 'pending' && s.status !== 'in_progress') return false;
-    const now = new Date();
     if (givenUp !== null) {
+      const now = new Date();
       const updated = await this.repo.changeStatus(q, s.id, ['pending', 'in_progress'], { status: 'errored', outcome: null, platform: { erroredReason: givenUp }, now });
       return updated ? this.outbox.add(q, updated, now) : false;
     }
@@ -264,29 +281,7 @@ export class JobsWorker implements OnApplicationBootstrap, BeforeApplicationShut
       { template_id: s.workflow_template_id, version: s.template_version, context: found.context },
       { principal, requestId: newId('request'), timeoutMs: RPC_TIMEOUT_MS },
     );
-    const resting = restingOf(found.checks, reply);
-    const updated = await this.repo.changeStatus(q, s.id, ['pending', 'in_progress'], {
-      status: resting.status,
-      outcome: resting.outcome,
-      checks: found.checks,
-      idv: found.idv,
-      platform: resting.status === 'errored' ? { erroredReason: resting.reason } : {},
-      now,
-    });
-    if (!updated) return false;
-    await this.repo.insertRun(q, {
-      session_id: s.id,
-      template_id: s.workflow_template_id,
-      template_version: s.template_version,
-      expected_outcome: null,
-      checks: found.checks,
-      findings: [],
-      credit_recording: null,
-      screening: reply,
-      status: updated.status,
-      outcome: updated.outcome,
-    });
-    return this.outbox.add(q, updated, now);
+    return this.rest(q, s, restingOf(found.checks, reply), found.checks, found.idv, { expected_outcome: null, findings: [], credit_recording: null, screening: reply });
   }
 
   /**

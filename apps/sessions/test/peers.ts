@@ -1,0 +1,18 @@
+import { SUBJECTS } from '@verity/contracts';
+import type { RpcServer } from '@verity/platform';
+
+/**
+ * Accounts as a peer that accepts every debit of a live create (contract §12) for nothing: for the tests of
+ * what comes after the create. Billing itself is tested in billing.int-spec.ts.
+ */
+export function acceptEveryDebit(peers: RpcServer): void {
+  peers.handle(SUBJECTS.accountsBillingDebit, async (p, ctx) => ({
+    session_id: p.session_id,
+    org_id: ctx.principal!.org_id,
+    amount: 0,
+    checks: p.checks,
+    created_at: new Date().toISOString(),
+    settled_at: null,
+    refunded_at: null,
+  }));
+}
