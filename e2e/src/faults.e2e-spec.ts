@@ -92,7 +92,7 @@ describe('faults on a stack of its own', () => {
     const r = await query<{ family_name: string }>(db!.url, 'SELECT family_name FROM applicants.applicants WHERE org_id = $1 ORDER BY seq', [orgId]);
     return r.map((x) => x.family_name);
   }
-  type Ready = { status: string; services: Record<string, string>; redis: string };
+  type Ready = { status: string; services: Record<string, string>; redis: string; nats: string };
   const ready = () => api<Ready>(base, 'GET', '/health/ready');
   /** Readiness once it shows `until`: the gateway shares and caches its fan-out for HEALTH_CACHE_MS (1 s). */
   const readyOnce = (until: (r: ApiResponse<Ready>) => boolean) =>
@@ -101,7 +101,7 @@ describe('faults on a stack of its own', () => {
       return until(r) ? r : undefined;
     }, 5000, 100);
 
-  it('applicants stopped: POST is 503 service_unavailable within the timeout and writes nothing, readiness is 503; restarted, the same gateway serves again', async () => {
+  it('applicants stopped: POST is 503 service_unavailable within the timeout and writes nothing, readiness stays 200 and says degraded; restarted, the same gateway serves again', async () => {
     const { orgId, key } = await newKey();
     const c = call(key);
     assert.equal((await c('GET', '/v1/applicants')).status, 200);
@@ -119,9 +119,11 @@ describe('faults on a stack of its own', () => {
     assert.equal((await c('GET', '/v1/applicants')).status, 503);
     assert.deepEqual(await storedNames(orgId), []);
 
-    const r = await readyOnce((x) => x.status !== 200);
-    assert.equal(r.status, 503);
-    assert.equal(r.body.status, 'unavailable');
+    // the gateway can still serve every other route: it stays ready (in its load balancer), and says what is down
+    const r = await readyOnce((x) => x.body.services.applicants === 'down');
+    assert.equal(r.status, 200);
+    assert.equal(r.body.status, 'degraded');
+    assert.equal(r.body.nats, 'ok');
     assert.equal(r.body.services.applicants, 'down');
     assert.equal(r.body.services.accounts, 'ok');
     assert.equal((await api(base, 'GET', '/health/live')).status, 200, 'the gateway itself is up');

@@ -13,3 +13,4 @@ export * from './internal-http.js';
 export * from './internal-server.js';
 export * from './micro-batch.js';
 export * from './storable-text.js';
+export * from './readiness.js';

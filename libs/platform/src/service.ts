@@ -18,6 +18,7 @@ import { baseEnv, deadlineEnv, defaultDatabaseUrl, healthEnv, loadConfig, natsEn
 import { createServiceDataSource, describeDbError, type DatabaseTimeouts, type MigrationClass } from './database.js';
 import { createLogger, type Logger } from './logger.js';
 import { connectNats, natsCredentialsOf, RpcClient, RpcServer } from './nats.js';
+import { answersWithin, natsAnswers } from './readiness.js';
 import { Sql } from './sql.js';
 
 export const CONFIG = Symbol('CONFIG');
@@ -115,18 +116,18 @@ export function databaseTimeoutsOf(cfg: Pick<ServiceConfig, 'PG_CONNECT_TIMEOUT_
 
 /** Postgres answers `SELECT 1` within `timeoutMs`, or the service reports itself degraded: a check never hangs. */
 export async function checkHealth(service: string, ds: DataSource, timeoutMs: number): Promise<Health> {
-  let timer: NodeJS.Timeout | undefined;
-  const late = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error('health check timed out')), timeoutMs);
-  });
-  try {
-    await Promise.race([ds.query('SELECT 1'), late]);
-    return { service, status: 'ok', checks: { postgres: 'ok' } };
-  } catch {
-    return { service, status: 'degraded', checks: { postgres: 'down' } };
-  } finally {
-    clearTimeout(timer);
-  }
+  const postgres = (await answersWithin(() => ds.query('SELECT 1'), timeoutMs)) ? 'ok' : 'down';
+  return { service, status: postgres === 'ok' ? 'ok' : 'degraded', checks: { postgres } };
+}
+
+/**
+ * The readiness a probe reads over HTTP: the service's own dependencies, Postgres and its NATS connection (over
+ * NATS, the health subject answering already proves the latter).
+ */
+export async function checkReadiness(service: string, ds: DataSource, nc: NatsConnection, timeoutMs: number): Promise<Health> {
+  const [db, nats] = await Promise.all([checkHealth(service, ds, timeoutMs), natsAnswers(nc, timeoutMs)]);
+  const checks = { ...db.checks, nats: nats ? ('ok' as const) : ('down' as const) };
+  return { service, status: db.status === 'ok' && nats ? 'ok' : 'degraded', checks };
 }
 
 /** Says which piece of infrastructure is missing and how to start it. */
@@ -175,7 +176,7 @@ export async function runService(def: ServiceDefinition, appModule: new () => un
   try {
     const app = await createServiceApp(def, appModule, cfg, log);
     app.enableShutdownHooks(['SIGTERM', 'SIGINT']);
-    if (cfg.HEALTH_PORT) serveHealthHttp(cfg.HEALTH_PORT, def.name, app.get(DATA_SOURCE), cfg.PG_HEALTH_TIMEOUT_MS);
+    if (cfg.HEALTH_PORT) serveHealthHttp(cfg.HEALTH_PORT, def.name, app.get(DATA_SOURCE), app.get(NATS), cfg.PG_HEALTH_TIMEOUT_MS);
     log.info({ root: subjectRoot(cfg.REGION, cfg.NATS_SUBJECT_PREFIX) }, 'ready');
   } catch (e) {
     log.fatal({ err: e }, 'failed to start');
@@ -184,7 +185,7 @@ export async function runService(def: ServiceDefinition, appModule: new () => un
   }
 }
 
-function serveHealthHttp(port: number, service: string, ds: DataSource, timeoutMs: number): void {
+function serveHealthHttp(port: number, service: string, ds: DataSource, nc: NatsConnection, timeoutMs: number): void {
   http
     .createServer((req, res) => {
       if (req.url === '/health/live') {
@@ -192,7 +193,7 @@ function serveHealthHttp(port: number, service: string, ds: DataSource, timeoutM
         return;
       }
       if (req.url === '/health/ready') {
-        void checkHealth(service, ds, timeoutMs).then((h) => {
+        void checkReadiness(service, ds, nc, timeoutMs).then((h) => {
           res.writeHead(h.status === 'ok' ? 200 : 503, { 'content-type': 'application/json' }).end(JSON.stringify(h));
         });
         return;

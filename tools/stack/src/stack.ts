@@ -65,6 +65,8 @@ export class Stack {
   private readonly stopped = new Set<string>();
   private closing = false;
   private readonly internalPorts = new Map<string, number>();
+  /** Each process's internal port (`HEALTH_PORT`: /health/live, /health/ready, /metrics), by `region/service`. */
+  private readonly healthPorts = new Map<string, number>();
   /**
    * INTERNAL_AUTH_SECRET of each region: shared by the region's gateway, evidence and id-scan, and by nothing of
    * the other region. Random per start (it protects requests in flight only, nothing stored), kept for the
@@ -86,14 +88,25 @@ export class Stack {
     return n;
   }
 
+  /** The internal port of a process (`HEALTH_PORT`): its own /health/live, /health/ready and /metrics. */
+  healthUrl(region: Region, service: ServiceName): string {
+    const port = this.healthPorts.get(`${region}/${service}`);
+    if (port === undefined) throw new Error(`no internal port for ${region}/${service}: start or startNats first`);
+    return `http://127.0.0.1:${port}`;
+  }
+
   /** A connection to the region's NATS as `identity` (tests play an operator, a reader, or a service). */
   connectNats(region: Region, identity: NatsIdentity, name = `${identity}-${region}-test`): Promise<NatsConnection> {
     const n = this.nats(region);
     return connectNats(n.url, name, n.credentials(identity));
   }
 
-  /** Starts each region's nats-server (part of `start`; alone when a test starts services one by one). */
+  /**
+   * Starts each region's nats-server and picks every process's ports (part of `start`; alone when a test starts
+   * services one by one).
+   */
   async startNats(): Promise<void> {
+    await this.allocatePorts();
     for (const r of this.opts.regions) {
       if (this.natsServers.has(r)) continue;
       const server = new NatsServer({
@@ -118,6 +131,8 @@ export class Stack {
       if (service === 'gateway') internal[urlVar] = `http://127.0.0.1:${port}`;
       if (service === s) internal.INTERNAL_PORT = String(port);
     }
+    const healthPort = this.healthPorts.get(`${region}/${service}`);
+    if (healthPort !== undefined) internal.HEALTH_PORT = String(healthPort);
     return {
       ...(process.env as Record<string, string>),
       REGION: region,
@@ -195,12 +210,19 @@ export class Stack {
     await exited;
   }
 
-  async start(): Promise<void> {
+  /** The internal HTTP port of evidence and id-scan and every process's `HEALTH_PORT`, once per stack. */
+  private async allocatePorts(): Promise<void> {
     for (const r of this.opts.regions) {
-      for (const s of SERVICES as readonly string[]) {
-        if (INTERNAL_HTTP_SERVICES[s] && !this.internalPorts.has(`${r}/${s}`)) this.internalPorts.set(`${r}/${s}`, await freePort());
+      for (const s of [...SERVICES, 'gateway'] as const) {
+        const id = `${r}/${s}`;
+        if (INTERNAL_HTTP_SERVICES[s] && !this.internalPorts.has(id)) this.internalPorts.set(id, await freePort());
+        if (!this.healthPorts.has(id)) this.healthPorts.set(id, await freePort());
       }
     }
+  }
+
+  async start(): Promise<void> {
+    await this.allocatePorts();
     await Promise.all([...this.opts.regions.map((r) => this.migrate(r)), this.startNats()]);
     for (const r of this.opts.regions) {
       for (const s of SERVICES) this.startService(r, s);
@@ -210,7 +232,8 @@ export class Stack {
   }
 
   /**
-   * Until the region's gateway answers ready and the internal HTTP listeners of evidence and id-scan accept
+   * Until the region's gateway answers ready with every service `ok` (Redis may be down: the gateway fails open)
+   * and the internal HTTP listeners of evidence and id-scan accept
    * connections (they listen only once their reader threads are loaded, after they answer health over NATS).
    */
   async waitReady(region: Region, timeoutMs = this.opts.readyTimeoutMs ?? 60_000): Promise<void> {
@@ -221,7 +244,8 @@ export class Stack {
       try {
         const res = await fetch(`${this.baseUrl(region)}/health/ready`);
         last = await res.text();
-        if (res.status === 200) {
+        const services = res.status === 200 ? (JSON.parse(last) as { services: Record<string, string> }).services : {};
+        if (SERVICES.every((s) => services[s] === 'ok')) {
           const closed = (await Promise.all(ports.map(accepts))).filter((open) => !open).length;
           if (closed === 0) return;
           last = `${closed} internal HTTP listener(s) not accepting yet`;

@@ -1,11 +1,13 @@
 import { Controller, Get, Inject, Res } from '@nestjs/common';
 import { SUBJECTS, type Health, type Subject } from '@verity/contracts';
-import { RpcClient } from '@verity/platform';
+import type { NatsConnection } from '@nats-io/transport-node';
+import { natsAnswers, RpcClient } from '@verity/platform';
 import type { FastifyReply } from 'fastify';
 import { RateLimiter } from '../access/rate-limiter.js';
 import { GATEWAY_CONFIG, type GatewayConfig } from '../config.js';
+import { GATEWAY_NATS } from '../tokens.js';
 
-/** Every service of the region; the gateway is ready only when each of them answers. */
+/** Every service of the region, as readiness reports them. */
 export const REGION_SERVICES: Array<{ name: string; subject: Subject }> = [
   { name: 'accounts', subject: SUBJECTS.accountsHealth },
   { name: 'applicants', subject: SUBJECTS.applicantsHealth },
@@ -22,6 +24,7 @@ export class HealthController {
     @Inject(RpcClient) private readonly rpc: RpcClient,
     @Inject(RateLimiter) private readonly limiter: RateLimiter,
     @Inject(GATEWAY_CONFIG) private readonly cfg: GatewayConfig,
+    @Inject(GATEWAY_NATS) private readonly nc: NatsConnection,
   ) {}
 
   @Get('live')
@@ -33,15 +36,18 @@ export class HealthController {
   private cached: { at: number; value: Readiness } | null = null;
 
   /**
-   * 200 only when every service of the region answers; Redis being away degrades but does not fail readiness.
-   * One fan-out serves every caller while it runs and for HEALTH_CACHE_MS after, so a flood of probes costs the
-   * services at most one ping each per period. The answer names each service with `ok` or `down`, nothing more.
+   * 200 when this gateway can serve: its own NATS connection answers. A service that is down, or Redis, does not
+   * take the gateway out of its load balancer (its routes answer 503 `service_unavailable`, the rate limiter fails
+   * open); the body says so: `status` is `ok` when everything answers, `degraded` when a service or Redis does not,
+   * `unavailable` (503) when the gateway's NATS does not. Each service and Redis are named `ok` or `down`, nothing
+   * more. One fan-out serves every caller while it runs and for HEALTH_CACHE_MS after, so a flood of probes costs
+   * the services at most one ping each per period.
    */
   @Get('ready')
   async ready(@Res({ passthrough: true }) reply: FastifyReply) {
     const r = await this.readiness();
-    reply.code(r.allUp ? 200 : 503).header('cache-control', 'no-store');
-    return r.body;
+    reply.code(r.nats === 'ok' ? 200 : 503).header('cache-control', 'no-store');
+    return r;
   }
 
   private readiness(): Promise<Readiness> {
@@ -73,16 +79,20 @@ export class HealthController {
         }
       }),
     );
-    const redis = this.limiter.isHealthy && (await this.limiter.ping()) ? 'ok' : 'down';
-    const allUp = services.every(([, s]) => s === 'ok');
-    return {
-      allUp,
-      body: { status: allUp ? (redis === 'ok' ? 'ok' : 'degraded') : 'unavailable', services: Object.fromEntries(services), redis },
-    };
+    const [redisUp, natsUp] = await Promise.all([
+      this.limiter.isHealthy ? this.limiter.ping() : Promise.resolve(false),
+      natsAnswers(this.nc, this.cfg.HEALTH_TIMEOUT_MS),
+    ]);
+    const redis = redisUp ? 'ok' : 'down';
+    const nats = natsUp ? 'ok' : 'down';
+    const everythingUp = redisUp && services.every(([, s]) => s === 'ok');
+    return { status: !natsUp ? 'unavailable' : everythingUp ? 'ok' : 'degraded', nats, redis, services: Object.fromEntries(services) };
   }
 }
 
 interface Readiness {
-  allUp: boolean;
-  body: { status: 'ok' | 'degraded' | 'unavailable'; services: Record<string, 'ok' | 'down'>; redis: 'ok' | 'down' };
+  status: 'ok' | 'degraded' | 'unavailable';
+  nats: 'ok' | 'down';
+  redis: 'ok' | 'down';
+  services: Record<string, 'ok' | 'down'>;
 }
