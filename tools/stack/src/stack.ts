@@ -8,7 +8,7 @@ import type { NatsConnection } from '@nats-io/transport-node';
 import { subjectRoot, type NatsIdentity } from '@verity/contracts';
 import { connectNats } from '@verity/platform/nats';
 import { devCaptureSecretKey, devWebhookSecretKey } from './dev-keys.js';
-import { accepts, NatsServer } from './nats.js';
+import { NatsServer } from './nats.js';
 
 export type Region = 'us' | 'eu';
 
@@ -232,27 +232,28 @@ export class Stack {
   }
 
   /**
-   * Until the region's gateway answers ready with every service `ok` (Redis may be down: the gateway fails open)
-   * and the internal HTTP listeners of evidence and id-scan accept
-   * connections (they listen only once their reader threads are loaded, after they answer health over NATS).
+   * Until every service of the region answers its own readiness on its internal port (Postgres and NATS; by then
+   * evidence and id-scan also listen on their internal HTTP port) and the region's gateway answers ready. Asked
+   * of each process, not of the gateway's cached fan-out, so a service just restarted is really serving.
    */
   async waitReady(region: Region, timeoutMs = this.opts.readyTimeoutMs ?? 60_000): Promise<void> {
     const deadline = Date.now() + timeoutMs;
-    const ports = Object.keys(INTERNAL_HTTP_SERVICES).map((s) => Number(this.envFor(region, s as ServiceName).INTERNAL_PORT));
+    const probes = [
+      ...SERVICES.map((s) => ({ name: s, url: `${this.healthUrl(region, s)}/health/ready` })),
+      { name: 'gateway', url: `${this.baseUrl(region)}/health/ready` },
+    ];
     let last = '';
     while (Date.now() < deadline) {
-      try {
-        const res = await fetch(`${this.baseUrl(region)}/health/ready`);
-        last = await res.text();
-        const services = res.status === 200 ? (JSON.parse(last) as { services: Record<string, string> }).services : {};
-        if (SERVICES.every((s) => services[s] === 'ok')) {
-          const closed = (await Promise.all(ports.map(accepts))).filter((open) => !open).length;
-          if (closed === 0) return;
-          last = `${closed} internal HTTP listener(s) not accepting yet`;
-        }
-      } catch (e) {
-        last = (e as Error).message;
+      const waiting: string[] = [];
+      for (const p of probes) {
+        const status = await fetch(p.url, { signal: AbortSignal.timeout(2000) }).then(
+          (r) => r.status,
+          () => 0,
+        );
+        if (status !== 200) waiting.push(`${p.name} (${status || 'no answer'})`);
       }
+      if (waiting.length === 0) return;
+      last = `not ready: ${waiting.join(', ')}`;
       await new Promise((r) => setTimeout(r, 200));
     }
     throw new Error(`${region} stack not ready after ${timeoutMs} ms: ${last}`);
