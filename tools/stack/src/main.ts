@@ -1,12 +1,25 @@
 import path from 'node:path';
+import { parseArgs } from 'node:util';
 import { LOCAL_NATS_PORTS } from '@verity/contracts';
 import { defaultDatabaseUrl } from '@verity/platform';
 import { devNatsPassword } from './dev-keys.js';
 import { checkInfrastructure } from './infra.js';
-import { REPO_ROOT, Stack, type Region } from './stack.js';
+import { parseReplicas, REPO_ROOT, SERVICES, Stack, type Region, type Replicas } from './stack.js';
 
-/** `npm start`: both regional stacks on local infrastructure, in the foreground until Ctrl-C. */
+/**
+ * `npm start`: both regional stacks on local infrastructure, in the foreground until Ctrl-C.
+ * `npm start -- --replicas 3` runs three processes of every app, `--replicas sessions=3,webhook-delivery=2` those
+ * apps' (docs/scaling.md).
+ */
 const started = Date.now();
+let replicas: Replicas | undefined;
+try {
+  const { values } = parseArgs({ options: { replicas: { type: 'string' } } });
+  replicas = values.replicas === undefined ? undefined : parseReplicas(values.replicas);
+} catch (e) {
+  process.stderr.write(`verity: ${(e as Error).message}\nusage: npm start [-- --replicas <n> | --replicas <app>=<n>,…]\n`);
+  process.exit(2);
+}
 const regions: Region[] = ['us', 'eu'];
 const databaseUrl = (r: Region) => process.env[`DATABASE_URL_${r.toUpperCase()}`] ?? defaultDatabaseUrl(r);
 
@@ -30,7 +43,9 @@ const stack = new Stack({
     password: (r, identity) => devNatsPassword(REPO_ROOT, r, identity),
   },
   restartOnCrash: true,
-  output: (region, service, line) => process.stdout.write(`[${region}/${service}] ${line}\n`),
+  replicas,
+  output: (region, service, line, replica) =>
+    process.stdout.write(`[${region}/${service}${service !== 'nats' && stack.replicas(service) > 1 ? `#${replica}` : ''}] ${line}\n`),
 });
 
 let stopping = false;
@@ -54,4 +69,8 @@ try {
 }
 const secs = ((Date.now() - started) / 1000).toFixed(1);
 process.stdout.write(`verity: ready in ${secs}s — us ${stack.baseUrl('us')}  eu ${stack.baseUrl('eu')}  (Ctrl-C stops)\n`);
+if (replicas !== undefined) {
+  const apps = ['gateway', ...SERVICES] as const;
+  process.stdout.write(`verity: replicas per region: ${apps.map((a) => `${a} ${stack.replicas(a)}`).join(', ')} (docs/scaling.md)\n`);
+}
 process.stdout.write(`verity: NATS us ${stack.nats('us').url}  eu ${stack.nats('eu').url}; npm run admin logs in as the operator from .verity/\n`);
