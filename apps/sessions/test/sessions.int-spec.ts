@@ -28,8 +28,9 @@ import {
 import { DomainError } from '@verity/errors';
 import { newId } from '@verity/keys';
 import { connectNats, createLogger, createServiceApp, loadConfig, RpcClient, RpcServer, serviceEnv } from '@verity/platform';
-import { cloneTestDatabase, isolationPrefix, query, refusal, testPrincipal, waitFor } from '@verity/testing';
+import { cloneTestDatabase, isolationPrefix, query, refusal, sessionEvent, testPrincipal, waitFor } from '@verity/testing';
 import { SessionsModule } from '../src/app.module.js';
+import { Outbox } from '../src/events/outbox.js';
 import { sessionsEnv } from '../src/config.js';
 import { SESSIONS_SERVICE } from '../src/definition.js';
 import { acceptEveryDebit } from './peers.js';
@@ -431,6 +432,42 @@ describe('crash recovery at start', () => {
       msgs.filter((m) => m.event.data.sessionId === pendingId).map((m) => m.event.type),
       ['kyc.session.manual_review_requested'],
     );
+  });
+});
+
+describe('replicas', () => {
+  it("two processes' relays started at once publish the outbox in its order, each event once (one relay at a time)", async () => {
+    const { p } = fixture('test', ['document']);
+    // a second process of the service beside this one, on the same database and NATS
+    const second = await createServiceApp(SESSIONS_SERVICE, SessionsModule, cfg, log);
+    try {
+      // events of one session, committed together, then both relays started at the same moment: they race for the rows
+      const sessionId = newId('session');
+      const events = Array.from({ length: 600 }, (_, i) =>
+        sessionEvent(p.org_id, 'test', i % 2 ? 'kyc.session.manual_review_requested' : 'kyc.session.completed', {
+          data: { sessionId, status: 'completed', outcome: null, occurredAt: new Date(Date.UTC(2026, 0, 1, 0, 0, i)).toISOString() },
+        }),
+      );
+      await query(
+        db.url,
+        `INSERT INTO sessions.outbox (event_id, session_id, type, event)
+         SELECT e->>'id', $1, e->>'type', e FROM jsonb_array_elements($2::jsonb) WITH ORDINALITY AS t(e, n) ORDER BY n`,
+        [sessionId, JSON.stringify(events)],
+      );
+      app!.get(Outbox).kick();
+      second.get(Outbox).kick();
+      await waitFor(async () => {
+        const [r] = await query<{ n: number }>(db.url, `SELECT count(*)::int AS n FROM sessions.outbox WHERE session_id = $1 AND relayed_at IS NULL`, [sessionId]);
+        return r!.n === 0 ? true : undefined;
+      }, 15_000);
+      const onStream = (await streamMessages()).filter((m) => m.event.data.sessionId === sessionId);
+      assert.deepEqual(
+        onStream.map((m) => m.msgId),
+        events.map((e) => e.id),
+      );
+    } finally {
+      await second.close();
+    }
   });
 });
 

@@ -14,6 +14,15 @@ import { sessionEvent } from './session-event.js';
 
 const BATCH = 100;
 const PUBLISH_TIMEOUT_MS = 5000;
+/**
+ * The relay's transaction lock (`pg_try_advisory_xact_lock` on this key, in the region's database): one relay
+ * publishes at a time, whichever replica it runs in. Row locks alone (`FOR UPDATE SKIP LOCKED`) would let two
+ * replicas publish two batches side by side, and a session's later event, in the second batch, could reach the
+ * stream before its earlier one.
+ */
+export const RELAY_LOCK_KEY = 'verity.sessions.outbox-relay';
+/** A relay that found another replica's relay at work looks again after this long (that one may have missed a row just committed). */
+const BUSY_RETRY_MS = 50;
 
 /**
  * The transactional outbox of session events. `add` writes the event of a status change in the caller's
@@ -81,29 +90,37 @@ export class Outbox implements OnApplicationBootstrap, BeforeApplicationShutdown
     });
   }
 
-  /** Relays until nothing is left; a failure is logged and retried on the next tick. */
+  /**
+   * Relays until nothing is left; a failure is logged and retried on the next tick. While another replica's relay
+   * holds the lock, looks again shortly: that relay takes whatever is committed by its next batch, and the look
+   * again covers a row committed after its last one.
+   */
   private async drain(): Promise<void> {
     try {
-      let n: number;
+      let n: number | null;
       do {
         this.again = false;
         n = await this.relayBatch();
-      } while (!this.closing && (this.again || n === BATCH));
+      } while (!this.closing && n !== null && (this.again || n === BATCH));
+      if (n === null && !this.closing) setTimeout(() => this.kick(), BUSY_RETRY_MS).unref();
     } catch (e) {
       this.log.warn({ err: e }, 'outbox relay failed; retrying');
     }
   }
 
   /**
-   * One batch, oldest first, in one transaction holding the rows (other replicas skip them). Published one
-   * after the other so that a session's events keep their order; marked relayed only once every ack arrived.
-   * If the process dies before the commit, the rows stay unrelayed and the next pass publishes them again:
+   * One batch, oldest first, in one transaction holding the region's relay lock (another replica's relay, finding
+   * it taken, does nothing: null). Published one after the other so that a session's events keep their order;
+   * marked relayed only once every ack arrived. If the process dies before the commit, its connection closes,
+   * which releases the lock, and the rows stay unrelayed: the next pass, in any replica, publishes them again and
    * JetStream drops the copies by message id.
    */
-  async relayBatch(): Promise<number> {
+  async relayBatch(): Promise<number | null> {
     return this.db.tx(async (q) => {
+      const [lock] = await q.rows<{ held: boolean }>(`SELECT pg_try_advisory_xact_lock(hashtext($1)) AS held`, [RELAY_LOCK_KEY]);
+      if (!lock!.held) return null;
       const rows = await q.rows<{ seq: string; event_id: string; type: string; event: DomainEvent }>(
-        `SELECT seq, event_id, type, event FROM sessions.outbox WHERE relayed_at IS NULL ORDER BY seq LIMIT ${BATCH} FOR UPDATE SKIP LOCKED`,
+        `SELECT seq, event_id, type, event FROM sessions.outbox WHERE relayed_at IS NULL ORDER BY seq LIMIT ${BATCH}`,
       );
       if (rows.length === 0) return 0;
       const js = await this.client();
