@@ -16,7 +16,7 @@ const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..')
 const run = randomBytes(3).toString('hex');
 const ADMIN_URL = process.env.TEST_PG_ADMIN_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 const TEMPLATE = `verity_tpl_${run}`;
-const only = process.argv[2]; // optional: unit | int | e2e
+const only = process.argv[2]; // optional: unit | int | e2e | replicas
 const match = process.argv[3]; // optional, with a layer: only test files whose path contains this
 
 function find(dir, suffix, out = []) {
@@ -44,6 +44,12 @@ function distFiles(sub, suffix) {
   }
   return selected(files);
 }
+
+/**
+ * The replicas test (three processes of every app of a region, 24 of its own) runs alone, after the others in CI:
+ * `npm run test:replicas` (this script's `replicas` layer), never beside the shared e2e stacks.
+ */
+const REPLICAS_SPEC = path.join(root, 'e2e', 'dist', 'src', 'replicas.e2e-spec.js');
 
 /** The files to run, in a stable order: all, or those whose path contains the optional filter. */
 function selected(files) {
@@ -139,7 +145,8 @@ const cleanups = [];
 try {
   if (!only || only === 'unit') await nodeTest('unit', distFiles('src', '.spec.js'), {}, 2);
 
-  if (!only || only === 'int' || only === 'e2e') {
+  const needsDatabase = !only || only === 'int' || only === 'e2e' || only === 'replicas';
+  if (needsDatabase) {
     // Nothing may be connected to a template while it is cloned: migrate serially (the services run their
     // migrations one after another), then clone per test file.
     await pgAdmin(`CREATE DATABASE "${TEMPLATE}"`);
@@ -147,7 +154,7 @@ try {
     await migrateInto(TEMPLATE);
   }
   const testEnv = { TEST_TEMPLATE_DB: TEMPLATE, TEST_PG_ADMIN_URL: ADMIN_URL, LOG_LEVEL: process.env.LOG_LEVEL ?? 'warn' };
-  if (!only || only === 'int' || only === 'e2e') {
+  if (needsDatabase) {
     const tls = makeTestCert();
     cleanups.push(async () => rmSync(tls.dir, { recursive: true, force: true }));
     Object.assign(testEnv, { WEBHOOK_TEST_TLS_CERT: tls.cert, WEBHOOK_TEST_TLS_KEY: tls.key, NODE_EXTRA_CA_CERTS: tls.cert });
@@ -190,7 +197,7 @@ try {
     const nats = Object.fromEntries(
       ['us', 'eu'].map((r) => [r, { url: stack.nats(r).url, passwords: Object.fromEntries(['operator', 'test-reader', 'sessions'].map((id) => [id, stack.nats(r).passwords.get(id)])) }]),
     );
-    await nodeTest('e2e', selected(find(path.join(root, 'e2e', 'dist'), '.e2e-spec.js')), {
+    await nodeTest('e2e', selected(find(path.join(root, 'e2e', 'dist'), '.e2e-spec.js')).filter((f) => f !== REPLICAS_SPEC), {
       ...testEnv,
       E2E_US_URL: stack.baseUrl('us'),
       E2E_EU_URL: stack.baseUrl('eu'),
@@ -200,6 +207,8 @@ try {
       E2E_DB_EU: dbUrl(dbs.eu),
     }, 2);
   }
+
+  if (only === 'replicas') await nodeTest('replicas', [REPLICAS_SPEC], testEnv, 1);
 } catch (e) {
   console.error(e);
   totals.fail += 1;
