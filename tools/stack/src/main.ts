@@ -4,7 +4,7 @@ import { LOCAL_NATS_PORTS } from '@verity/contracts';
 import { defaultDatabaseUrl } from '@verity/platform';
 import { devNatsPassword } from './dev-keys.js';
 import { checkInfrastructure } from './infra.js';
-import { parseReplicas, REPO_ROOT, SERVICES, Stack, type Region, type Replicas } from './stack.js';
+import { parseReplicas, REPO_ROOT, SERVICES, Stack, type Region, type Replicas, type ServiceName } from './stack.js';
 
 /**
  * `npm start`: both regional stacks on local infrastructure, in the foreground until Ctrl-C.
@@ -44,9 +44,15 @@ const stack = new Stack({
   },
   restartOnCrash: true,
   replicas,
+  // a minute for a region's eight processes, as long again for every eight more (replicas start side by side)
+  readyTimeoutMs: 60_000 * Math.ceil((['gateway', ...SERVICES] as ServiceName[]).reduce((n, a) => n + replicaCount(replicas, a), 0) / 8),
   output: (region, service, line, replica) =>
     process.stdout.write(`[${region}/${service}${service !== 'nats' && stack.replicas(service) > 1 ? `#${replica}` : ''}] ${line}\n`),
 });
+
+function replicaCount(r: Replicas | undefined, app: ServiceName): number {
+  return r === undefined ? 1 : typeof r === 'number' ? r : (r[app] ?? 1);
+}
 
 let stopping = false;
 async function shutdown(signal: string): Promise<void> {

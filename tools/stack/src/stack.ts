@@ -423,14 +423,31 @@ function procId(region: Region, service: ServiceName, replica: number): string {
   return `${region}/${service}/${replica}`;
 }
 
-/** A free TCP port on loopback. */
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
+/**
+ * Ports are picked below the ephemeral range of Linux (32768–60999) and macOS (49152–65535): a port the kernel
+ * gives to an outgoing connection (any process's) between the pick and the process's listen would make that
+ * process fail with EADDRINUSE, and the more processes a stack runs (replicas), the likelier that was.
+ */
+const PORT_RANGE = { from: 20_000, to: 32_000 };
+/** Ports this process handed out: never twice, since each is only bound later, by whoever asked. */
+const handedOut = new Set<number>();
+
+/** A free TCP port on loopback, outside the ephemeral range (see PORT_RANGE). */
+export async function freePort(): Promise<number> {
+  for (let tries = 0; tries < 200; tries++) {
+    const port = PORT_RANGE.from + Math.floor(Math.random() * (PORT_RANGE.to - PORT_RANGE.from));
+    if (handedOut.has(port) || !(await canListen(port))) continue;
+    handedOut.add(port);
+    return port;
+  }
+  throw new Error(`no free port in ${PORT_RANGE.from}–${PORT_RANGE.to} after 200 tries`);
+}
+
+function canListen(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
     const srv = net.createServer();
-    srv.on('error', reject);
-    srv.listen(0, '127.0.0.1', () => {
-      const { port } = srv.address() as net.AddressInfo;
-      srv.close(() => resolve(port));
-    });
+    srv.once('error', () => resolve(false));
+    // every interface: the processes bind some ports on 0.0.0.0 (HEALTH_PORT), which anything on the port would refuse
+    srv.listen(port, () => srv.close(() => resolve(true)));
   });
 }
