@@ -56,6 +56,8 @@ before(async () => {
       LOG_LEVEL: 'error',
       // every request of this file comes from loopback
       RATE_LIMIT_IP_PER_MINUTE: '1000000',
+      // room for 200 creates at once on two shared cores; a request lost with a killed replica waits this long
+      RPC_TIMEOUT_MS: '8000',
       // 24 processes on one Postgres: every pool small (docs/scaling.md, "Postgres connections")
       PG_POOL_MAX: '2',
     },
