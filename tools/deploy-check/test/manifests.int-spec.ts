@@ -133,6 +133,39 @@ describe('the shipped overlays', () => {
   });
 });
 
+describe('tools/scripts/region-secrets.sh', () => {
+  const run = (r: string) =>
+    parseAllDocuments(
+      execFileSync('bash', [path.join(REPO_ROOT, 'tools/scripts/region-secrets.sh'), r], {
+        encoding: 'utf8',
+        env: { PATH: process.env['PATH'] ?? '', DATABASE_URL: `postgres://verity:pw@postgres:5432/verity_${r}`, SMTP_URL: 'smtps://u:p@smtp.example.com:465' },
+      }),
+    ).map((d) => d.toJS() as K8sObject & { stringData: Record<string, string> });
+
+  it('creates every Secret the region reads, each value accepted by the services that read it, and none the same in both regions', () => {
+    const us = run('us');
+    const eu = run('eu');
+    const byName = new Map(us.map((o) => [o.metadata.name, o.stringData]));
+    for (const o of region('us')) {
+      for (const c of containersOf(o)) {
+        for (const e of (c['env'] as { name: string; valueFrom?: { secretKeyRef?: { name: string; key: string } } }[] | undefined) ?? []) {
+          const ref = e.valueFrom?.secretKeyRef;
+          if (!ref) continue;
+          const value = byName.get(ref.name)?.[ref.key];
+          assert.ok(value !== undefined, `${o.kind}/${o.metadata.name} ${c.name}: ${ref.name}/${ref.key} is created`);
+          const schema = envSchemas[c.name]?.[e.name];
+          if (schema) assert.ok(schema.safeParse(value).success, `${c.name} accepts ${e.name} as generated`);
+        }
+      }
+    }
+    const euValues = new Set(eu.flatMap((o) => Object.values(o.stringData)));
+    for (const o of us) {
+      if (o.metadata.name === 'verity-smtp') continue; // the operator's, given to the script
+      for (const v of Object.values(o.stringData)) assert.ok(!euValues.has(v), `${o.metadata.name} differs between regions`);
+    }
+  });
+});
+
 describe('broken manifests are caught, each with a message naming the object and the field', () => {
   const cases: [string, string[]][] = [
     ['no-readiness', ['Deployment/accounts: container accounts: readinessProbe is missing']],
