@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# (tools/scripts/region-secrets.sh prints these and the region's other secrets.)
 # Prints a region's NATS credentials as Kubernetes Secrets, one per identity (verity-nats-<identity>, key
 # NATS_PASSWORD), each a new random password: letters and digits starting with a letter, as the server's
 # configuration reads it from its environment (docs/security.md, "NATS"). Run it once per region and apply the

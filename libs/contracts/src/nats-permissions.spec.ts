@@ -41,4 +41,17 @@ describe('NATS grants', () => {
     assert.match(deploy, /user: "applicants", password: \$NATS_PASSWORD_APPLICANTS\n {6}permissions: \{\n {8}publish: \{ deny: \[">"\] \}/);
     assert.ok(natsServerConfig({ root: 'us', listen: '0.0.0.0:4222', storeDir: '/data', includeTestIdentities: true }).includes('user: "test-reader"'));
   });
+
+  it('a cluster block and the server name only when asked for, the name read from the environment when it is a variable', () => {
+    assert.equal(/cluster|server_name/.test(natsServerConfig({ root: 'us', listen: '0.0.0.0:4222', storeDir: '/data' })), false);
+    const clustered = natsServerConfig({
+      root: 'us',
+      listen: '0.0.0.0:4222',
+      storeDir: '/data',
+      cluster: { serverName: '$POD_NAME', name: 'verity-us', listen: '0.0.0.0:6222', routes: ['nats://nats-0.nats-headless:6222', 'nats://nats-1.nats-headless:6222'] },
+    });
+    assert.match(clustered, /^server_name: \$POD_NAME$/m);
+    assert.match(clustered, /^cluster \{\n {2}name: "verity-us"\n {2}listen: "0\.0\.0\.0:6222"\n {2}routes: \["nats:\/\/nats-0\.nats-headless:6222", "nats:\/\/nats-1\.nats-headless:6222"\]\n\}$/m);
+    assert.match(natsServerConfig({ root: 'us', listen: 'x:1', storeDir: '/d', cluster: { serverName: 'n1', name: 'c', listen: 'x:2', routes: [] } }), /^server_name: "n1"$/m);
+  });
 });

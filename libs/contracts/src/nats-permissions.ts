@@ -268,6 +268,11 @@ export interface NatsServerConfigOptions {
   tls?: { certFile: string; keyFile: string; caFile?: string; verify?: boolean };
   /** Monitoring port (`/varz`, `/healthz`), when wanted. */
   httpPort?: number;
+  /**
+   * Clustered mode (JetStream replicas > 1): this server's name (may be a `$VARIABLE` of its environment, such as
+   * the pod's name), the cluster's name, the route port's listen address and every server's route URL.
+   */
+  cluster?: { serverName: string; name: string; listen: string; routes: string[] };
 }
 
 const str = (s: string) => JSON.stringify(s);
@@ -299,8 +304,10 @@ export function natsServerConfig(o: NatsServerConfigOptions): string {
     `# nats-server configuration of subject root "${o.root}", generated from NATS_GRANTS (libs/contracts/src/nats-permissions.ts).`,
     '# Do not edit: change the table and regenerate (docs/security.md, "NATS").',
     `listen: ${str(o.listen)}`,
+    ...(o.cluster ? [`server_name: ${o.cluster.serverName.startsWith('$') ? o.cluster.serverName : str(o.cluster.serverName)}`] : []),
     ...(o.httpPort ? [`http_port: ${o.httpPort}`] : []),
     `jetstream { store_dir: ${str(o.storeDir)} }`,
+    ...(o.cluster ? [`cluster {\n  name: ${str(o.cluster.name)}\n  listen: ${str(o.cluster.listen)}\n  routes: ${list(o.cluster.routes)}\n}`] : []),
     tls.trimEnd(),
     `authorization {\n  users = [\n${users.join('\n')}\n  ]\n}`,
     '',

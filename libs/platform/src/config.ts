@@ -76,6 +76,15 @@ export const eventStreamEnv = {
   EVENTS_DUPLICATE_WINDOW_MS: z.coerce.number().int().min(120_000).max(86_400_000).default(600_000),
   /** How long the events stream keeps a message. */
   EVENTS_MAX_AGE_MS: z.coerce.number().int().min(60_000).default(7 * 86_400_000),
+  /**
+   * Replicas of the events stream when it is created: 1 on one server, 3 (or 5) on a clustered NATS (deploy/
+   * overlays). An existing stream keeps its own (docs/operations.md, "Scaling").
+   */
+  EVENTS_STREAM_REPLICAS: z.coerce
+    .number()
+    .int()
+    .refine((n) => n === 1 || n === 3 || n === 5, 'must be 1, 3 or 5')
+    .default(1),
 };
 
 const DURATION_UNITS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 };

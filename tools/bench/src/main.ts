@@ -5,6 +5,7 @@ import { benchEvidence, benchIdScan } from './evidence-bench.js';
 import { benchWebhooks } from './webhooks-bench.js';
 import { benchReading } from './reading-bench.js';
 import { benchLive } from './live-bench.js';
+import { benchFootprint } from './footprint-bench.js';
 
 /**
  * `npm run bench`: each figure next to a baseline measured in the same run on the same machine.
@@ -18,7 +19,7 @@ process.stdout.write(`Verity benchmarks — ${new Date().toISOString()} — node
 if (want('engine')) await benchScreeningEngine();
 if (want('reading')) await benchReading();
 // the bench stack only when a section that runs against it is wanted
-if (['applicants', 'sessions', 'evidence', 'id-scan', 'live'].some((s) => want(s))) {
+if (['applicants', 'sessions', 'evidence', 'id-scan', 'live', 'footprint'].some((s) => want(s))) {
   const env = await startBenchStack();
   try {
     if (want('applicants')) await benchApplicants(env);
@@ -27,6 +28,8 @@ if (['applicants', 'sessions', 'evidence', 'id-scan', 'live'].some((s) => want(s
     if (want('id-scan')) await benchIdScan(env);
     // live runs through the whole stack, submit to resting status
     if (want('live')) await benchLive(env);
+    // not part of a whole run (it repeats the sections above): `npm run bench -- footprint`
+    if (only.has('footprint')) await benchFootprint(env);
   } finally {
     await env.close();
   }

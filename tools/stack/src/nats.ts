@@ -19,7 +19,7 @@ export interface NatsServerOptions {
   password?: (identity: NatsIdentity) => string;
   /** Grant the test-only identities too (local stack and tests). */
   includeTestIdentities?: boolean;
-  /** The configuration to run instead of the generated one (tests of the shipped file); `listen` and the store are replaced. */
+  /** The configuration to run instead of the generated one (tests of the shipped file); `listen` and the store are replaced, the cluster block dropped. */
   config?: string;
   output?: ((line: string) => void) | null;
 }
@@ -69,7 +69,10 @@ export class NatsServer {
       this.opts.config
         ?.replace(/^listen: .*$/m, `listen: ${JSON.stringify(listen)}`)
         .replace(/^jetstream \{ store_dir: .* \}$/m, `jetstream { store_dir: ${JSON.stringify(storeDir)} }`)
-        .replace(/^http_port: .*\n/m, '') ??
+        .replace(/^http_port: .*\n/m, '')
+        // one local server stands for the cluster: without its peers clustered JetStream would never have a leader
+        .replace(/^server_name: .*\n/m, '')
+        .replace(/^cluster \{\n[\s\S]*?\n\}\n/m, '') ??
       natsServerConfig({ root: this.opts.root, listen, storeDir, includeTestIdentities: this.opts.includeTestIdentities });
     writeFileSync(conf, text, { mode: 0o600 });
     // the passwords reach the server through its environment only, as in deploy/
@@ -125,9 +128,22 @@ export function accepts(port: number): Promise<boolean> {
   });
 }
 
-/** Writes `natsServerConfig` for deploy/: the region's root, listening on all interfaces, store in /data. */
+/** Servers of a region's NATS StatefulSet (deploy/base/nats.yaml, replicas): three, so that the event stream keeps 3 replicas. */
+export const DEPLOY_NATS_SERVERS = 3;
+
+/**
+ * Writes `natsServerConfig` for deploy/: the region's root, listening on all interfaces, store in /data, clustered
+ * over the StatefulSet's pods (`nats-0.nats-headless`, … through the headless Service), each named after its pod.
+ */
 export function deployNatsConfig(region: 'us' | 'eu'): string {
-  return natsServerConfig({ root: region, listen: '0.0.0.0:4222', storeDir: '/data/jetstream', httpPort: 8222 });
+  const routes = Array.from({ length: DEPLOY_NATS_SERVERS }, (_, i) => `nats://nats-${i}.nats-headless:6222`);
+  return natsServerConfig({
+    root: region,
+    listen: '0.0.0.0:4222',
+    storeDir: '/data/jetstream',
+    httpPort: 8222,
+    cluster: { serverName: '$POD_NAME', name: `verity-${region}`, listen: '0.0.0.0:6222', routes },
+  });
 }
 
 /** The file of a region's shipped configuration, relative to the repository root. */

@@ -6,6 +6,7 @@
  */
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { AckPolicy, jetstream, jetstreamManager } from '@nats-io/jetstream';
@@ -26,7 +27,7 @@ import {
   type Subject,
 } from '@verity/contracts';
 import { connectNats, encodeJson, ensureEventStream, natsCredentialsOf } from '@verity/platform';
-import { deployNatsConfig, deployNatsConfigPath, NatsServer } from '../src/nats.js';
+import { deployNatsConfig, deployNatsConfigPath, NATS_SERVER_BIN, NatsServer } from '../src/nats.js';
 import { freePort, REPO_ROOT } from '../src/stack.js';
 
 const ROOT = 'us';
@@ -72,6 +73,16 @@ after(async () => {
 });
 
 describe('NATS permissions of the shipped configuration', () => {
+  it('the shipped file, cluster block and all, is a configuration nats-server accepts as it runs in the StatefulSet', () => {
+    const env: Record<string, string> = { PATH: process.env['PATH'] ?? '', POD_NAME: 'nats-0' };
+    for (const id of DEPLOYED) env[natsPasswordVariable(id)] = 'p0123456789abcdef0123456789abcdef';
+    const file = path.join(REPO_ROOT, deployNatsConfigPath('us'));
+    const r = spawnSync(NATS_SERVER_BIN, ['-c', file, '-t'], { env, encoding: 'utf8' });
+    assert.equal(r.status, 0, r.stderr);
+    assert.match(r.stdout + r.stderr, /configuration file .* is valid/);
+    assert.match(SHIPPED, /^cluster \{\n {2}name: "verity-us"\n {2}listen: "0\.0\.0\.0:6222"\n {2}routes: \["nats:\/\/nats-0\.nats-headless:6222", "nats:\/\/nats-1\.nats-headless:6222", "nats:\/\/nats-2\.nats-headless:6222"\]\n\}$/m);
+  });
+
   it('the shipped file is what the generator writes from NATS_GRANTS (regenerate with npm run nats-config), without test identities or passwords', () => {
     assert.equal(SHIPPED, deployNatsConfig('us'));
     assert.equal(/test-reader/.test(SHIPPED), false);

@@ -138,6 +138,7 @@ export class Outbox implements OnApplicationBootstrap, BeforeApplicationShutdown
     await ensureEventStream(this.nc, this.root, {
       duplicateWindowMs: this.cfg.EVENTS_DUPLICATE_WINDOW_MS,
       maxAgeMs: this.cfg.EVENTS_MAX_AGE_MS,
+      replicas: this.cfg.EVENTS_STREAM_REPLICAS,
     });
     this.js = jetstream(this.nc);
     return this.js;

@@ -103,7 +103,11 @@ export class EventFanout implements OnApplicationBootstrap, BeforeApplicationShu
   async onApplicationBootstrap(): Promise<void> {
     const stream = eventStreamName(this.root);
     const jsm = await jetstreamManager(this.nc);
-    await ensureEventStream(this.nc, this.root, { duplicateWindowMs: this.cfg.EVENTS_DUPLICATE_WINDOW_MS, maxAgeMs: this.cfg.EVENTS_MAX_AGE_MS });
+    await ensureEventStream(this.nc, this.root, {
+      duplicateWindowMs: this.cfg.EVENTS_DUPLICATE_WINDOW_MS,
+      maxAgeMs: this.cfg.EVENTS_MAX_AGE_MS,
+      replicas: this.cfg.EVENTS_STREAM_REPLICAS,
+    });
     try {
       await jsm.consumers.info(stream, FANOUT_CONSUMER);
     } catch {
