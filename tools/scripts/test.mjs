@@ -46,8 +46,8 @@ function distFiles(sub, suffix) {
 }
 
 /**
- * The replicas test (three processes of every app of a region, 24 of its own) runs alone, after the others in CI:
- * `npm run test:replicas` (this script's `replicas` layer), never beside the shared e2e stacks.
+ * The replicas test (three processes of every app of a region, 24 of its own) runs alone, after every other
+ * end-to-end test of `npm test`, never beside them; `npm run test:replicas` runs it by itself.
  */
 const REPLICAS_SPEC = path.join(root, 'e2e', 'dist', 'src', 'replicas.e2e-spec.js');
 
@@ -208,7 +208,7 @@ try {
     }, 2);
   }
 
-  if (only === 'replicas') await nodeTest('replicas', [REPLICAS_SPEC], testEnv, 1);
+  if (!only || only === 'replicas') await nodeTest('replicas', [REPLICAS_SPEC], testEnv, 1);
 } catch (e) {
   console.error(e);
   totals.fail += 1;
