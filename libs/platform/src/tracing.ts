@@ -146,3 +146,18 @@ export function withContext<T>(ctx: Context, fn: () => T): T {
 export function markError(span: Span, message?: string): void {
   span.setStatus({ code: SpanStatusCode.ERROR, ...(message ? { message } : {}) });
 }
+
+/** The active span's W3C `traceparent`, to store with work done later (a queued job); null when tracing is off. */
+export function currentTraceparent(): string | null {
+  if (!enabled) return null;
+  const h: Record<string, string> = {};
+  propagation.inject(context.active(), h, recordSetter);
+  return h.traceparent ?? null;
+}
+
+/** Runs `fn` in a span continuing the trace of a stored `traceparent` (see `currentTraceparent`); just `fn` when tracing is off. */
+export function inStoredTrace<T>(traceparent: string | null, name: string, attributes: Attributes, fn: () => Promise<T>): Promise<T> {
+  if (!enabled) return fn();
+  const parent = traceparent ? extractHttpTrace({ traceparent }) : ROOT_CONTEXT;
+  return inSpan(name, SpanKind.CONSUMER, attributes, fn, parent);
+}
