@@ -94,6 +94,9 @@ describe('observability: metrics on every internal port, one trace per request',
   let base: string;
   let key: string;
   let sessionRequestId: string;
+  let orgId: string;
+  /** The gateway's log lines (it alone logs at info, which the access log is). */
+  const gatewayLines: string[] = [];
 
   before(async () => {
     otlp = await startOtlpReceiver();
@@ -102,12 +105,16 @@ describe('observability: metrics on every internal port, one trace per request',
       env: { LOG_LEVEL: 'error', OTEL_EXPORTER_OTLP_ENDPOINT: otlp.url, OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json', OTEL_BSP_SCHEDULE_DELAY: '100' },
       serviceEnv: {
         'webhook-delivery': { WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true', NODE_EXTRA_CA_CERTS: process.env.NODE_EXTRA_CA_CERTS ?? '' },
+        gateway: { LOG_LEVEL: 'info' },
       },
-      output: null,
+      output: (_region, service, line) => {
+        if (service === 'gateway') gatewayLines.push(line);
+      },
     });
     base = own.stack.baseUrl('us');
     const op = { principal: null, requestId: 'req_e2e_observability' };
     const org = await own.ops.call(SUBJECTS.accountsOrgCreate, { name: 'observability' }, op);
+    orgId = org.id;
     const scopes = ['applicants:read', 'applicants:write', 'sessions:read', 'sessions:write', 'workflows:read', 'workflows:write'];
     key = (await own.ops.call(SUBJECTS.accountsKeyCreate, { org_id: org.id, mode: 'test', type: 'sk', scopes }, op)).key;
     await own.ops.call(SUBJECTS.webhookSubscriptionCreate, { org_id: org.id, mode: 'test', url: `${rx.url}/hook`, event_types: ['kyc.session.completed'] }, op);
@@ -123,6 +130,7 @@ describe('observability: metrics on every internal port, one trace per request',
     // the test run completes the session; its event reaches the receiver
     await waitFor(async () => rx.received.length > 0, 20_000, 100);
     assert.equal((await c('GET', '/v1/sessions/ses_doesnotexist')).status, 404);
+    assert.equal((await c('GET', '/v1/sessions?limit=5&applicant_id=' + applicant.body.data.id)).status, 200);
   });
 
   after(async () => {
@@ -150,6 +158,27 @@ describe('observability: metrics on every internal port, one trace per request',
     assert.ok(!g.some((s) => s.labels.route?.includes('ses_doesnotexist')), 'no id in a route label');
     assert.ok(has(g, 'verity_http_requests_in_flight'));
     assert.ok(total(g, 'verity_rpc_client_duration_seconds_count', { subject: SUBJECTS.sessionsCreate, outcome: 'ok' }) >= 1);
+  });
+
+  it('the gateway logs one access line per request: route template, status, duration, request id, organization, key prefix; nothing personal', async () => {
+    const access = gatewayLines.map((l) => JSON.parse(l) as Record<string, unknown>).filter((l) => l.msg === 'request');
+    const create = access.filter((l) => l.request_id === sessionRequestId);
+    assert.equal(create.length, 1, 'one line for the request');
+    const line = create[0]!;
+    assert.equal(line.method, 'POST');
+    assert.equal(line.route, '/v1/sessions');
+    assert.equal(line.status, 201);
+    assert.equal(typeof line.duration_ms, 'number');
+    assert.equal(line.org_id, orgId);
+    assert.match(String(line.key_prefix), /^.{1,12}$/);
+    assert.ok(!key.includes(String(line.key_prefix)), 'not a piece of the key itself');
+    const list = access.find((l) => l.route === '/v1/sessions' && l.method === 'GET');
+    assert.ok(list, 'the list request is logged by its template');
+    const all = gatewayLines.join('\n');
+    assert.ok(!all.includes('Doe') && !all.includes('Jane'), 'no personal data');
+    assert.ok(!all.includes('applicant_id='), 'no query string');
+    assert.ok(!all.includes(key), 'no key');
+    assert.ok(access.every((l) => !('ip' in l) && !('url' in l) && !('body' in l)));
   });
 
   it('each service counts its NATS requests and times its statements', async () => {
