@@ -95,6 +95,7 @@ describe('observability: metrics on every internal port, one trace per request',
   let key: string;
   let sessionRequestId: string;
   let orgId: string;
+  let imageRequestId: string;
   /** The gateway's log lines (it alone logs at info, which the access log is). */
   const gatewayLines: string[] = [];
 
@@ -115,7 +116,7 @@ describe('observability: metrics on every internal port, one trace per request',
     const op = { principal: null, requestId: 'req_e2e_observability' };
     const org = await own.ops.call(SUBJECTS.accountsOrgCreate, { name: 'observability' }, op);
     orgId = org.id;
-    const scopes = ['applicants:read', 'applicants:write', 'sessions:read', 'sessions:write', 'workflows:read', 'workflows:write'];
+    const scopes = ['applicants:read', 'applicants:write', 'sessions:read', 'sessions:write', 'sessions:read_report', 'workflows:read', 'workflows:write'];
     key = (await own.ops.call(SUBJECTS.accountsKeyCreate, { org_id: org.id, mode: 'test', type: 'sk', scopes }, op)).key;
     await own.ops.call(SUBJECTS.webhookSubscriptionCreate, { org_id: org.id, mode: 'test', url: `${rx.url}/hook`, event_types: ['kyc.session.completed'] }, op);
 
@@ -129,6 +130,14 @@ describe('observability: metrics on every internal port, one trace per request',
     sessionRequestId = session.headers.get('x-request-id')!;
     // the test run completes the session; its event reaches the receiver
     await waitFor(async () => rx.received.length > 0, 20_000, 100);
+    // a test run with a document stores synthetic images, which the gateway streams from evidence over internal HTTP
+    const identity = await c<{ data: { id: string } }>('POST', '/v1/workflow-templates', { name: 'Identity', checks: ['document'] });
+    const withImages = await c<{ data: { id: string } }>('POST', '/v1/sessions', { applicant_id: applicant.body.data.id, workflow_template_id: identity.body.data.id });
+    assert.equal(withImages.status, 201, withImages.text);
+    await waitFor(async () => ['completed', 'manual_review'].includes((await c<{ data: { status: string } }>('GET', `/v1/sessions/${withImages.body.data.id}`)).body.data?.status), 20_000, 100);
+    const image = await c('GET', `/v1/sessions/${withImages.body.data.id}/idv-image/front`);
+    assert.equal(image.status, 200);
+    imageRequestId = image.headers.get('x-request-id')!;
     assert.equal((await c('GET', '/v1/sessions/ses_doesnotexist')).status, 404);
     assert.equal((await c('GET', '/v1/sessions?limit=5&applicant_id=' + applicant.body.data.id)).status, 200);
   });
@@ -206,6 +215,9 @@ describe('observability: metrics on every internal port, one trace per request',
     assert.ok(total(wh, 'verity_webhook_delivery_duration_seconds_count') >= 1);
     assert.ok(has(wh, 'verity_stream_consumer_pending'));
     assert.ok(has(wh, 'verity_queue_depth', { queue: 'webhook_attempts' }));
+    const evidence = await scrape(own, 'evidence');
+    assert.ok(total(evidence, 'verity_http_requests_total', { method: 'GET', route: '/sessions/:param/images/:param', status: '200' }) >= 1, 'internal HTTP by route');
+    assert.ok(!evidence.some((s) => s.labels.route?.includes('ses_')), 'no id in an internal route label');
     for (const service of ['evidence', 'id-scan'] as const) {
       const s = await scrape(own, service);
       assert.ok(total(s, 'verity_reading_pool_threads') >= 1, `${service}: reader threads`);
@@ -236,5 +248,23 @@ describe('observability: metrics on every internal port, one trace per request',
     assert.ok(trace.some((s) => s.service === 'sessions' && s.name === `rpc.server ${SUBJECTS.sessionsCreate}`));
     assert.ok(trace.some((s) => s.service === 'screening' && s.name === `rpc.server ${SUBJECTS.screeningEvaluate}`));
     assert.ok(trace.some((s) => s.service === 'sessions' && s.name.startsWith('db ')), 'statements in the trace');
+  });
+
+  it('an internal HTTP hop joins the trace: the evidence span is the child of the gateway request', async () => {
+    assert.ok(imageRequestId);
+    let hop: OtlpSpan | undefined;
+    await waitFor(
+      async () => {
+        hop = otlp.spans.find((s) => s.service === 'evidence' && s.name === 'HTTP GET /sessions/:param/images/:param');
+        return hop !== undefined;
+      },
+      20_000,
+      100,
+    );
+    const parent = otlp.spans.find((s) => s.spanId === hop!.parentSpanId);
+    assert.ok(parent, 'its parent was exported');
+    assert.equal(parent.service, 'gateway');
+    assert.equal(parent.name, 'HTTP GET /v1/sessions/:id/idv-image/:artifact');
+    assert.equal(parent.traceId, hop!.traceId);
   });
 });
