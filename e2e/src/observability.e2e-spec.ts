@@ -209,6 +209,7 @@ describe('observability: metrics on every internal port, one trace per request',
     assert.ok(has(sessions, 'verity_outbox_pending'));
     assert.ok(has(sessions, 'verity_outbox_lag_seconds'));
     assert.ok(has(sessions, 'verity_queue_depth', { queue: 'sessions_test_run' }));
+    assert.ok(has(sessions, 'verity_queue_depth', { queue: 'sessions_live_run' }));
     assert.ok(has(sessions, 'verity_queue_depth', { queue: 'sessions_invite_email' }));
     const wh = await scrape(own, 'webhook-delivery');
     assert.ok(total(wh, 'verity_webhook_deliveries_total', { outcome: 'delivered' }) >= 1);

@@ -1,8 +1,8 @@
 import { Inject, Injectable, type OnApplicationBootstrap } from '@nestjs/common';
 import { addScrapeSampler, metrics, Sql } from '@verity/platform';
 
-/** The job kinds of `sessions.jobs`, each a queue of its own in `verity_queue_depth` (`test_run`, `invite_email`). */
-const JOB_KINDS = ['test_run', 'invite_email'] as const;
+/** The job kinds of `sessions.jobs`, each a queue of its own in `verity_queue_depth` (`sessions_<kind>`). */
+const JOB_KINDS = ['test_run', 'live_run', 'invite_email'] as const;
 
 /**
  * What Prometheus reads of the sessions service's own tables when it scrapes (at most once a second): the
