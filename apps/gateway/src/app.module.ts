@@ -1,7 +1,7 @@
 import { Module, type DynamicModule, type OnApplicationShutdown, Inject, Injectable } from '@nestjs/common';
 import type { NatsConnection } from '@nats-io/transport-node';
 import { subjectRoot } from '@verity/contracts';
-import { RpcClient, type Logger } from '@verity/platform';
+import { RpcClient, shutdownTracing, type Logger } from '@verity/platform';
 import type { Redis } from 'ioredis';
 import { AccessService } from './access/access.service.js';
 import { CaptureController } from './capture/capture.controller.js';
@@ -29,6 +29,8 @@ class GatewayLifecycle implements OnApplicationShutdown {
   async onApplicationShutdown(): Promise<void> {
     await this.nc.drain().catch(() => undefined);
     this.redis.disconnect();
+    // the spans still waiting for their batch leave now (tracing on)
+    await shutdownTracing();
   }
 }
 

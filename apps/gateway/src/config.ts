@@ -1,10 +1,12 @@
-import { baseEnv, ConfigError, loadConfig, natsEnv, redisEnv } from '@verity/platform';
+import { baseEnv, ConfigError, healthEnv, loadConfig, natsEnv, redisEnv, tracingEnv } from '@verity/platform';
 import { z } from 'zod';
 
 export const gatewayEnv = {
   ...baseEnv,
   ...natsEnv,
   ...redisEnv,
+  ...healthEnv,
+  ...tracingEnv,
   PORT: z.coerce.number().int().min(1).max(65535).optional(),
   HOST: z.string().default('127.0.0.1'),
   /** Pre-authentication budget per client IP per 60 s window. */

@@ -17,6 +17,7 @@ import type { GatewayConfig } from './config.js';
 import { EnvelopeFilter } from './http/envelope.filter.js';
 import { sendError } from './http/errors.js';
 import { normalisePath } from './http/path.js';
+import { observeRequests } from './observability/request-observer.js';
 
 const INVALID_PATH = Symbol('invalid path');
 
@@ -66,6 +67,8 @@ export async function createGateway(cfg: GatewayConfig, log: Logger, nc: NatsCon
   // a bound on open connections: past it Node closes a new connection at once, and those open are still served
   fastify.server.maxConnections = cfg.HTTP_MAX_CONNECTIONS;
   const access = app.get(AccessService);
+  // first of all hooks: every request is counted, logged once and (when tracing) the root of its trace
+  observeRequests(fastify, log);
 
   fastify.decorateRequest('principal', null);
   fastify.decorateRequest('capture', null);

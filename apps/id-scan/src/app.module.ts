@@ -1,5 +1,5 @@
 import { Inject, Injectable, Module, type OnApplicationShutdown } from '@nestjs/common';
-import { CONFIG } from '@verity/platform';
+import { CONFIG, observeReadingPool } from '@verity/platform';
 import { ReadingPool } from '@verity/reading';
 import { AuditRepository } from './audit/audit.repository.js';
 import type { IdScanConfig } from './definition.js';
@@ -23,6 +23,7 @@ async function startReadingPool(cfg: IdScanConfig): Promise<ReadingPool> {
     await pool.close().catch(() => undefined);
     throw e;
   }
+  observeReadingPool(pool);
   return pool;
 }
 

@@ -12,6 +12,7 @@ import { SessionsRpcController } from './sessions.rpc.controller.js';
 import { SessionsRepository } from './sessions/sessions.repository.js';
 import { SessionsService } from './sessions/sessions.service.js';
 import { TemplatePins } from './sessions/template-pins.js';
+import { SessionsMetricsSamplers } from './events/metrics-samplers.js';
 
 @Module({
   providers: [
@@ -20,6 +21,7 @@ import { TemplatePins } from './sessions/template-pins.js';
     EmailLogRepository,
     Mailer,
     Outbox,
+    SessionsMetricsSamplers,
     JobsWorker,
     LiveRun,
     CaptureService,

@@ -16,6 +16,7 @@ import { SecretBox } from './subscriptions/secret-box.js';
 import { SubscriptionsRepository } from './subscriptions/subscriptions.repository.js';
 import { SubscriptionsService } from './subscriptions/subscriptions.service.js';
 import { WebhooksRpcController } from './webhooks.rpc.controller.js';
+import { WebhookMetricsSamplers } from './delivery/metrics-samplers.js';
 
 @Module({
   providers: [
@@ -33,6 +34,7 @@ import { WebhooksRpcController } from './webhooks.rpc.controller.js';
     DeliveryQueue,
     DeliveryWorker,
     DeliverySweeper,
+    WebhookMetricsSamplers,
     EventFanout,
     SubscriptionsService,
     AttemptsService,

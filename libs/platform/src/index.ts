@@ -14,3 +14,5 @@ export * from './internal-server.js';
 export * from './micro-batch.js';
 export * from './storable-text.js';
 export * from './readiness.js';
+export * from './metrics.js';
+export * from './tracing.js';

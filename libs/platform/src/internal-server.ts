@@ -6,6 +6,8 @@ import { z } from 'zod';
 import type { Readable } from 'node:stream';
 import { BodyVerifier, EMPTY_SHA256, verifyInternalRequest, type InternalCaller } from './internal-http.js';
 import type { Logger } from './logger.js';
+import { metrics, routeLabelOf, secondsSince } from './metrics.js';
+import { extractHttpTrace, inSpan, SpanKind, tracingEnabled } from './tracing.js';
 import { toErrorData } from './nats.js';
 
 /** Configuration of a service that also serves byte streams to the gateway over internal HTTP. */
@@ -43,6 +45,8 @@ interface Route {
   method: string;
   pattern: RegExp;
   handler: InternalHandler;
+  /** The metrics label: the pattern with its parameters named, never a raw path. */
+  label: string;
 }
 
 export interface InternalServerOptions {
@@ -118,7 +122,7 @@ export class InternalHttpServer {
   private readonly server: http.Server;
 
   constructor(private readonly opts: InternalServerOptions) {
-    this.server = http.createServer((req, res) => void this.dispatch(req, res));
+    this.server = http.createServer((req, res) => void this.observed(req, res));
     // a request must arrive whole within a minute: slow bodies are cut off
     this.server.requestTimeout = 60_000;
     this.server.headersTimeout = 10_000;
@@ -129,7 +133,7 @@ export class InternalHttpServer {
   }
 
   route(method: 'GET' | 'POST' | 'PUT', pattern: RegExp, handler: InternalHandler): this {
-    this.routes.push({ method, pattern, handler });
+    this.routes.push({ method, pattern, handler, label: routeLabelOf(pattern) });
     return this;
   }
 
@@ -153,6 +157,28 @@ export class InternalHttpServer {
     const timer = setTimeout(() => this.server.closeAllConnections(), graceMs);
     await closed;
     clearTimeout(timer);
+  }
+
+  /**
+   * A request counted and timed by route (`verity_http_*`) once its answer is out, and served in a span that
+   * continues the gateway's trace (`traceparent`) when tracing is on.
+   */
+  private async observed(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
+    const started = process.hrtime.bigint();
+    const method = req.method ?? 'GET';
+    const path = (req.url ?? '/').split('?')[0]!;
+    const route = this.routes.find((r) => r.method === method && r.pattern.test(path))?.label ?? 'unmatched';
+    metrics.httpInFlight.inc();
+    res.once('close', () => {
+      metrics.httpInFlight.dec();
+      metrics.httpRequests.inc({ method, route, status: String(res.statusCode) });
+      metrics.httpDuration.observe({ method, route }, secondsSince(started));
+    });
+    if (!tracingEnabled()) return this.dispatch(req, res);
+    await inSpan(`HTTP ${method} ${route}`, SpanKind.SERVER, { 'http.request.method': method, 'http.route': route }, async (span) => {
+      await this.dispatch(req, res);
+      span?.setAttribute('http.response.status_code', res.statusCode);
+    }, extractHttpTrace(req.headers));
   }
 
   private async dispatch(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {

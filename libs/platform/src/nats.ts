@@ -9,7 +9,7 @@ import {
   type NatsConnection,
   type Subscription,
 } from '@nats-io/transport-node';
-import { DomainError, type ErrorData } from '@verity/errors';
+import { DomainError, httpStatusOf, isErrorCode, type ErrorData } from '@verity/errors';
 import {
   natsInboxPrefix,
   qualify,
@@ -25,6 +25,8 @@ import {
 } from '@verity/contracts';
 import { isDatabaseUnavailable } from './database.js';
 import type { Logger } from './logger.js';
+import { metrics, secondsSince } from './metrics.js';
+import { extractTraceHeaders, injectTraceHeaders, inSpan, SpanKind, tracingEnabled } from './tracing.js';
 import { mayHoldUnstorableText, unstorableInputError } from './storable-text.js';
 
 const enc = new TextEncoder();
@@ -164,14 +166,26 @@ export class RpcClient {
     const data = this.encodeRequest(req, subject.includes('.list.'));
     const h = natsHeaders();
     h.set(REQUEST_ID_HEADER, opts.requestId);
+    if (!tracingEnabled()) return this.exchange(subject, data, h, timeout);
+    return inSpan(`rpc.client ${subject}`, SpanKind.CLIENT, { 'rpc.system': 'nats', 'rpc.method': subject }, () => {
+      injectTraceHeaders(h);
+      return this.exchange(subject, data, h, timeout);
+    });
+  }
+
+  /** One request and its reply, timed by subject and outcome (`verity_rpc_client_duration_seconds`). */
+  private async exchange<S extends Subject>(subject: S, data: Uint8Array, h: MsgHdrs, timeout: number): Promise<ResOf<S>> {
+    const started = process.hrtime.bigint();
     let msg: Msg;
     try {
       msg = await this.request(qualify(this.root, subject), data, h, timeout);
     } catch {
       // timeout, no responders, connection closed: the service did not answer
+      metrics.rpcClientDuration.observe({ subject, outcome: 'timeout' }, secondsSince(started));
       throw new DomainError('service_unavailable');
     }
     const reply = decodeJson<RpcReply<ResOf<S>>>(msg.data);
+    metrics.rpcClientDuration.observe({ subject, outcome: rpcOutcome(reply) }, secondsSince(started));
     if (reply.ok) return reply.data;
     throw DomainError.fromData(reply.error);
   }
@@ -342,14 +356,26 @@ export class RpcServer {
   private async dispatch<S extends Subject>(subject: S, handler: RpcHandler<S>, msg: Msg): Promise<void> {
     const requestId = msg.headers?.get(REQUEST_ID_HEADER) || 'req_internal';
     const log = this.log.child({ request_id: requestId });
+    const started = process.hrtime.bigint();
+    metrics.rpcInFlight.inc();
     let reply: RpcReply<ResOf<S>>;
+    let deadline = Infinity;
     try {
       const req = decodeJson<RpcRequest<ReqOf<S>>>(msg.data);
-      const data = await handler(req.payload, { principal: req.principal, requestId, deadline: req.deadline - this.deadlineMarginMs, log });
+      deadline = req.deadline;
+      const ctx = { principal: req.principal, requestId, deadline: req.deadline - this.deadlineMarginMs, log };
+      const data = tracingEnabled()
+        ? await inSpan(`rpc.server ${subject}`, SpanKind.SERVER, { 'rpc.system': 'nats', 'rpc.method': subject }, () => handler(req.payload, ctx), extractTraceHeaders(msg.headers))
+        : await handler(req.payload, ctx);
       reply = { ok: true, data };
     } catch (e) {
       reply = { ok: false, error: toErrorData(e, log, subject) };
     }
+    metrics.rpcInFlight.dec();
+    // answered after the caller stopped waiting: the caller saw a timeout, whatever the handler concluded
+    const outcome = Date.now() > deadline ? 'timeout' : rpcOutcome(reply);
+    metrics.rpcRequests.inc({ subject, outcome });
+    metrics.rpcDuration.observe({ subject }, secondsSince(started));
     let data = encodeJson(reply);
     if (data.length > maxPayloadOf(this.nc) - HEADERS_RESERVE) {
       // a reply the connection cannot carry would leave the caller waiting for its timeout (a misleading 503)
@@ -369,6 +395,15 @@ export class RpcServer {
   async close(): Promise<void> {
     await Promise.all(this.subs.map((s) => s.drain()));
   }
+}
+
+/**
+ * How a reply counts: `ok`, `rejected` (a refusal the caller caused: a 4xx of the catalogue, such as not found
+ * or a validation error) or `error` (the service failed: a 5xx).
+ */
+export function rpcOutcome(reply: RpcReply<unknown>): 'ok' | 'rejected' | 'error' {
+  if (reply.ok) return 'ok';
+  return isErrorCode(reply.error.code) && httpStatusOf(reply.error.code) < 500 ? 'rejected' : 'error';
 }
 
 export function toErrorData(e: unknown, log: Logger, subject: string): ErrorData {

@@ -17,16 +17,18 @@ import { z } from 'zod';
 import { baseEnv, deadlineEnv, defaultDatabaseUrl, healthEnv, loadConfig, natsEnv, postgresEnv } from './config.js';
 import { createServiceDataSource, describeDbError, type DatabaseTimeouts, type MigrationClass } from './database.js';
 import { createLogger, type Logger } from './logger.js';
+import { initMetrics, metricsText } from './metrics.js';
 import { connectNats, natsCredentialsOf, RpcClient, RpcServer } from './nats.js';
 import { answersWithin, natsAnswers } from './readiness.js';
 import { Sql } from './sql.js';
+import { initTracing, shutdownTracing, tracingEnv } from './tracing.js';
 
 export const CONFIG = Symbol('CONFIG');
 export const LOGGER = Symbol('LOGGER');
 export const NATS = Symbol('NATS');
 export const DATA_SOURCE = Symbol('DATA_SOURCE');
 
-export const serviceEnv = { ...baseEnv, ...natsEnv, ...deadlineEnv, ...postgresEnv, ...healthEnv };
+export const serviceEnv = { ...baseEnv, ...natsEnv, ...deadlineEnv, ...postgresEnv, ...healthEnv, ...tracingEnv };
 export type ServiceConfig = z.infer<z.ZodObject<typeof serviceEnv>>;
 
 export interface ServiceDefinition {
@@ -57,6 +59,7 @@ class ServiceLifecycle implements BeforeApplicationShutdown, OnApplicationShutdo
   async onApplicationShutdown(signal?: string): Promise<void> {
     await this.nc.drain().catch(() => undefined);
     await this.ds.destroy().catch(() => undefined);
+    await shutdownTracing();
     this.log.info({ signal }, 'stopped');
   }
 }
@@ -173,6 +176,8 @@ export async function runService(def: ServiceDefinition, appModule: new () => un
     process.exit(78);
   }
   const log = createLogger(def.name, cfg.REGION, cfg.LOG_LEVEL);
+  initMetrics(def.name);
+  initTracing(def.name, cfg.REGION, cfg);
   try {
     const app = await createServiceApp(def, appModule, cfg, log);
     app.enableShutdownHooks(['SIGTERM', 'SIGINT']);
@@ -186,19 +191,35 @@ export async function runService(def: ServiceDefinition, appModule: new () => un
 }
 
 function serveHealthHttp(port: number, service: string, ds: DataSource, nc: NatsConnection, timeoutMs: number): void {
-  http
+  serveInternalPort(port, () => checkReadiness(service, ds, nc, timeoutMs));
+}
+
+/**
+ * A process's internal port (`HEALTH_PORT`, never the public one): `GET /health/live`, `GET /health/ready`
+ * (200 when `ready` says ok, else 503) and `GET /metrics` (Prometheus text). Returns the server, listening.
+ */
+export function serveInternalPort(port: number, ready: () => Promise<Health>, host = '0.0.0.0'): http.Server {
+  return http
     .createServer((req, res) => {
-      if (req.url === '/health/live') {
+      const path = (req.url ?? '/').split('?')[0];
+      if (path === '/health/live') {
         res.writeHead(200, { 'content-type': 'application/json' }).end('{"status":"ok"}');
         return;
       }
-      if (req.url === '/health/ready') {
-        void checkReadiness(service, ds, nc, timeoutMs).then((h) => {
+      if (path === '/health/ready') {
+        void ready().then((h) => {
           res.writeHead(h.status === 'ok' ? 200 : 503, { 'content-type': 'application/json' }).end(JSON.stringify(h));
         });
         return;
       }
+      if (path === '/metrics') {
+        metricsText().then(
+          (m) => res.writeHead(200, { 'content-type': m.contentType }).end(m.body),
+          () => res.writeHead(500).end(),
+        );
+        return;
+      }
       res.writeHead(404).end();
     })
-    .listen(port, '0.0.0.0');
+    .listen(port, host);
 }

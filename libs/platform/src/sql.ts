@@ -1,6 +1,26 @@
 import type pg from 'pg';
 import type { DataSource } from 'typeorm';
 import { isDatabaseUnavailable } from './database.js';
+import { addScrapeSampler, metrics, secondsSince } from './metrics.js';
+import { inSpan, SpanKind, tracingEnabled } from './tracing.js';
+
+/** The statement's kind (its first word) for a span's name: never its text's values (they are parameters anyway). */
+function operationOf(text: string): string {
+  const m = /^\s*([A-Za-z]+)/.exec(text);
+  return m ? m[1]!.toUpperCase() : 'QUERY';
+}
+
+/** Runs one statement, timed (`verity_db_query_duration_seconds`) and, when tracing, in a span of its own. */
+async function timed<T>(text: string, run: () => Promise<T>): Promise<T> {
+  const started = process.hrtime.bigint();
+  try {
+    if (!tracingEnabled()) return await run();
+    const op = operationOf(text);
+    return await inSpan(`db ${op}`, SpanKind.CLIENT, { 'db.system.name': 'postgresql', 'db.operation.name': op }, run);
+  } finally {
+    metrics.dbQueryDuration.observe(secondsSince(started));
+  }
+}
 
 export interface Queryable {
   rows<R>(text: string, params?: unknown[]): Promise<R[]>;
@@ -9,7 +29,7 @@ export interface Queryable {
 class ClientQueryable implements Queryable {
   constructor(private readonly client: pg.PoolClient) {}
   async rows<R>(text: string, params: unknown[] = []): Promise<R[]> {
-    return (await this.client.query(text, params)).rows as R[];
+    return (await timed(text, () => this.client.query(text, params))).rows as R[];
   }
 }
 
@@ -24,10 +44,12 @@ export class Sql implements Queryable {
     const pool = (ds.driver as unknown as { master?: pg.Pool }).master;
     if (!pool) throw new Error('the data source is not initialized');
     this.pool = pool;
+    // statements waiting for a connection: the pool is the bottleneck (PG_POOL_MAX), sampled on scrape
+    addScrapeSampler(() => metrics.dbPoolWaiting.set(pool.waitingCount));
   }
 
   async rows<R>(text: string, params: unknown[] = []): Promise<R[]> {
-    return (await this.pool.query(text, params)).rows as R[];
+    return (await timed(text, () => this.pool.query(text, params))).rows as R[];
   }
 
   /**
@@ -35,7 +57,7 @@ export class Sql implements Queryable {
    * for hot statements whose planning costs more than their execution.
    */
   async prepared<R>(name: string, text: string, params: unknown[] = []): Promise<R[]> {
-    return (await this.pool.query({ name, text, values: params })).rows as R[];
+    return (await timed(text, () => this.pool.query({ name, text, values: params }))).rows as R[];
   }
 
   /**

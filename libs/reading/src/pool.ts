@@ -26,6 +26,7 @@ export function utcToday(): string {
  */
 export class ReadingPool {
   private readonly pool: Piscina;
+  private running = 0;
 
   constructor(private readonly options: ReadingPoolOptions) {
     this.pool = new Piscina({
@@ -45,16 +46,31 @@ export class ReadingPool {
     return this.options.threads;
   }
 
+  /** Its load, for metrics: threads at work, threads in all, and runs waiting for a thread. */
+  load(): { busy: number; threads: number; queued: number } {
+    return { busy: Math.min(this.running, this.options.threads), threads: this.options.threads, queued: this.pool.queueSize };
+  }
+
+  /** Runs a task on a thread, counted while it runs or waits (see `load`). */
+  private async run<T>(task: unknown, name: string): Promise<T> {
+    this.running++;
+    try {
+      return (await this.pool.run(task, { name })) as T;
+    } finally {
+      this.running--;
+    }
+  }
+
   /** The document's machine-readable data (ID scan). */
   read(images: DocumentImages, today = utcToday()): Promise<DocumentOutcome> {
     const task: ReadTask = { front: images.front, back: images.back, today };
-    return this.pool.run(task, { name: 'read' });
+    return this.run<DocumentOutcome>(task, 'read');
   }
 
   /** Document, portrait, face match and liveness (a live verification). */
   async verify(input: VerifyInput, thresholds: Thresholds = DEFAULT_THRESHOLDS, today = utcToday()): Promise<Verification> {
     const task: VerifyTask = { front: input.front, back: input.back, selfie: input.selfie, thresholds, today };
-    const v: Verification = await this.pool.run(task, { name: 'check' });
+    const v = await this.run<Verification>(task, 'check');
     // a Buffer crosses threads as a plain Uint8Array
     return { ...v, portrait: v.portrait && Buffer.from(v.portrait.buffer, v.portrait.byteOffset, v.portrait.byteLength) };
   }

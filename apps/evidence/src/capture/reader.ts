@@ -1,5 +1,6 @@
 import { Injectable, type OnApplicationShutdown } from '@nestjs/common';
 import { Admission } from '@verity/images';
+import { observeReadingPool } from '@verity/platform';
 import { READER_BUSY_MESSAGE, ReadingPool, type Thresholds, type Verification, type VerifyInput } from '@verity/reading';
 import type { EvidenceConfig } from '../definition.js';
 
@@ -28,6 +29,7 @@ export class CaptureReader implements OnApplicationShutdown {
       await pool.close().catch(() => undefined);
       throw e;
     }
+    observeReadingPool(pool);
     // a run waits as long as its caller (the sessions job, whose slots bound how many wait); never past that
     return new CaptureReader(pool, new Admission(cfg.READING_THREADS, Infinity, Infinity, READER_BUSY_MESSAGE), {
       faceMatchPass: cfg.FACE_MATCH_THRESHOLD,

@@ -2,7 +2,7 @@ import http from 'node:http';
 import { Inject, Injectable } from '@nestjs/common';
 import type { Principal } from '@verity/contracts';
 import { DomainError, isErrorCode, type ErrorData } from '@verity/errors';
-import { BodySigner, INTERNAL_HEADERS, signInternalRequest, STREAMED_BODY, type Logger } from '@verity/platform';
+import { BodySigner, INTERNAL_HEADERS, signInternalRequest, STREAMED_BODY, traceHttpHeaders, type Logger } from '@verity/platform';
 import type { FastifyReply } from 'fastify';
 import type { Readable } from 'node:stream';
 import { Agent, request } from 'undici';
@@ -31,7 +31,11 @@ export class StreamProxy {
   }
 
   private signed(url: URL, method: string, c: { principal: Principal; requestId: string }, timeoutMs: number, body: Buffer | typeof STREAMED_BODY): Record<string, string> {
-    return signInternalRequest(this.secret(), { method, path: url.pathname + url.search }, { principal: c.principal, requestId: c.requestId, deadline: Date.now() + timeoutMs }, body);
+    // the trace's context travels beside the signed headers (a hop in the same trace, not part of what is signed)
+    return {
+      ...traceHttpHeaders(),
+      ...signInternalRequest(this.secret(), { method, path: url.pathname + url.search }, { principal: c.principal, requestId: c.requestId, deadline: Date.now() + timeoutMs }, body),
+    };
   }
 
   /** Sends the request body stream to `url` (POST, or PUT); relays JSON `{ ok, data | error }` answers. */

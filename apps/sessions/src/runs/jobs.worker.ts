@@ -2,7 +2,7 @@ import { Inject, Injectable, type BeforeApplicationShutdown, type OnApplicationB
 import { SUBJECTS, type Applicant, type CheckType, type EvaluationContextWire, type ExpectedOutcome, type Idv, type Principal } from '@verity/contracts';
 import { DomainError } from '@verity/errors';
 import { newId } from '@verity/keys';
-import { LOGGER, RpcClient, Sql, type Logger, type Queryable } from '@verity/platform';
+import { inStoredTrace, LOGGER, RpcClient, Sql, type Logger, type Queryable } from '@verity/platform';
 import { SESSIONS_CONFIG, type SessionsConfig } from '../config.js';
 import { EmailLogRepository } from '../emails/email-log.repository.js';
 import { INVITE_TEMPLATE, inviteMessage, inviteMessageId } from '../emails/invite.js';
@@ -175,8 +175,9 @@ export class JobsWorker implements OnApplicationBootstrap, BeforeApplicationShut
       await this.prepareInvite(q, job, givenUp !== null);
       return false;
     }
-    if (job.kind === 'live_run') return this.liveRun(q, session, job.principal, givenUp);
-    return this.testRun(q, session, job.principal, givenUp);
+    return inStoredTrace(job.trace_context, `job ${job.kind}`, { 'verity.job.kind': job.kind }, () =>
+      job.kind === 'live_run' ? this.liveRun(q, session, job.principal, givenUp) : this.testRun(q, session, job.principal, givenUp),
+    );
   }
 
   /**

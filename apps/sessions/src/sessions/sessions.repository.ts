@@ -1,7 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import type { CheckOutcome, CheckType, ExpectedOutcome, Idv, Owner, Principal, SessionOutcome, SessionStatus } from '@verity/contracts';
 import { randomAlphanumeric, type Mode } from '@verity/keys';
-import { MicroBatch, Sql, type Queryable } from '@verity/platform';
+import { currentTraceparent, MicroBatch, Sql, type Queryable } from '@verity/platform';
 
 export interface SessionRow {
   seq: string;
@@ -87,6 +87,8 @@ export interface JobRow {
   session_id: string;
   principal: Principal;
   attempts: number;
+  /** The W3C `traceparent` of the request that queued it (tracing on), so that its run joins that trace. */
+  trace_context: string | null;
 }
 
 /** Creates written by one statement at most; batches running at once (each holds a pooled connection). */
@@ -96,7 +98,7 @@ const CREATE_BATCHES_IN_FLIGHT = 4;
 interface PendingCreate {
   owner: Owner;
   s: NewSession;
-  job: { kind: JobRow['kind']; principal: Principal } | null;
+  job: { kind: JobRow['kind']; principal: Principal; trace: string | null } | null;
   email: NewEmail | null;
   deadline: Date;
 }
@@ -123,7 +125,8 @@ export class SessionsRepository {
     email: NewEmail | null,
     deadline: Date,
   ): Promise<SessionRow | null> {
-    return this.creates.add({ owner, s, job, email, deadline });
+    // the job continues the request's trace (when tracing): it runs later, in another turn of the worker
+    return this.creates.add({ owner, s, job: job && { ...job, trace: currentTraceparent() }, email, deadline });
   }
 
   // one create's failure must not fail the others written with it: a failed batch goes again one by one
@@ -136,10 +139,10 @@ export class SessionsRepository {
       `WITH r AS (
          SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::int[], $7::text[], $8::text[], $9::text[],
                               $10::timestamptz[], $11::text[], $12::text[], $13::text[], $14::text[], $15::text[], $16::text[], $17::text[], $18::timestamptz[],
-                              $19::text[], $20::timestamptz[], $21::boolean[], $22::boolean[])
+                              $19::text[], $20::timestamptz[], $21::boolean[], $22::boolean[], $23::text[])
            AS r(id, org_id, mode, applicant_id, workflow_template_id, template_version, expected_outcome, checks, metadata,
                 now, job_kind, principal, email_id, template, subject, recipient, email_status, deadline,
-                capture_secret_hash, capture_expires_at, photo_upload, device_intelligence)
+                capture_secret_hash, capture_expires_at, photo_upload, device_intelligence, trace_context)
        ), s AS (
          INSERT INTO sessions.sessions
            (id, org_id, mode, applicant_id, workflow_template_id, template_version, status, expected_outcome, checks, metadata, created_at, updated_at,
@@ -149,8 +152,8 @@ export class SessionsRepository {
            FROM r WHERE clock_timestamp() < r.deadline
          RETURNING ${COLUMNS}
        ), j AS (
-         INSERT INTO sessions.jobs (kind, session_id, principal)
-         SELECT r.job_kind, s.id, r.principal::jsonb FROM s JOIN r ON r.id = s.id WHERE r.job_kind IS NOT NULL
+         INSERT INTO sessions.jobs (kind, session_id, principal, trace_context)
+         SELECT r.job_kind, s.id, r.principal::jsonb, r.trace_context FROM s JOIN r ON r.id = s.id WHERE r.job_kind IS NOT NULL
        ), e AS (
          INSERT INTO sessions.email_log (id, org_id, mode, session_id, template, subject, recipient, status)
          SELECT r.email_id, r.org_id, r.mode, s.id, r.template, r.subject, r.recipient, r.email_status FROM s JOIN r ON r.id = s.id WHERE r.email_id IS NOT NULL
@@ -179,6 +182,7 @@ export class SessionsRepository {
         col((c) => c.s.capture?.expires_at ?? null),
         col((c) => c.s.photo_upload),
         col((c) => c.s.device_intelligence),
+        col((c) => c.job?.trace ?? null),
       ],
     );
     const byId = new Map(rows.map((r) => [r.id, r]));
@@ -268,7 +272,7 @@ export class SessionsRepository {
    */
   async claimJob(q: Queryable): Promise<JobRow | null> {
     const rows = await q.rows<JobRow>(
-      `SELECT id, kind, session_id, principal, attempts FROM sessions.jobs
+      `SELECT id, kind, session_id, principal, attempts, trace_context FROM sessions.jobs
         WHERE run_after <= now() ORDER BY run_after, id LIMIT 1 FOR UPDATE SKIP LOCKED`,
     );
     return rows[0] ?? null;
@@ -367,7 +371,7 @@ export class SessionsRepository {
 
   /** Queues a background job of the session in the caller's transaction. */
   async addJob(q: Queryable, kind: JobRow['kind'], sessionId: string, principal: Principal): Promise<void> {
-    await q.rows(`INSERT INTO sessions.jobs (kind, session_id, principal) VALUES ($1, $2, $3)`, [kind, sessionId, JSON.stringify(principal)]);
+    await q.rows(`INSERT INTO sessions.jobs (kind, session_id, principal, trace_context) VALUES ($1, $2, $3, $4)`, [kind, sessionId, JSON.stringify(principal), currentTraceparent()]);
   }
 
   /**

@@ -1,6 +1,6 @@
 import { Inject, Injectable, type BeforeApplicationShutdown, type OnApplicationBootstrap } from '@nestjs/common';
 import { newId } from '@verity/keys';
-import { LOGGER, MicroBatch, type Logger } from '@verity/platform';
+import { LOGGER, metrics, MicroBatch, type Logger } from '@verity/platform';
 import { DelayedError, UnrecoverableError, Worker, type Job } from 'bullmq';
 import { Redis } from 'ioredis';
 import { WEBHOOK_CONFIG, type WebhookConfig } from '../config.js';
@@ -251,6 +251,8 @@ export class DeliveryWorker implements OnApplicationBootstrap, BeforeApplication
     const result = await this.client.send({ url: claim.url, eventId: claim.eventId, body: claim.body, keys });
     // a refused destination is not retried: the address check would refuse it again
     const retryDelayMs = result.ok || result.errorCode === 'blocked_destination' ? null : retryDelayAfter(this.cfg.WEBHOOK_RETRY_SCHEDULE, claim.attemptInRound);
+    metrics.webhookDeliveries.inc({ outcome: result.ok ? 'delivered' : retryDelayMs !== null ? 'retry_scheduled' : 'failed' });
+    metrics.webhookDuration.observe(result.latencyMs / 1000);
     const recorded = this.ledger.add({
       attemptId: newId('webhookAttempt'),
       deliveryId: claim.deliveryId,

@@ -8,7 +8,7 @@ import {
   subjectRoot,
   type DomainEvent,
 } from '@verity/contracts';
-import { CONFIG, ensureEventStream, LOGGER, MicroBatch, NATS, type Logger, type ServiceConfig } from '@verity/platform';
+import { addScrapeSampler, CONFIG, ensureEventStream, LOGGER, metrics, MicroBatch, NATS, type Logger, type ServiceConfig } from '@verity/platform';
 import { WEBHOOK_CONFIG, type WebhookConfig } from '../config.js';
 import { DeliveriesRepository, deliveryId, type ClaimedAttempt, type DueDelivery, type NewDelivery } from '../delivery/deliveries.repository.js';
 import { DeliveryQueue } from '../delivery/delivery.queue.js';
@@ -121,6 +121,11 @@ export class EventFanout implements OnApplicationBootstrap, BeforeApplicationShu
       });
     }
     const consumer = await jetstream(this.nc).consumers.get(stream, FANOUT_CONSUMER);
+    // the stream's events this region has not yet fanned out: not yet delivered, or delivered and not acknowledged
+    addScrapeSampler(async () => {
+      const info = await consumer.info();
+      metrics.streamPending.set({ consumer: FANOUT_CONSUMER }, info.num_pending + info.num_ack_pending);
+    });
     this.messages = await consumer.consume({ max_messages: 500 });
     this.loop = this.consume(this.messages);
   }
