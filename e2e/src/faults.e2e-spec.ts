@@ -193,6 +193,10 @@ describe('faults on a stack of its own', () => {
     assert.equal(degraded.body.status, 'degraded');
     assert.equal(degraded.body.redis, 'down');
     assert.ok(Object.values(degraded.body.services).every((s) => s === 'ok'));
+    // the probe Kubernetes reads, on the gateway's internal port: still ready, Redis reported down
+    const probe = await api<{ status: string; checks: Record<string, string> }>(stack.healthUrl('us', 'gateway'), 'GET', '/health/ready');
+    assert.equal(probe.status, 200, probe.text);
+    assert.deepEqual(probe.body.checks, { nats: 'ok', redis: 'down' });
 
     redis = await startRedis(redisPort);
     await waitFor(async () => (await ready()).body.redis === 'ok', 10_000);

@@ -132,7 +132,7 @@ describe('one service down: only its own routes fail, fast and in the envelope',
     });
   }
 
-  it("the gateway's own NATS gone: readiness is 503 unavailable, liveness still 200", async () => {
+  it("the gateway's own NATS gone: readiness is 503 unavailable (public and internal port), liveness still 200", async () => {
     await own.stack.nats('us').stop();
     const r = await waitFor(async () => {
       const x = await ready();
@@ -140,6 +140,10 @@ describe('one service down: only its own routes fail, fast and in the envelope',
     }, 10_000, 100);
     assert.equal(r.body.status, 'unavailable');
     assert.equal(r.body.nats, 'down');
+    // the probe Kubernetes reads, on the gateway's internal port, says the same
+    const probe = await api<{ status: string; checks: Record<string, string> }>(own.stack.healthUrl('us', 'gateway'), 'GET', '/health/ready');
+    assert.equal(probe.status, 503, probe.text);
+    assert.equal(probe.body.checks.nats, 'down');
     assert.equal((await api(base, 'GET', '/health/live')).status, 200);
   });
 });
