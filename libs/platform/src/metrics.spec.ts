@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { register } from 'prom-client';
@@ -89,3 +89,28 @@ describe('dashboard and alerts (deploy/observability)', () => {
     }
   });
 });
+
+describe('autoscalers (deploy/base)', () => {
+  it('every HorizontalPodAutoscaler scales on CPU or on a metric the code registers', () => {
+    const dir = new URL('../../../../deploy/base/', import.meta.url);
+    const hpas = readdirSync(dir)
+      .filter((f) => f.endsWith('.yaml'))
+      .flatMap((f) => YAML.parseAllDocuments(readFileSync(new URL(f, dir), 'utf8')).map((d) => d.toJS() as { kind?: string; metadata: { name: string }; spec: { metrics: HpaMetric[] } }))
+      .filter((o) => o?.kind === 'HorizontalPodAutoscaler');
+    assert.ok(hpas.length >= 7, `${hpas.length} autoscalers`);
+    for (const h of hpas) {
+      for (const m of h.spec.metrics) {
+        if (m.type === 'Resource') continue;
+        const name = (m.pods ?? m.external ?? m.object)?.metric.name;
+        assert.ok(name && (METRIC_NAMES as readonly string[]).includes(name), `${h.metadata.name}: "${name}" is not a registered metric`);
+      }
+    }
+  });
+});
+
+interface HpaMetric {
+  type: string;
+  pods?: { metric: { name: string } };
+  external?: { metric: { name: string } };
+  object?: { metric: { name: string } };
+}
