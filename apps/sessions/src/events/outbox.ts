@@ -95,21 +95,35 @@ export class Outbox implements OnApplicationBootstrap, BeforeApplicationShutdown
   }
 
   /**
-   * One batch, oldest first, in one transaction holding the rows (other replicas skip them). Published one
-   * after the other so that a session's events keep their order; marked relayed only once every ack arrived.
-   * If the process dies before the commit, the rows stay unrelayed and the next pass publishes them again:
-   * JetStream drops the copies by message id.
+   * One batch, oldest first, in one transaction holding the rows (other replicas skip them). A session's events
+   * are published one after the other, so that they keep their order; different sessions' events are in flight
+   * together (a batch waits for the slowest session, not for the sum of every ack). Marked relayed only once
+   * every ack arrived. If the process dies before the commit, or a publish fails, the rows stay unrelayed and
+   * the next pass publishes them again: JetStream drops the copies by message id.
    */
   async relayBatch(): Promise<number> {
     return this.db.tx(async (q) => {
-      const rows = await q.rows<{ seq: string; event_id: string; type: string; event: DomainEvent }>(
-        `SELECT seq, event_id, type, event FROM sessions.outbox WHERE relayed_at IS NULL ORDER BY seq LIMIT ${BATCH} FOR UPDATE SKIP LOCKED`,
+      const rows = await q.rows<{ seq: string; event_id: string; session_id: string; type: string; event: DomainEvent }>(
+        `SELECT seq, event_id, session_id, type, event FROM sessions.outbox WHERE relayed_at IS NULL ORDER BY seq LIMIT ${BATCH} FOR UPDATE SKIP LOCKED`,
       );
       if (rows.length === 0) return 0;
       const js = await this.client();
+      const bySession = new Map<string, typeof rows>();
       for (const r of rows) {
-        await js.publish(eventSubject(this.root, r.type), encodeJson(r.event), { msgID: r.event_id, timeout: PUBLISH_TIMEOUT_MS });
+        const chain = bySession.get(r.session_id);
+        if (chain) chain.push(r);
+        else bySession.set(r.session_id, [r]);
       }
+      // every chain settles before the transaction ends, failed or not: nothing is still in flight at the rollback
+      const settled = await Promise.allSettled(
+        [...bySession.values()].map(async (chain) => {
+          for (const r of chain) {
+            await js.publish(eventSubject(this.root, r.type), encodeJson(r.event), { msgID: r.event_id, timeout: PUBLISH_TIMEOUT_MS });
+          }
+        }),
+      );
+      const failed = settled.find((s): s is PromiseRejectedResult => s.status === 'rejected');
+      if (failed) throw failed.reason;
       await q.rows(`UPDATE sessions.outbox SET relayed_at = now() WHERE seq = ANY($1::bigint[])`, [rows.map((r) => r.seq)]);
       return rows.length;
     });
