@@ -5,6 +5,7 @@ import { benchEvidence, benchIdScan } from './evidence-bench.js';
 import { benchWebhooks } from './webhooks-bench.js';
 import { benchReading } from './reading-bench.js';
 import { benchLive } from './live-bench.js';
+import { benchScale } from './scale-bench.js';
 
 /**
  * `npm run bench`: each figure next to a baseline measured in the same run on the same machine.
@@ -12,6 +13,9 @@ import { benchLive } from './live-bench.js';
  */
 const only = new Set(process.argv.slice(2));
 const want = (s: string) => only.size === 0 || only.has(s);
+// `scale` seeds millions of rows: only when named (`npm run bench -- scale [--reseed]`)
+const flags = process.argv.slice(2).filter((a) => a.startsWith('--'));
+for (const f of flags) only.delete(f);
 
 process.stdout.write(`Verity benchmarks — ${new Date().toISOString()} — node ${process.version}, ${(await import('node:os')).cpus().length} cores\n`);
 // pure CPU first, before any stack process competes for the cores
@@ -33,3 +37,4 @@ if (['applicants', 'sessions', 'evidence', 'id-scan', 'live'].some((s) => want(s
 }
 // its own stack: deliveries from event to acknowledged receipt
 if (want('webhooks')) await benchWebhooks();
+if (only.has('scale')) await benchScale(flags);
