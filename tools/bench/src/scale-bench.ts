@@ -51,7 +51,10 @@ async function newStack(url: string): Promise<Stack> {
   });
 }
 
-/** Migrates the scale's database and seeds it unless its row counts already match (or `reseed`). */
+/**
+ * Migrates the scale's database and reuses it while its row counts match; otherwise (or with `reseed`) drops it,
+ * migrates a new one and seeds that, so that a seed interrupted half-way (its indexes dropped) never lingers.
+ */
 async function ensureSeeded(scale: Scale, reseed: boolean): Promise<string> {
   const { db, spec } = SCALES[scale];
   const url = dbUrl(db);
@@ -66,6 +69,10 @@ async function ensureSeeded(scale: Scale, reseed: boolean): Promise<string> {
     process.stdout.write(`${scale}: ${db} reused (${Object.entries(have).map(([t, n]) => `${t} ${n.toLocaleString('en')}`).join(', ')})\n`);
     return url;
   }
+  const admin = new pg.Client({ connectionString: ADMIN_URL });
+  await admin.connect();
+  await admin.query(`DROP DATABASE IF EXISTS "${db}" WITH (FORCE)`).finally(() => admin.end());
+  await stack.migrate('us');
   process.stdout.write(`${scale}: seeding ${db} (${spec.sessions.toLocaleString('en')} sessions, ${spec.orgs} orgs)\n`);
   const t0 = performance.now();
   await seed(url, spec, (line) => process.stdout.write(`  ${line}\n`));

@@ -88,7 +88,7 @@ export async function currentCounts(c: pg.Client): Promise<Record<string, number
 }
 
 /**
- * Seeds a migrated, empty region database in the shape the services write (SQL `INSERT … SELECT
+ * Seeds a freshly migrated region database in the shape the services write (SQL `INSERT … SELECT
  * generate_series`, batched), builds the indexes after the load, and ends with VACUUM ANALYZE.
  * `log` receives progress lines.
  */
