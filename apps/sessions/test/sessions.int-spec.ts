@@ -471,6 +471,48 @@ describe('replicas', () => {
   });
 });
 
+describe('outbox relay', () => {
+  it('a backlog spanning several batches goes out whole, each session\'s events in the order they were written', async () => {
+    const { p } = fixture('test', ['document']);
+    await stopApp();
+    // 5 sessions, 50 events each, interleaved: every batch of the relay holds events of all five
+    const sessions = Array.from({ length: 5 }, () => newId('session'));
+    const written = new Map<string, string[]>(sessions.map((id) => [id, []]));
+    const rows: unknown[][] = [];
+    for (let i = 0; i < 50; i++) {
+      for (const sessionId of sessions) {
+        const id = newId('event');
+        written.get(sessionId)!.push(id);
+        const at = new Date().toISOString();
+        const event: DomainEvent = {
+          id,
+          type: 'kyc.session.manual_review_requested',
+          timestamp: at,
+          org_id: p.org_id,
+          mode: 'test',
+          data: { sessionId, status: 'manual_review', outcome: null, occurredAt: at },
+        };
+        rows.push([id, sessionId, event.type, JSON.stringify(event)]);
+      }
+    }
+    await query(
+      db.url,
+      `INSERT INTO sessions.outbox (event_id, session_id, type, event)
+       SELECT e, s, t, ev FROM unnest($1::text[], $2::text[], $3::text[], $4::jsonb[]) WITH ORDINALITY AS r(e, s, t, ev, n) ORDER BY n`,
+      [0, 1, 2, 3].map((c) => rows.map((r) => r[c])),
+    );
+    await startApp();
+    await waitFor(async () => (await query(db.url, `SELECT 1 FROM sessions.outbox WHERE relayed_at IS NULL`)).length === 0, 10_000);
+    const msgs = await streamMessages();
+    for (const sessionId of sessions) {
+      assert.deepEqual(
+        msgs.filter((m) => m.event.data.sessionId === sessionId).map((m) => m.msgId),
+        written.get(sessionId),
+      );
+    }
+  });
+});
+
 describe('emails', () => {
   it('a live session invites the applicant (log-only transport here); a test session only logs the invitation', async () => {
     const live = fixture('live');

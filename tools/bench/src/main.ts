@@ -6,6 +6,7 @@ import { benchWebhooks } from './webhooks-bench.js';
 import { benchReading } from './reading-bench.js';
 import { benchLive } from './live-bench.js';
 import { benchFootprint } from './footprint-bench.js';
+import { benchScale } from './scale-bench.js';
 
 /**
  * `npm run bench`: each figure next to a baseline measured in the same run on the same machine.
@@ -13,6 +14,9 @@ import { benchFootprint } from './footprint-bench.js';
  */
 const only = new Set(process.argv.slice(2));
 const want = (s: string) => only.size === 0 || only.has(s);
+// `scale` seeds millions of rows: only when named (`npm run bench -- scale [--reseed]`)
+const flags = process.argv.slice(2).filter((a) => a.startsWith('--'));
+for (const f of flags) only.delete(f);
 
 process.stdout.write(`Verity benchmarks — ${new Date().toISOString()} — node ${process.version}, ${(await import('node:os')).cpus().length} cores\n`);
 // pure CPU first, before any stack process competes for the cores
@@ -36,3 +40,4 @@ if (['applicants', 'sessions', 'evidence', 'id-scan', 'live', 'footprint'].some(
 }
 // its own stack: deliveries from event to acknowledged receipt
 if (want('webhooks')) await benchWebhooks();
+if (only.has('scale')) await benchScale(flags);

@@ -110,23 +110,37 @@ export class Outbox implements OnApplicationBootstrap, BeforeApplicationShutdown
 
   /**
    * One batch, oldest first, in one transaction holding the region's relay lock (another replica's relay, finding
-   * it taken, does nothing: null). Published one after the other so that a session's events keep their order;
-   * marked relayed only once every ack arrived. If the process dies before the commit, its connection closes,
-   * which releases the lock, and the rows stay unrelayed: the next pass, in any replica, publishes them again and
-   * JetStream drops the copies by message id.
+   * it taken, does nothing: null). A session's events are published one after the other, so that they keep their
+   * order; different sessions' events are in flight together (a batch waits for the slowest session, not for the
+   * sum of every ack). Marked relayed only once every ack arrived. If the process dies before the commit, its
+   * connection closes, which releases the lock, and the rows stay unrelayed, as they do when a publish fails: the
+   * next pass, in any replica, publishes them again and JetStream drops the copies by message id.
    */
   async relayBatch(): Promise<number | null> {
     return this.db.tx(async (q) => {
       const [lock] = await q.rows<{ held: boolean }>(`SELECT pg_try_advisory_xact_lock(hashtext($1)) AS held`, [RELAY_LOCK_KEY]);
       if (!lock!.held) return null;
-      const rows = await q.rows<{ seq: string; event_id: string; type: string; event: DomainEvent }>(
-        `SELECT seq, event_id, type, event FROM sessions.outbox WHERE relayed_at IS NULL ORDER BY seq LIMIT ${BATCH}`,
+      const rows = await q.rows<{ seq: string; event_id: string; session_id: string; type: string; event: DomainEvent }>(
+        `SELECT seq, event_id, session_id, type, event FROM sessions.outbox WHERE relayed_at IS NULL ORDER BY seq LIMIT ${BATCH}`,
       );
       if (rows.length === 0) return 0;
       const js = await this.client();
+      const bySession = new Map<string, typeof rows>();
       for (const r of rows) {
-        await js.publish(eventSubject(this.root, r.type), encodeJson(r.event), { msgID: r.event_id, timeout: PUBLISH_TIMEOUT_MS });
+        const chain = bySession.get(r.session_id);
+        if (chain) chain.push(r);
+        else bySession.set(r.session_id, [r]);
       }
+      // every chain settles before the transaction ends, failed or not: nothing is still in flight at the rollback
+      const settled = await Promise.allSettled(
+        [...bySession.values()].map(async (chain) => {
+          for (const r of chain) {
+            await js.publish(eventSubject(this.root, r.type), encodeJson(r.event), { msgID: r.event_id, timeout: PUBLISH_TIMEOUT_MS });
+          }
+        }),
+      );
+      const failed = settled.find((s): s is PromiseRejectedResult => s.status === 'rejected');
+      if (failed) throw failed.reason;
       await q.rows(`UPDATE sessions.outbox SET relayed_at = now() WHERE seq = ANY($1::bigint[])`, [rows.map((r) => r.seq)]);
       return rows.length;
     });
