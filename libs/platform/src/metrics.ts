@@ -1,4 +1,5 @@
 import { collectDefaultMetrics, Counter, Gauge, Histogram, register, type Registry } from 'prom-client';
+import { answersWithin } from './readiness.js';
 
 /**
  * The Prometheus metrics of every process (docs/observability.md): one registry, the process's own
@@ -102,19 +103,8 @@ export function addScrapeSampler(sampler: ScrapeSampler): void {
 function sampled(): Promise<void> {
   const now = Date.now();
   if (lastPass && now - lastPass.at < SAMPLE_CACHE_MS) return lastPass.done;
-  const done = Promise.all(
-    samplers.map(async (s) => {
-      let timer: NodeJS.Timeout | undefined;
-      const timeout = new Promise<void>((resolve) => (timer = setTimeout(resolve, SAMPLE_TIMEOUT_MS)));
-      try {
-        await Promise.race([Promise.resolve().then(s), timeout]);
-      } catch {
-        // the gauge keeps its last value; the dependency's own health says why
-      } finally {
-        clearTimeout(timer);
-      }
-    }),
-  ).then(() => undefined);
+  // a sampler that fails or hangs leaves its gauges at their last value; the dependency's own health says why
+  const done = Promise.all(samplers.map((s) => answersWithin(async () => s(), SAMPLE_TIMEOUT_MS))).then(() => undefined);
   lastPass = { at: now, done };
   return done;
 }

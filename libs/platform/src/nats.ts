@@ -26,7 +26,7 @@ import {
 import { isDatabaseUnavailable } from './database.js';
 import type { Logger } from './logger.js';
 import { metrics, secondsSince } from './metrics.js';
-import { extractTraceHeaders, injectTraceHeaders, inSpan, SpanKind, tracingEnabled } from './tracing.js';
+import { extractTraceHeaders, injectTraceHeaders, inSpan, SpanKind } from './tracing.js';
 import { mayHoldUnstorableText, unstorableInputError } from './storable-text.js';
 
 const enc = new TextEncoder();
@@ -166,7 +166,6 @@ export class RpcClient {
     const data = this.encodeRequest(req, subject.includes('.list.'));
     const h = natsHeaders();
     h.set(REQUEST_ID_HEADER, opts.requestId);
-    if (!tracingEnabled()) return this.exchange(subject, data, h, timeout);
     return inSpan(`rpc.client ${subject}`, SpanKind.CLIENT, { 'rpc.system': 'nats', 'rpc.method': subject }, () => {
       injectTraceHeaders(h);
       return this.exchange(subject, data, h, timeout);
@@ -364,9 +363,7 @@ export class RpcServer {
       const req = decodeJson<RpcRequest<ReqOf<S>>>(msg.data);
       deadline = req.deadline;
       const ctx = { principal: req.principal, requestId, deadline: req.deadline - this.deadlineMarginMs, log };
-      const data = tracingEnabled()
-        ? await inSpan(`rpc.server ${subject}`, SpanKind.SERVER, { 'rpc.system': 'nats', 'rpc.method': subject }, () => handler(req.payload, ctx), extractTraceHeaders(msg.headers))
-        : await handler(req.payload, ctx);
+      const data = await inSpan(`rpc.server ${subject}`, SpanKind.SERVER, { 'rpc.system': 'nats', 'rpc.method': subject }, () => handler(req.payload, ctx), extractTraceHeaders(msg.headers));
       reply = { ok: true, data };
     } catch (e) {
       reply = { ok: false, error: toErrorData(e, log, subject) };

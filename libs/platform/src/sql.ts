@@ -2,7 +2,7 @@ import type pg from 'pg';
 import type { DataSource } from 'typeorm';
 import { isDatabaseUnavailable } from './database.js';
 import { addScrapeSampler, metrics, secondsSince } from './metrics.js';
-import { inSpan, SpanKind, tracingEnabled } from './tracing.js';
+import { inSpan, SpanKind } from './tracing.js';
 
 /** The statement's kind (its first word) for a span's name: never its text's values (they are parameters anyway). */
 function operationOf(text: string): string {
@@ -14,7 +14,6 @@ function operationOf(text: string): string {
 async function timed<T>(text: string, run: () => Promise<T>): Promise<T> {
   const started = process.hrtime.bigint();
   try {
-    if (!tracingEnabled()) return await run();
     const op = operationOf(text);
     return await inSpan(`db ${op}`, SpanKind.CLIENT, { 'db.system.name': 'postgresql', 'db.operation.name': op }, run);
   } finally {

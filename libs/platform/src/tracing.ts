@@ -149,10 +149,7 @@ export function markError(span: Span, message?: string): void {
 
 /** The active span's W3C `traceparent`, to store with work done later (a queued job); null when tracing is off. */
 export function currentTraceparent(): string | null {
-  if (!enabled) return null;
-  const h: Record<string, string> = {};
-  propagation.inject(context.active(), h, recordSetter);
-  return h.traceparent ?? null;
+  return traceHttpHeaders().traceparent ?? null;
 }
 
 /** Runs `fn` in a span continuing the trace of a stored `traceparent` (see `currentTraceparent`); just `fn` when tracing is off. */

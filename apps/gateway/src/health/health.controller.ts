@@ -1,11 +1,12 @@
 import { Controller, Get, Inject, Res } from '@nestjs/common';
 import { SUBJECTS, type Health, type Subject } from '@verity/contracts';
 import type { NatsConnection } from '@nats-io/transport-node';
-import { natsAnswers, RpcClient } from '@verity/platform';
+import { RpcClient } from '@verity/platform';
 import type { FastifyReply } from 'fastify';
-import { RateLimiter } from '../access/rate-limiter.js';
+import type { Redis } from 'ioredis';
 import { GATEWAY_CONFIG, type GatewayConfig } from '../config.js';
-import { GATEWAY_NATS } from '../tokens.js';
+import { gatewayOwnReadiness } from '../observability/internal-port.js';
+import { GATEWAY_NATS, GATEWAY_REDIS } from '../tokens.js';
 
 /** Every service of the region, as readiness reports them. */
 export const REGION_SERVICES: Array<{ name: string; subject: Subject }> = [
@@ -22,9 +23,9 @@ export const REGION_SERVICES: Array<{ name: string; subject: Subject }> = [
 export class HealthController {
   constructor(
     @Inject(RpcClient) private readonly rpc: RpcClient,
-    @Inject(RateLimiter) private readonly limiter: RateLimiter,
     @Inject(GATEWAY_CONFIG) private readonly cfg: GatewayConfig,
     @Inject(GATEWAY_NATS) private readonly nc: NatsConnection,
+    @Inject(GATEWAY_REDIS) private readonly redis: Redis,
   ) {}
 
   @Get('live')
@@ -64,9 +65,11 @@ export class HealthController {
     return this.inFlight;
   }
 
+  /** Every service's health and the gateway's own connections (the same check as its internal port), at once. */
   private async fanOut(): Promise<Readiness> {
-    const services = await Promise.all(
-      REGION_SERVICES.map(async (s) => {
+    const [own, ...services] = await Promise.all([
+      gatewayOwnReadiness(this.nc, this.redis, this.cfg.HEALTH_TIMEOUT_MS),
+      ...REGION_SERVICES.map(async (s) => {
         try {
           const h = (await this.rpc.call(s.subject, {} as never, {
             principal: null,
@@ -78,15 +81,10 @@ export class HealthController {
           return [s.name, 'down'] as const;
         }
       }),
-    );
-    const [redisUp, natsUp] = await Promise.all([
-      this.limiter.isHealthy ? this.limiter.ping() : Promise.resolve(false),
-      natsAnswers(this.nc, this.cfg.HEALTH_TIMEOUT_MS),
     ]);
-    const redis = redisUp ? 'ok' : 'down';
-    const nats = natsUp ? 'ok' : 'down';
-    const everythingUp = redisUp && services.every(([, s]) => s === 'ok');
-    return { status: !natsUp ? 'unavailable' : everythingUp ? 'ok' : 'degraded', nats, redis, services: Object.fromEntries(services) };
+    const { nats, redis } = own.checks as { nats: 'ok' | 'down'; redis: 'ok' | 'down' };
+    const everythingUp = redis === 'ok' && services.every(([, s]) => s === 'ok');
+    return { status: nats !== 'ok' ? 'unavailable' : everythingUp ? 'ok' : 'degraded', nats, redis, services: Object.fromEntries(services) };
   }
 }
 
