@@ -1,5 +1,5 @@
 import { ROOT_CONTEXT, type Context, type Span } from '@opentelemetry/api';
-import { markError, metrics, routeLabel, SpanKind, startSpan, tracingEnabled, withContext, type Logger } from '@verity/platform';
+import { markError, metrics, routeLabel, secondsSince, SpanKind, startSpan, tracingEnabled, withContext, type Logger } from '@verity/platform';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 
 const TRACE = Symbol('trace');
@@ -49,7 +49,7 @@ export function observeRequests(fastify: FastifyInstance, log: Logger): void {
       metrics.httpInFlight.dec();
       const route = routeLabel(req.routeOptions?.url);
       const status = reply.raw.statusCode;
-      const seconds = Number(process.hrtime.bigint() - started) / 1e9;
+      const seconds = secondsSince(started);
       metrics.httpRequests.inc({ method: req.method, route, status: String(status) });
       metrics.httpDuration.observe({ method: req.method, route }, seconds);
       access.info(accessLogLine(req, status, seconds * 1000), 'request');

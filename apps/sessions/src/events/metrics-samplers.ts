@@ -1,13 +1,11 @@
 import { Inject, Injectable, type OnApplicationBootstrap } from '@nestjs/common';
 import { addScrapeSampler, metrics, Sql } from '@verity/platform';
-
-/** The job kinds of `sessions.jobs`, each a queue of its own in `verity_queue_depth` (`sessions_<kind>`). */
-const JOB_KINDS = ['test_run', 'live_run', 'invite_email'] as const;
+import { JOB_KINDS } from '../sessions/sessions.repository.js';
 
 /**
  * What Prometheus reads of the sessions service's own tables when it scrapes (at most once a second): the
  * outbox's unrelayed events and the age of the oldest (the relay is behind, or the stream is unreachable), and
- * the jobs due and not yet taken, by kind. Each is one indexed query (`outbox_unrelayed_idx`, `jobs_due_idx`).
+ * the jobs due and not yet taken, by kind (each a queue of its own, `sessions_<kind>`). Each is one indexed query (`outbox_unrelayed_idx`, `jobs_due_idx`).
  */
 @Injectable()
 export class SessionsMetricsSamplers implements OnApplicationBootstrap {

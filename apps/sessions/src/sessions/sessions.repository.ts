@@ -81,9 +81,12 @@ export interface StatusChange {
   now: Date;
 }
 
+/** The kinds of `sessions.jobs` (its `jobs_kind_check`). */
+export const JOB_KINDS = ['test_run', 'live_run', 'invite_email'] as const;
+
 export interface JobRow {
   id: string;
-  kind: 'test_run' | 'invite_email' | 'live_run';
+  kind: (typeof JOB_KINDS)[number];
   session_id: string;
   principal: Principal;
   attempts: number;
