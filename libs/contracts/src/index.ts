@@ -9,4 +9,5 @@ export * from './sessions.js';
 export * from './webhooks.js';
 export * from './evidence.js';
 export * from './capture.js';
+export * from './privacy.js';
 export * from './nats-permissions.js';

@@ -38,7 +38,7 @@ describe('NATS grants', () => {
     const deploy = natsServerConfig({ root: 'us', listen: '0.0.0.0:4222', storeDir: '/data' });
     assert.equal(deploy.includes('test-reader'), false);
     assert.match(deploy, /user: "gateway", password: \$NATS_PASSWORD_GATEWAY\n/);
-    assert.match(deploy, /user: "applicants", password: \$NATS_PASSWORD_APPLICANTS\n {6}permissions: \{\n {8}publish: \{ deny: \[">"\] \}/);
+    assert.match(deploy, /user: "id-scan", password: \$NATS_PASSWORD_ID_SCAN\n {6}permissions: \{\n {8}publish: \{ deny: \[">"\] \}/);
     assert.ok(natsServerConfig({ root: 'us', listen: '0.0.0.0:4222', storeDir: '/data', includeTestIdentities: true }).includes('user: "test-reader"'));
   });
 

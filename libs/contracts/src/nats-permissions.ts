@@ -46,6 +46,13 @@ export const ADMIN_SUBJECTS: readonly Subject[] = [
   S.webhookReplay,
   S.evidenceActivityList,
   S.idScanAuditList,
+  // the test-data purge (contract §15)
+  S.applicantsPurgeTestData,
+  S.screeningPurgeTestData,
+  S.sessionsPurgeTestData,
+  S.webhooksPurgeTestData,
+  S.evidencePurgeTestData,
+  S.idScanPurgeTestData,
 ];
 
 const GRANTS = {
@@ -57,6 +64,9 @@ const GRANTS = {
       S.applicantsCreate,
       S.applicantsGet,
       S.applicantsList,
+      S.applicantsDsarCreate,
+      S.applicantsDsarGet,
+      S.applicantsErasureKeys,
       S.templatesCreate,
       S.templatesGet,
       S.templatesList,
@@ -99,13 +109,32 @@ const GRANTS = {
     subscribes: [],
   },
   applicants: {
-    serves: [S.applicantsHealth, S.applicantsCreate, S.applicantsGet, S.applicantsList],
-    calls: [],
+    serves: [
+      S.applicantsHealth,
+      S.applicantsCreate,
+      S.applicantsGet,
+      S.applicantsList,
+      S.applicantsDsarCreate,
+      S.applicantsDsarGet,
+      S.applicantsErasureKeys,
+      S.applicantsPurgeTestData,
+    ],
+    // the steps of a data subject request
+    calls: [S.sessionsPrivacyExport, S.sessionsPrivacyErase, S.evidencePrivacyExport, S.evidencePrivacyErase, S.webhooksPrivacyExport],
     publishes: [],
     subscribes: [],
   },
   screening: {
-    serves: [S.screeningHealth, S.templatesCreate, S.templatesGet, S.templatesList, S.templatesUpdate, S.templatesVersion, S.screeningEvaluate],
+    serves: [
+      S.screeningHealth,
+      S.templatesCreate,
+      S.templatesGet,
+      S.templatesList,
+      S.templatesUpdate,
+      S.templatesVersion,
+      S.screeningEvaluate,
+      S.screeningPurgeTestData,
+    ],
     calls: [],
     publishes: [EVENTS.templateChanged],
     subscribes: [],
@@ -127,6 +156,9 @@ const GRANTS = {
       S.sessionsCaptureImageStored,
       S.sessionsCaptureSubmit,
       S.sessionsCaptureSkip,
+      S.sessionsPrivacyExport,
+      S.sessionsPrivacyErase,
+      S.sessionsPurgeTestData,
     ],
     calls: [
       S.accountsBillingDebit,
@@ -152,6 +184,8 @@ const GRANTS = {
       S.webhookSubscriptionDisable,
       S.webhookSubscriptionRotateSecret,
       S.webhookReplay,
+      S.webhooksPrivacyExport,
+      S.webhooksPurgeTestData,
     ],
     // the organization's mode and status before a delivery
     calls: [S.accountsOrgGet],
@@ -160,14 +194,24 @@ const GRANTS = {
     eventStreamConsume: true,
   },
   evidence: {
-    serves: [S.evidenceHealth, S.evidenceStoreSynthetic, S.evidenceAvailable, S.evidenceActivityList, S.evidenceCaptureImages, S.evidenceCaptureVerify],
+    serves: [
+      S.evidenceHealth,
+      S.evidenceStoreSynthetic,
+      S.evidenceAvailable,
+      S.evidenceActivityList,
+      S.evidenceCaptureImages,
+      S.evidenceCaptureVerify,
+      S.evidencePrivacyExport,
+      S.evidencePrivacyErase,
+      S.evidencePurgeTestData,
+    ],
     // whether an upload's session exists and is the caller's
     calls: [S.sessionsGet],
     publishes: [],
     subscribes: [],
   },
   'id-scan': {
-    serves: [S.idScanHealth, S.idScanAuditList],
+    serves: [S.idScanHealth, S.idScanAuditList, S.idScanPurgeTestData],
     calls: [],
     publishes: [],
     subscribes: [],

@@ -4,6 +4,7 @@ import type * as A from './accounts.js';
 import type * as C from './capture.js';
 import type * as E from './evidence.js';
 import type * as P from './applicants.js';
+import type * as D from './privacy.js';
 import type { Health } from './health.js';
 import type * as S from './screening.js';
 import type * as V from './sessions.js';
@@ -30,6 +31,12 @@ export const SUBJECTS = {
   applicantsCreate: 'applicants.create.v1',
   applicantsGet: 'applicants.get.v1',
   applicantsList: 'applicants.list.v1',
+  /** Data subject requests (contract §15): the applicants service owns and runs them. */
+  applicantsDsarCreate: 'applicants.dsar.create.v1',
+  applicantsDsarGet: 'applicants.dsar.get.v1',
+  /** The public half of the region's erasure keys (no principal: the gateway serves it without authentication). */
+  applicantsErasureKeys: 'applicants.dsar.erasure-keys.v1',
+  applicantsPurgeTestData: 'applicants.admin.purge-test-data.v1',
   screeningHealth: 'screening.health.v1',
   templatesCreate: 'screening.templates.create.v1',
   templatesGet: 'screening.templates.get.v1',
@@ -38,6 +45,7 @@ export const SUBJECTS = {
   /** The current (or a given) immutable version of a template, for a verification run. */
   templatesVersion: 'screening.templates.version.v1',
   screeningEvaluate: 'screening.evaluate.v1',
+  screeningPurgeTestData: 'screening.admin.purge-test-data.v1',
   sessionsHealth: 'sessions.health.v1',
   sessionsCreate: 'sessions.create.v1',
   sessionsGet: 'sessions.get.v1',
@@ -55,6 +63,10 @@ export const SUBJECTS = {
   sessionsCaptureImageStored: 'sessions.capture.image-stored.v1',
   sessionsCaptureSubmit: 'sessions.capture.submit.v1',
   sessionsCaptureSkip: 'sessions.capture.skip.v1',
+  /** A data subject request's steps (principal of the request's key): the applicant's records, or their erasure. */
+  sessionsPrivacyExport: 'sessions.privacy.export.v1',
+  sessionsPrivacyErase: 'sessions.privacy.erase.v1',
+  sessionsPurgeTestData: 'sessions.admin.purge-test-data.v1',
   webhooksHealth: 'webhook-delivery.health.v1',
   webhookAttemptsList: 'webhook-delivery.attempts.list.v1',
   webhookSubscriptionCreate: 'webhook-delivery.admin.subscription.create.v1',
@@ -62,14 +74,20 @@ export const SUBJECTS = {
   webhookSubscriptionDisable: 'webhook-delivery.admin.subscription.disable.v1',
   webhookSubscriptionRotateSecret: 'webhook-delivery.admin.subscription.rotate-secret.v1',
   webhookReplay: 'webhook-delivery.admin.replay.v1',
+  webhooksPrivacyExport: 'webhook-delivery.privacy.export.v1',
+  webhooksPurgeTestData: 'webhook-delivery.admin.purge-test-data.v1',
   evidenceHealth: 'evidence.health.v1',
   evidenceStoreSynthetic: 'evidence.synthetic.store.v1',
   evidenceAvailable: 'evidence.available.v1',
   evidenceActivityList: 'evidence.admin.activity.list.v1',
   evidenceCaptureImages: 'evidence.capture.images.v1',
   evidenceCaptureVerify: 'evidence.capture.verify.v1',
+  evidencePrivacyExport: 'evidence.privacy.export.v1',
+  evidencePrivacyErase: 'evidence.privacy.erase.v1',
+  evidencePurgeTestData: 'evidence.admin.purge-test-data.v1',
   idScanHealth: 'id-scan.health.v1',
   idScanAuditList: 'id-scan.admin.audit.list.v1',
+  idScanPurgeTestData: 'id-scan.admin.purge-test-data.v1',
 } as const;
 
 /** Broadcast events (every replica receives them; no queue group). */
@@ -98,6 +116,10 @@ export interface RpcContracts {
   [SUBJECTS.applicantsCreate]: { req: { body: unknown }; res: P.Applicant };
   [SUBJECTS.applicantsGet]: { req: { id: string }; res: P.Applicant };
   [SUBJECTS.applicantsList]: { req: P.ListQuery; res: P.Page<P.Applicant> };
+  [SUBJECTS.applicantsDsarCreate]: { req: { body: unknown }; res: D.DataSubjectRequest };
+  [SUBJECTS.applicantsDsarGet]: { req: { id: string }; res: D.DataSubjectRequest };
+  [SUBJECTS.applicantsErasureKeys]: { req: Record<string, never>; res: D.ErasureKeySet };
+  [SUBJECTS.applicantsPurgeTestData]: { req: D.PurgeTestDataRequest; res: D.PurgeTestDataReply };
   [SUBJECTS.screeningHealth]: { req: Record<string, never>; res: Health };
   [SUBJECTS.templatesCreate]: { req: { body: unknown }; res: S.WorkflowTemplate };
   [SUBJECTS.templatesGet]: { req: { id: string }; res: S.WorkflowTemplate };
@@ -105,6 +127,7 @@ export interface RpcContracts {
   [SUBJECTS.templatesUpdate]: { req: { id: string; body: unknown }; res: S.WorkflowTemplate };
   [SUBJECTS.templatesVersion]: { req: { id: string; version?: number }; res: S.TemplateVersion };
   [SUBJECTS.screeningEvaluate]: { req: S.EvaluateRequest; res: S.EvaluateReply };
+  [SUBJECTS.screeningPurgeTestData]: { req: D.PurgeTestDataRequest; res: D.PurgeTestDataReply };
   [SUBJECTS.sessionsHealth]: { req: Record<string, never>; res: Health };
   [SUBJECTS.sessionsCreate]: { req: { body: unknown }; res: V.Session };
   [SUBJECTS.sessionsGet]: { req: { id: string }; res: V.Session };
@@ -120,6 +143,9 @@ export interface RpcContracts {
   [SUBJECTS.sessionsCaptureImageStored]: { req: C.CaptureImageStoredRequest; res: C.Capture };
   [SUBJECTS.sessionsCaptureSubmit]: { req: C.CaptureSubmitRequest; res: C.Capture };
   [SUBJECTS.sessionsCaptureSkip]: { req: C.CaptureSkipRequest; res: C.Capture };
+  [SUBJECTS.sessionsPrivacyExport]: { req: D.PrivacyExportRequest; res: D.SessionsExportReply };
+  [SUBJECTS.sessionsPrivacyErase]: { req: D.PrivacyEraseRequest; res: D.SessionsEraseReply };
+  [SUBJECTS.sessionsPurgeTestData]: { req: D.PurgeTestDataRequest; res: D.PurgeTestDataReply };
   [SUBJECTS.webhooksHealth]: { req: Record<string, never>; res: Health };
   [SUBJECTS.webhookAttemptsList]: { req: P.ListQuery; res: P.Page<W.WebhookAttempt> };
   [SUBJECTS.webhookSubscriptionCreate]: { req: W.WebhookSubscriptionCreateRequest; res: W.WebhookSubscriptionWithSecret };
@@ -127,14 +153,20 @@ export interface RpcContracts {
   [SUBJECTS.webhookSubscriptionDisable]: { req: { subscription_id: string }; res: W.WebhookSubscription };
   [SUBJECTS.webhookSubscriptionRotateSecret]: { req: { subscription_id: string }; res: W.WebhookSecretRotation };
   [SUBJECTS.webhookReplay]: { req: W.WebhookReplayRequest; res: W.WebhookReplayResult };
+  [SUBJECTS.webhooksPrivacyExport]: { req: D.PrivacyExportRequest; res: D.WebhooksExportReply };
+  [SUBJECTS.webhooksPurgeTestData]: { req: D.PurgeTestDataRequest; res: D.PurgeTestDataReply };
   [SUBJECTS.evidenceHealth]: { req: Record<string, never>; res: Health };
   [SUBJECTS.evidenceStoreSynthetic]: { req: E.StoreSyntheticRequest; res: E.EvidenceAvailability };
   [SUBJECTS.evidenceAvailable]: { req: { session_id: string }; res: E.EvidenceAvailability };
   [SUBJECTS.evidenceActivityList]: { req: E.ActivityListRequest; res: { data: E.ActivityEntry[] } };
   [SUBJECTS.evidenceCaptureImages]: { req: C.CaptureImagesRequest; res: C.CaptureImagesReply };
   [SUBJECTS.evidenceCaptureVerify]: { req: C.CaptureVerifyRequest; res: C.CaptureVerifyReply };
+  [SUBJECTS.evidencePrivacyExport]: { req: D.PrivacyExportRequest; res: D.EvidenceExportReply };
+  [SUBJECTS.evidencePrivacyErase]: { req: D.PrivacyEraseRequest; res: D.PrivacyEraseReply };
+  [SUBJECTS.evidencePurgeTestData]: { req: D.PurgeTestDataRequest; res: D.PurgeTestDataReply };
   [SUBJECTS.idScanHealth]: { req: Record<string, never>; res: Health };
   [SUBJECTS.idScanAuditList]: { req: E.ActivityListRequest; res: { data: E.ActivityEntry[] } };
+  [SUBJECTS.idScanPurgeTestData]: { req: D.PurgeTestDataRequest; res: D.PurgeTestDataReply };
 }
 
 export type Subject = keyof RpcContracts;
