@@ -41,7 +41,13 @@ export interface DsarExport {
   webhook_events: WebhookAttempt[];
 }
 
+/**
+ * One stored image of the applicant's sessions: `artifact` rows are what the image endpoint serves (and `back`),
+ * `upload` rows are a live capture's uploads. The gateway reads the bytes from the evidence service's internal
+ * HTTP side, `GET /sessions/{session_id}/stored-images/{source}/{artifact}`, signed like the image endpoint.
+ */
 export interface DsarArtifact {
+  source: 'artifact' | 'upload';
   session_id: string;
   artifact: StoredArtifact;
   content_type: 'image/jpeg';
