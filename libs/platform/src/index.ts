@@ -16,3 +16,4 @@ export * from './storable-text.js';
 export * from './readiness.js';
 export * from './metrics.js';
 export * from './tracing.js';
+export * from './poller.js';
