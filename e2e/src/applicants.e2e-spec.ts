@@ -57,7 +57,7 @@ describe('POST /v1/applicants', () => {
       const a = res.body.data;
       assert.match(a.id, /^app_[A-Za-z0-9]+$/);
       assert.match(a.created_at, ISO_UTC);
-      assert.deepEqual(res.body, { data: { id: a.id, object: 'applicant', mode: 'test', ...body, created_at: a.created_at } });
+      assert.deepEqual(res.body, { data: { id: a.id, object: 'applicant', mode: 'test', ...body, erased: false, created_at: a.created_at } });
 
       const got = await c<{ data: Applicant }>('GET', `/v1/applicants/${a.id}`);
       assert.equal(got.status, 200);
@@ -89,6 +89,7 @@ describe('POST /v1/applicants', () => {
         date_of_birth: null,
         address: null,
         external_id: null,
+        erased: false,
         created_at,
       });
     }

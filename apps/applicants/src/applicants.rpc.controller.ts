@@ -2,17 +2,24 @@ import { Inject, Injectable, type OnApplicationBootstrap } from '@nestjs/common'
 import { SUBJECTS } from '@verity/contracts';
 import { requirePrincipal, RpcServer } from '@verity/platform';
 import { ApplicantsService } from './applicants/applicants.service.js';
+import { DsarService } from './privacy/dsar.service.js';
 
 @Injectable()
 export class ApplicantsRpcController implements OnApplicationBootstrap {
   constructor(
     @Inject(RpcServer) private readonly server: RpcServer,
     private readonly applicants: ApplicantsService,
+    private readonly dsar: DsarService,
   ) {}
 
   onApplicationBootstrap(): void {
     this.server.handle(SUBJECTS.applicantsCreate, (p, ctx) => this.applicants.create(requirePrincipal(ctx), p.body, ctx));
     this.server.handle(SUBJECTS.applicantsGet, (p, ctx) => this.applicants.get(requirePrincipal(ctx), p.id));
     this.server.handle(SUBJECTS.applicantsList, (p, ctx) => this.applicants.list(requirePrincipal(ctx), p));
+    this.server.handle(SUBJECTS.applicantsDsarCreate, (p, ctx) => this.dsar.create(requirePrincipal(ctx), p.body));
+    this.server.handle(SUBJECTS.applicantsDsarGet, (p, ctx) => this.dsar.get(requirePrincipal(ctx), p.id));
+    // public (the gateway serves the key set without authentication) and operator tooling: no principal
+    this.server.handle(SUBJECTS.applicantsErasureKeys, () => Promise.resolve(this.dsar.erasureKeys()));
+    this.server.handle(SUBJECTS.applicantsPurgeTestData, async (p) => ({ removed: await this.dsar.purgeTestData(p.org_id) }));
   }
 }

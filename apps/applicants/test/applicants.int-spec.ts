@@ -1,4 +1,5 @@
 import { after, before, describe, it } from 'node:test';
+import { randomBytes } from 'node:crypto';
 import assert from 'node:assert/strict';
 import { headers as natsHeaders, type NatsConnection } from '@nats-io/transport-node';
 import { qualify, REQUEST_ID_HEADER, SUBJECTS, type Applicant, type Principal, type ReqOf, type ResOf, type RpcReply, type RpcRequest, type Subject } from '@verity/contracts';
@@ -6,7 +7,11 @@ import { newId } from '@verity/keys';
 import { decodeJson, encodeJson, RpcClient } from '@verity/platform';
 import { query, refusal, type ServiceUnderTest, startServiceUnderTest, testPrincipal } from '@verity/testing';
 import { ApplicantsModule } from '../src/app.module.js';
+import { applicantsEnv } from '../src/config.js';
 import { APPLICANTS_SERVICE } from '../src/definition.js';
+
+/** The applicants service's own configuration in a test: a signing key of its own. */
+const APPLICANTS_TEST_VARS = { ERASURE_SIGNING_KEY: randomBytes(32).toString('base64') };
 
 
 let db: ServiceUnderTest<unknown>['db'];
@@ -16,7 +21,7 @@ let root: string;
 let svc: ServiceUnderTest<unknown> | undefined;
 
 before(async () => {
-  svc = await startServiceUnderTest({ def: APPLICANTS_SERVICE, module: ApplicantsModule });
+  svc = await startServiceUnderTest({ def: APPLICANTS_SERVICE, module: ApplicantsModule, env: applicantsEnv, vars: APPLICANTS_TEST_VARS });
   ({ db, nc, rpc, root } = svc);
 });
 
@@ -61,6 +66,7 @@ describe('create and get', () => {
       date_of_birth: '1930-11-16',
       address: { city: 'Ogidi', country: 'NG' },
       external_id: null,
+      erased: false,
       created_at: a.created_at,
     });
     assert.deepEqual(await call(p, SUBJECTS.applicantsGet, { id: a.id }), a);
@@ -154,7 +160,7 @@ describe('create and get', () => {
 describe('deadline margin', () => {
   let skewed: ServiceUnderTest<unknown> | undefined;
   before(async () => {
-    skewed = await startServiceUnderTest({ def: APPLICANTS_SERVICE, module: ApplicantsModule, vars: { DEADLINE_MARGIN_MS: '1500' } });
+    skewed = await startServiceUnderTest({ def: APPLICANTS_SERVICE, module: ApplicantsModule, env: applicantsEnv, vars: { ...APPLICANTS_TEST_VARS, DEADLINE_MARGIN_MS: '1500' } });
   });
   after(() => skewed?.close());
 

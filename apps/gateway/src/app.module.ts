@@ -11,6 +11,8 @@ import { ApplicantsController } from './applicants/applicants.controller.js';
 import { GATEWAY_CONFIG, type GatewayConfig } from './config.js';
 import { HealthController } from './health/health.controller.js';
 import { MeController } from './me/me.controller.js';
+import { DataSubjectRequestsController } from './privacy/data-subject-requests.controller.js';
+import { ErasureKeysController } from './privacy/erasure-keys.controller.js';
 import { SessionsController } from './sessions/sessions.controller.js';
 import { IdScanController } from './streams/id-scan.controller.js';
 import { IdvImageController } from './streams/idv-image.controller.js';
@@ -39,7 +41,7 @@ export class GatewayModule {
   static forRoot(cfg: GatewayConfig, log: Logger, nc: NatsConnection, redis: Redis): DynamicModule {
     return {
       module: GatewayModule,
-      controllers: [HealthController, MeController, ApplicantsController, WorkflowTemplatesController, SessionsController, WebhookEventsController, IdScanController, IdvImageController, CaptureController, CapturePageController],
+      controllers: [HealthController, MeController, ApplicantsController, WorkflowTemplatesController, SessionsController, WebhookEventsController, IdScanController, IdvImageController, CaptureController, CapturePageController, DataSubjectRequestsController, ErasureKeysController],
       providers: [
         { provide: GATEWAY_CONFIG, useValue: cfg },
         { provide: GATEWAY_LOGGER, useValue: log },

@@ -101,8 +101,9 @@ export async function createGateway(cfg: GatewayConfig, log: Logger, nc: NatsCon
     const path = req.url.split('?')[0]!;
     // the matched route decides as well as the path, so no spelling of a /v1 route escapes the access check
     if (path === '/v1' || path.startsWith('/v1/') || req.routeOptions.url?.startsWith('/v1')) await access.authorize(req, reply);
-    // readiness fans out to every service: it counts against the pre-authentication budget per address
-    else if (path === '/health/ready') await access.limitIp(req, reply);
+    // readiness fans out to every service, the erasure key set asks one: both count against the
+    // pre-authentication budget per address
+    else if (path === '/health/ready' || path === '/.well-known/erasure-keys.json') await access.limitIp(req, reply);
     // the hosted capture page counts against the same pre-authentication budget per address (its assets do not)
     else if (path.startsWith('/verify/') && !path.startsWith('/verify/assets/') && !(await access.pageAllowed(req, reply))) {
       const page = errorPage('busy');

@@ -78,7 +78,7 @@ function fixture(mode: 'test' | 'live') {
     org: p.org_id,
     applicant: {
       id: applicantId, object: 'applicant', mode, family_name: 'Doe', given_names: ['Jane'], name_suffix: null, email: 'jane@example.com',
-      phone: null, date_of_birth: '1990-01-01', address: { country: 'DE' }, external_id: null, created_at: new Date().toISOString(),
+      phone: null, date_of_birth: '1990-01-01', address: { country: 'DE' }, external_id: null, erased: false, created_at: new Date().toISOString(),
     },
   });
   const templateId = newId('workflowTemplate');

@@ -94,6 +94,7 @@ function fixture(): { p: Principal; applicantId: string; templateId: string } {
     date_of_birth: '1903-06-08',
     address: null,
     external_id: null,
+    erased: false,
     created_at: new Date().toISOString(),
   });
   const templateId = newId('workflowTemplate');

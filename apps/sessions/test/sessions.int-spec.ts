@@ -153,6 +153,7 @@ function fixture(mode: 'test' | 'live' = 'test', checks: TemplateVersion['checks
     date_of_birth: '1990-01-01',
     address: { country: 'DE' },
     external_id: null,
+    erased: false,
     created_at: new Date().toISOString(),
   });
   const templateId = newId('workflowTemplate');

@@ -9,18 +9,23 @@ export interface Address {
   country?: string;
 }
 
+/**
+ * An applicant as read. After an erasure (contract §15) it keeps its id, mode and creation time, `erased` is
+ * true and every personal field is null.
+ */
 export interface Applicant {
   id: string;
   object: 'applicant';
   mode: Mode;
-  family_name: string;
-  given_names: string[];
+  family_name: string | null;
+  given_names: string[] | null;
   name_suffix: string | null;
   email: string | null;
   phone: string | null;
   date_of_birth: string | null;
   address: Address | null;
   external_id: string | null;
+  erased: boolean;
   created_at: string;
 }
 

@@ -37,6 +37,11 @@ export function devCaptureSecretKey(repoRoot: string, region: string): string {
   return devSecret(repoRoot, `capture-secret-${region}`);
 }
 
+/** ERASURE_SIGNING_KEY of a region: signs its erasure certificates, so certificates issued yesterday still verify. */
+export function devErasureSigningKey(repoRoot: string, region: string): string {
+  return devSecret(repoRoot, `erasure-signing-${region}`);
+}
+
 /** A region's NATS password of one identity: kept so that the operator tool can log in while `npm start` runs. */
 export function devNatsPassword(repoRoot: string, region: string, identity: string): string {
   return devSecret(repoRoot, `nats-${region}-${identity}`, newNatsPassword, NATS_PASSWORD_FORMAT);

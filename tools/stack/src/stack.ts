@@ -7,7 +7,7 @@ import { fileURLToPath } from 'node:url';
 import type { NatsConnection } from '@nats-io/transport-node';
 import { subjectRoot, type NatsIdentity } from '@verity/contracts';
 import { connectNats } from '@verity/platform/nats';
-import { devCaptureSecretKey, devWebhookSecretKey } from './dev-keys.js';
+import { devCaptureSecretKey, devErasureSigningKey, devWebhookSecretKey } from './dev-keys.js';
 import { NatsServer } from './nats.js';
 import { RoundRobinProxy } from './proxy.js';
 
@@ -224,6 +224,7 @@ export class Stack {
       REDIS_KEY_PREFIX: `${prefix}${region}:`,
       PORT: String(port),
       ...internal,
+      ...((service as string) === 'applicants' && !process.env.ERASURE_SIGNING_KEY ? { ERASURE_SIGNING_KEY: devErasureSigningKey(REPO_ROOT, region) } : {}),
       ...((service as string) === 'webhook-delivery' && !process.env.WEBHOOK_SECRET_KEY ? { WEBHOOK_SECRET_KEY: devWebhookSecretKey(REPO_ROOT) } : {}),
       // a live session's link points at this region's gateway; its client secret is derived with the region's key
       ...((service as string) === 'sessions'

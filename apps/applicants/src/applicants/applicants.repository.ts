@@ -7,14 +7,15 @@ export interface ApplicantRow {
   seq: string;
   id: string;
   mode: Mode;
-  family_name: string;
-  given_names: string[];
+  family_name: string | null;
+  given_names: string[] | null;
   name_suffix: string | null;
   email: string | null;
   phone: string | null;
   date_of_birth: string | null;
   address: Address | null;
   external_id: string | null;
+  erased_at: Date | null;
   created_at: Date;
 }
 
@@ -31,7 +32,7 @@ export interface NewApplicant {
 }
 
 const COLUMNS = `seq, id, mode, family_name, given_names, name_suffix, email, phone,
-  to_char(date_of_birth, 'YYYY-MM-DD') AS date_of_birth, address, external_id, created_at`;
+  to_char(date_of_birth, 'YYYY-MM-DD') AS date_of_birth, address, external_id, erased_at, created_at`;
 
 /** Statements of one batch at most (rows written or read together), and batches running at once. */
 const BATCH = 64;
@@ -100,7 +101,7 @@ export class ApplicantsRepository {
     const rows = await this.db.prepared<ApplicantRow & { org_id: string }>(
       'applicants_find',
       `SELECT a.seq, a.id, a.mode, a.family_name, a.given_names, a.name_suffix, a.email, a.phone,
-              to_char(a.date_of_birth, 'YYYY-MM-DD') AS date_of_birth, a.address, a.external_id, a.created_at, a.org_id
+              to_char(a.date_of_birth, 'YYYY-MM-DD') AS date_of_birth, a.address, a.external_id, a.erased_at, a.created_at, a.org_id
          FROM unnest($1::text[], $2::text[], $3::text[]) AS r(id, org_id, mode)
          JOIN applicants.applicants a ON a.id = r.id AND a.org_id = r.org_id AND a.mode = r.mode`,
       [batch.map((x) => x.id), batch.map((x) => x.owner.org_id), batch.map((x) => x.owner.mode)],

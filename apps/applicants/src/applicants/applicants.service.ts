@@ -19,6 +19,7 @@ export function toApplicant(row: ApplicantRow): Applicant {
     date_of_birth: row.date_of_birth,
     address: row.address,
     external_id: row.external_id,
+    erased: row.erased_at !== null,
     created_at: row.created_at.toISOString(),
   };
 }

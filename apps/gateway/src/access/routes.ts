@@ -41,6 +41,8 @@ export const ROUTES: Record<string, RouteAccess> = {
   'GET /v1/webhook-events': { scope: 'webhooks:read', routeClass: 'reads' },
   'POST /v1/id-verification': { scope: 'idv:scan', routeClass: 'global' },
   'GET /v1/sessions/:id/idv-image/:artifact': { scope: 'sessions:read_report', routeClass: 'sessions:read_image' },
+  'POST /v1/data_subject_requests': { scope: 'dsar:write', routeClass: 'dsar:create' },
+  'GET /v1/data_subject_requests/:id': { scope: 'dsar:write', routeClass: 'reads' },
   'GET /v1/capture': { auth: 'capture' },
   'PUT /v1/capture/images/:artifact': { auth: 'capture' },
   'POST /v1/capture/submit': { auth: 'capture' },

@@ -106,6 +106,29 @@ export class StreamProxy {
     await reply.send(res.body);
   }
 
+  /**
+   * A stored image's bytes from `url`, read whole (for an export's inlined images); null when nothing is stored
+   * there any more (`artifact_not_available`, `resource_not_found`).
+   */
+  async fetchBytes(url: string | undefined, c: Caller, timeoutMs: number): Promise<Buffer | null> {
+    if (!url) throw new DomainError('service_unavailable');
+    let res;
+    try {
+      res = await request(url, { method: 'GET', dispatcher: this.agent, headers: this.signed(new URL(url), 'GET', c, timeoutMs, Buffer.alloc(0)), headersTimeout: timeoutMs, bodyTimeout: timeoutMs });
+      if (res.statusCode === 200) return Buffer.from(await res.body.arrayBuffer());
+    } catch (e) {
+      this.log.warn({ err: e, request_id: c.requestId }, 'stored image download failed');
+      throw new DomainError('service_unavailable');
+    }
+    try {
+      await this.relayJson(() => res.body.json(), c);
+    } catch (e) {
+      if (e instanceof DomainError && (e.code === 'artifact_not_available' || e.code === 'resource_not_found')) return null;
+      throw e;
+    }
+    throw new DomainError('internal_error');
+  }
+
   private async relayJson(json: () => Promise<unknown>, c: Caller): Promise<unknown> {
     let parsed: { ok?: boolean; data?: unknown; error?: ErrorData };
     try {

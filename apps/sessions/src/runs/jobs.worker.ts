@@ -378,7 +378,7 @@ export function evaluationContext(
   checks: ReadonlyArray<{ type: CheckType; outcome: EvaluationContextWire['checks'][CheckType] }>,
   findings: EvaluationContextWire['findings'],
 ): EvaluationContextWire {
-  const applicant: EvaluationContextWire['applicant'] = { legalName: '', familyName: a.family_name, givenNames: a.given_names };
+  const applicant: EvaluationContextWire['applicant'] = { legalName: '', familyName: a.family_name ?? '', givenNames: a.given_names ?? [] };
   if (a.email) applicant.email = a.email;
   if (a.date_of_birth) applicant.dateOfBirth = a.date_of_birth;
   if (a.address?.country) applicant.address = { country: a.address.country };

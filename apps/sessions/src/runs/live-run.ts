@@ -129,8 +129,8 @@ export function liveContext(a: Applicant, read: CaptureVerifyReply | null, check
   const holder = read?.holder ?? null;
   const applicant: EvaluationContextWire['applicant'] = {
     legalName: '',
-    familyName: holder?.family_name ?? a.family_name,
-    givenNames: holder?.given_names ?? a.given_names,
+    familyName: holder?.family_name ?? a.family_name ?? '',
+    givenNames: holder?.given_names ?? a.given_names ?? [],
   };
   const dob = holder?.date_of_birth ?? a.date_of_birth;
   if (dob) applicant.dateOfBirth = dob;

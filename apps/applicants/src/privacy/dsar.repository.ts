@@ -1,0 +1,149 @@
+import { Inject, Injectable } from '@nestjs/common';
+import type { DsarExport, DsarType, ErasureCounts, Owner, Principal } from '@verity/contracts';
+import { Sql } from '@verity/platform';
+
+export interface DsarRow {
+  seq: string;
+  id: string;
+  org_id: string;
+  mode: Owner['mode'];
+  type: DsarType;
+  applicant_id: string;
+  status: 'pending' | 'completed';
+  principal: Principal;
+  /** The results of the steps already done, by step name: a resumed erasure skips them. */
+  steps: Record<string, DsarStepResult>;
+  export: DsarExport | null;
+  certificate: string | null;
+  attempts: number;
+  created_at: Date;
+  completed_at: Date | null;
+}
+
+/** A request as the runner claimed it: with the database's time of the claim. */
+export interface ClaimedDsar extends DsarRow {
+  claimed_at: Date;
+}
+
+export interface DsarStepResult {
+  erased: ErasureCounts;
+  session_ids?: string[];
+}
+
+const COLUMNS = `seq, id, org_id, mode, type, applicant_id, status, principal, steps, export, certificate, attempts, created_at, completed_at`;
+
+/** Data subject requests: every read is scoped by organization and mode, except the runner's claim. */
+@Injectable()
+export class DsarRepository {
+  constructor(@Inject(Sql) private readonly db: Sql) {}
+
+  async insert(r: { id: string; type: DsarType; applicant_id: string; principal: Principal }): Promise<DsarRow> {
+    const [row] = await this.db.rows<DsarRow>(
+      `INSERT INTO applicants.data_subject_requests (id, org_id, mode, type, applicant_id, principal)
+       VALUES ($1, $2, $3, $4, $5, $6) RETURNING ${COLUMNS}`,
+      [r.id, r.principal.org_id, r.principal.mode, r.type, r.applicant_id, JSON.stringify(r.principal)],
+    );
+    return row!;
+  }
+
+  async find(owner: Owner, id: string): Promise<DsarRow | null> {
+    const [row] = await this.db.rows<DsarRow>(
+      `SELECT ${COLUMNS} FROM applicants.data_subject_requests WHERE id = $1 AND org_id = $2 AND mode = $3`,
+      [id, owner.org_id, owner.mode],
+    );
+    return row ?? null;
+  }
+
+  /**
+   * Takes the oldest due request for `leaseMs`: no other replica runs it meanwhile, and if this one dies the
+   * lease runs out and another takes it over.
+   */
+  async claim(leaseMs: number): Promise<ClaimedDsar | null> {
+    const [row] = await this.db.rows<ClaimedDsar>(
+      `UPDATE applicants.data_subject_requests d
+          SET lease_until = now() + make_interval(secs => $1::double precision / 1000), attempts = d.attempts + 1
+        WHERE d.id = (SELECT id FROM applicants.data_subject_requests
+                       WHERE status = 'pending' AND run_after <= now() AND (lease_until IS NULL OR lease_until < now())
+                       ORDER BY run_after LIMIT 1 FOR UPDATE SKIP LOCKED)
+       RETURNING ${COLUMNS.split(', ').map((c) => `d.${c}`).join(', ')}, now() AS claimed_at`,
+      [leaseMs],
+    );
+    return row ?? null;
+  }
+
+  /** Records one step's result, so that a resumed run does not repeat it. */
+  async recordStep(id: string, step: string, result: DsarStepResult): Promise<void> {
+    await this.db.rows(`UPDATE applicants.data_subject_requests SET steps = steps || jsonb_build_object($2::text, $3::jsonb) WHERE id = $1`, [
+      id,
+      step,
+      JSON.stringify(result),
+    ]);
+  }
+
+  /** Gives the request back, to be tried again after `delayMs`. */
+  async release(id: string, delayMs: number, error: string): Promise<void> {
+    await this.db.rows(
+      `UPDATE applicants.data_subject_requests
+          SET lease_until = NULL, run_after = now() + make_interval(secs => $2::double precision / 1000), last_error = $3
+        WHERE id = $1 AND status = 'pending'`,
+      [id, delayMs, error],
+    );
+  }
+
+  /**
+   * Completes an access request with its export, unless the applicant was erased since `since` (the export may
+   * hold what the erasure removed): then nothing is written and the answer is false.
+   */
+  async completeAccess(id: string, since: Date, exported: DsarExport): Promise<boolean> {
+    const rows = await this.db.rows(
+      `UPDATE applicants.data_subject_requests d
+          SET status = 'completed', export = $2, completed_at = now(), lease_until = NULL, last_error = NULL
+        WHERE d.id = $1 AND d.status = 'pending'
+          AND NOT EXISTS (SELECT 1 FROM applicants.applicants a
+                           WHERE a.id = d.applicant_id AND a.org_id = d.org_id AND a.mode = d.mode AND a.erased_at >= $3)
+       RETURNING d.id`,
+      [id, JSON.stringify(exported), since],
+    );
+    return rows.length > 0;
+  }
+
+  async completeErasure(id: string, certificate: string, completedAt: Date): Promise<void> {
+    await this.db.rows(
+      `UPDATE applicants.data_subject_requests
+          SET status = 'completed', certificate = $2, completed_at = $3, lease_until = NULL, last_error = NULL
+        WHERE id = $1 AND status = 'pending'`,
+      [id, certificate, completedAt],
+    );
+  }
+
+  /** Erasure's own step: the applicant's personal fields and every export of it, in one transaction. */
+  async eraseApplicant(owner: Owner, applicantId: string): Promise<ErasureCounts> {
+    return this.db.tx(async (q) => {
+      const applicants = await q.rows(
+        `UPDATE applicants.applicants
+            SET family_name = NULL, given_names = NULL, name_suffix = NULL, email = NULL, phone = NULL,
+                date_of_birth = NULL, address = NULL, external_id = NULL, erased_at = coalesce(erased_at, now())
+          WHERE id = $1 AND org_id = $2 AND mode = $3
+            AND (family_name IS NOT NULL OR given_names IS NOT NULL OR name_suffix IS NOT NULL OR email IS NOT NULL
+                 OR phone IS NOT NULL OR date_of_birth IS NOT NULL OR address IS NOT NULL OR external_id IS NOT NULL)
+          RETURNING id`,
+        [applicantId, owner.org_id, owner.mode],
+      );
+      const exports = await q.rows(
+        `UPDATE applicants.data_subject_requests SET export = NULL
+          WHERE applicant_id = $1 AND org_id = $2 AND mode = $3 AND export IS NOT NULL RETURNING id`,
+        [applicantId, owner.org_id, owner.mode],
+      );
+      return { applicant: applicants.length, access_exports: exports.length };
+    });
+  }
+
+  /** The test-data purge: every test-mode applicant and request of the organization. */
+  async purgeTestData(orgId: string): Promise<Record<string, number>> {
+    return this.db.tx(async (q) => {
+      const requests = await q.rows(`DELETE FROM applicants.data_subject_requests WHERE org_id = $1 AND mode = 'test' RETURNING id`, [orgId]);
+      const applicants = await q.rows(`DELETE FROM applicants.applicants WHERE org_id = $1 AND mode = 'test' RETURNING id`, [orgId]);
+      return { applicants: applicants.length, data_subject_requests: requests.length };
+    });
+  }
+}

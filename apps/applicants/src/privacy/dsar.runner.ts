@@ -1,0 +1,147 @@
+import { Inject, Injectable, type BeforeApplicationShutdown, type OnApplicationBootstrap } from '@nestjs/common';
+import { SUBJECTS } from '@verity/contracts';
+import { DomainError } from '@verity/errors';
+import type { Region } from '@verity/keys';
+import { CONFIG, LOGGER, RpcClient, type CallOptions, type Logger, type ServiceConfig } from '@verity/platform';
+import { ApplicantsRepository } from '../applicants/applicants.repository.js';
+import { toApplicant } from '../applicants/applicants.service.js';
+import { APPLICANTS_CONFIG, type ApplicantsConfig } from '../config.js';
+import type { ErasureKeys } from './erasure-keys.js';
+import { DsarRepository, type ClaimedDsar, type DsarRow, type DsarStepResult } from './dsar.repository.js';
+import { ERASURE_KEYS } from './tokens.js';
+
+/** The longest wait between two tries of a request whose step failed (a service down, say). */
+const MAX_BACKOFF_MS = 5000;
+
+/**
+ * Runs data subject requests to completion without an operator. Each replica polls for due requests (and starts
+ * a new one at once); a request is leased while it runs, so only one replica runs it, and a replica that dies
+ * leaves it to another once the lease runs out. An erasure is a sequence of idempotent steps, each recorded when
+ * done: a resumed erasure skips what is recorded and repeats at most the step that was under way, which finds
+ * nothing more to erase. A failed step is tried again with backoff, for as long as it takes.
+ */
+@Injectable()
+export class DsarRunner implements OnApplicationBootstrap, BeforeApplicationShutdown {
+  private timer: NodeJS.Timeout | null = null;
+  private running: Promise<void> | null = null;
+  private again = false;
+  private stopped = false;
+  private readonly leaseMs: number;
+
+  constructor(
+    private readonly requests: DsarRepository,
+    private readonly applicants: ApplicantsRepository,
+    @Inject(RpcClient) private readonly rpc: RpcClient,
+    @Inject(ERASURE_KEYS) private readonly keys: ErasureKeys,
+    @Inject(CONFIG) private readonly service: ServiceConfig,
+    @Inject(APPLICANTS_CONFIG) private readonly cfg: ApplicantsConfig,
+    @Inject(LOGGER) private readonly log: Logger,
+  ) {
+    // room for the three calls of a run, each up to the RPC timeout
+    this.leaseMs = 4 * service.RPC_TIMEOUT_MS + 5000;
+  }
+
+  onApplicationBootstrap(): void {
+    this.kick();
+    this.timer = setInterval(() => this.kick(), this.cfg.DSAR_POLL_MS);
+    this.timer.unref();
+  }
+
+  async beforeApplicationShutdown(): Promise<void> {
+    this.stopped = true;
+    if (this.timer) clearInterval(this.timer);
+    this.timer = null;
+    await this.running;
+  }
+
+  /** Runs every due request now (or right after the pass under way). */
+  kick(): void {
+    if (this.stopped) return;
+    if (this.running) {
+      this.again = true;
+      return;
+    }
+    this.running = this.drain()
+      .catch((err: unknown) => this.log.warn({ err }, 'data subject requests: pass failed; the next one tries again'))
+      .finally(() => {
+        this.running = null;
+        if (this.again) {
+          this.again = false;
+          this.kick();
+        }
+      });
+  }
+
+  private async drain(): Promise<void> {
+    while (!this.stopped) {
+      const row = await this.requests.claim(this.leaseMs);
+      if (!row) return;
+      try {
+        await (row.type === 'erasure' ? this.erase(row) : this.exportOf(row));
+      } catch (err) {
+        const code = err instanceof DomainError ? err.code : 'internal_error';
+        if (code !== 'service_unavailable') this.log.warn({ err, dsar_id: row.id }, 'data subject request step failed');
+        await this.requests.release(row.id, Math.min(MAX_BACKOFF_MS, 250 * 2 ** Math.min(row.attempts, 10)), code);
+      }
+    }
+  }
+
+  private opts(row: DsarRow): CallOptions {
+    return { principal: row.principal, requestId: `req_${row.id}` };
+  }
+
+  private async erase(row: DsarRow): Promise<void> {
+    const steps = { ...row.steps };
+    const step = async (name: string, run: () => Promise<DsarStepResult>): Promise<DsarStepResult> => {
+      if (!steps[name]) {
+        steps[name] = await run();
+        await this.requests.recordStep(row.id, name, steps[name]);
+      }
+      return steps[name];
+    };
+    const q = { applicant_id: row.applicant_id };
+    const sessions = await step('sessions', async () => {
+      const r = await this.rpc.call(SUBJECTS.sessionsPrivacyErase, { ...q, session_ids: [] }, this.opts(row));
+      return { erased: r.erased, session_ids: r.session_ids };
+    });
+    const session_ids = sessions.session_ids ?? [];
+    await step('evidence', async () => ({ erased: (await this.rpc.call(SUBJECTS.evidencePrivacyErase, { ...q, session_ids }, this.opts(row))).erased }));
+    await step('applicants', async () => ({ erased: await this.requests.eraseApplicant(row, row.applicant_id) }));
+    const completedAt = new Date();
+    const region = this.service.REGION as Region;
+    const certificate = await this.keys.sign({
+      iss: `${region}/erasure`,
+      sub: row.applicant_id,
+      jti: row.id,
+      iat: Math.floor(completedAt.getTime() / 1000),
+      region,
+      org_id: row.org_id,
+      mode: row.mode,
+      erased: Object.fromEntries(Object.entries(steps).map(([service, r]) => [service, r.erased])),
+    });
+    await this.requests.completeErasure(row.id, certificate, completedAt);
+    this.log.info({ dsar_id: row.id }, 'erasure completed');
+  }
+
+  private async exportOf(row: ClaimedDsar): Promise<void> {
+    const q = { applicant_id: row.applicant_id };
+    const sessions = await this.rpc.call(SUBJECTS.sessionsPrivacyExport, { ...q, session_ids: [] }, this.opts(row));
+    const session_ids = sessions.session_ids;
+    const [evidence, webhooks] = await Promise.all([
+      this.rpc.call(SUBJECTS.evidencePrivacyExport, { ...q, session_ids }, this.opts(row)),
+      this.rpc.call(SUBJECTS.webhooksPrivacyExport, { ...q, session_ids }, this.opts(row)),
+    ]);
+    const applicant = await this.applicants.find(row, row.applicant_id);
+    if (!applicant) throw new DomainError('internal_error', { message: 'the applicant of an access request is gone' });
+    const done = await this.requests.completeAccess(row.id, row.claimed_at, {
+      applicant: toApplicant(applicant),
+      sessions: sessions.sessions,
+      email_log: sessions.email_log,
+      evidence: evidence.evidence,
+      activity: evidence.activity,
+      webhook_events: webhooks.webhook_events,
+    });
+    // an erasure of the applicant finished while this export was assembled: assemble it again, from what is left
+    if (!done) await this.requests.release(row.id, 0, 'erased_meanwhile');
+  }
+}

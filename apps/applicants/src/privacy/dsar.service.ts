@@ -1,0 +1,76 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { DSAR_TYPES, type DataSubjectRequest, type ErasureKeySet, type Principal } from '@verity/contracts';
+import { DomainError, type Issue } from '@verity/errors';
+import { isId, newId } from '@verity/keys';
+import { z } from 'zod';
+import { ApplicantsRepository } from '../applicants/applicants.repository.js';
+import { DsarRepository, type DsarRow } from './dsar.repository.js';
+import { DsarRunner } from './dsar.runner.js';
+import { ERASURE_KEYS } from './tokens.js';
+import type { ErasureKeys } from './erasure-keys.js';
+
+const createBody = z.strictObject({
+  type: z.enum(DSAR_TYPES, { message: `must be one of: ${DSAR_TYPES.join(', ')}` }),
+  applicant_id: z.string({ message: 'must be an applicant id' }),
+});
+
+export function toDataSubjectRequest(row: DsarRow): DataSubjectRequest {
+  const out: DataSubjectRequest = {
+    id: row.id,
+    object: 'data_subject_request',
+    type: row.type,
+    applicant_id: row.applicant_id,
+    mode: row.mode,
+    status: row.status,
+    created_at: row.created_at.toISOString(),
+    completed_at: row.completed_at?.toISOString() ?? null,
+  };
+  if (row.status === 'completed' && row.type === 'access') out.export = row.export;
+  if (row.status === 'completed' && row.type === 'erasure' && row.certificate) out.certificate = row.certificate;
+  return out;
+}
+
+/** POST and GET /v1/data_subject_requests (contract §15); the runner does the work. */
+@Injectable()
+export class DsarService {
+  constructor(
+    private readonly requests: DsarRepository,
+    private readonly applicants: ApplicantsRepository,
+    private readonly runner: DsarRunner,
+    @Inject(ERASURE_KEYS) private readonly keys: ErasureKeys,
+  ) {}
+
+  async create(p: Principal, body: unknown): Promise<DataSubjectRequest> {
+    const parsed = createBody.safeParse(body ?? {});
+    if (!parsed.success) {
+      const issues: Issue[] = parsed.error.issues.map((i) => {
+        const path = i.code === 'unrecognized_keys' ? [String(i.keys[0]).slice(0, 100)] : i.path.map(String);
+        const message = i.code === 'unrecognized_keys' ? `unknown field: ${path[0]}` : `${path.join('.') || 'body'}: ${i.message}`;
+        return { code: i.code, message, path };
+      });
+      throw DomainError.validation(issues);
+    }
+    const { type, applicant_id } = parsed.data;
+    // an erased applicant is still found (its id stays): erasing it again is harmless, and access shows the erasure
+    if (!isId('applicant', applicant_id) || !(await this.applicants.find(p, applicant_id))) throw DomainError.notFound('applicant_id');
+    const row = await this.requests.insert({ id: newId('dataSubjectRequest'), type, applicant_id, principal: p });
+    this.runner.kick();
+    return toDataSubjectRequest(row);
+  }
+
+  async get(p: Principal, id: string): Promise<DataSubjectRequest> {
+    const row = isId('dataSubjectRequest', id) ? await this.requests.find(p, id) : null;
+    if (!row) throw DomainError.notFound();
+    return toDataSubjectRequest(row);
+  }
+
+  erasureKeys(): ErasureKeySet {
+    return this.keys.keySet;
+  }
+
+  /** Operator tooling: the organization's test-mode applicants and requests, gone. */
+  purgeTestData(orgId: unknown): Promise<Record<string, number>> {
+    if (!isId('org', orgId)) throw DomainError.notFound('org');
+    return this.requests.purgeTestData(orgId);
+  }
+}
