@@ -62,6 +62,7 @@ describe('POST /v1/sessions and GET /v1/sessions/{id}', () => {
       'checks',
       'client_secret',
       'created_at',
+      'erased',
       'expires_at',
       'id',
       'metadata',
@@ -91,6 +92,7 @@ describe('POST /v1/sessions and GET /v1/sessions/{id}', () => {
       url: null,
       client_secret: null,
       expires_at: null,
+      erased: false,
       created_at: '',
       updated_at: '',
     });

@@ -13,6 +13,8 @@ import { SessionsRepository } from './sessions/sessions.repository.js';
 import { SessionsService } from './sessions/sessions.service.js';
 import { TemplatePins } from './sessions/template-pins.js';
 import { SessionsMetricsSamplers } from './events/metrics-samplers.js';
+import { PrivacyRepository } from './privacy/privacy.repository.js';
+import { PrivacyService } from './privacy/privacy.service.js';
 
 @Module({
   providers: [
@@ -27,6 +29,8 @@ import { SessionsMetricsSamplers } from './events/metrics-samplers.js';
     CaptureService,
     TemplatePins,
     SessionsService,
+    PrivacyRepository,
+    PrivacyService,
     SessionsRpcController,
     SessionExistsRpc,
   ],

@@ -1,7 +1,8 @@
 import { Inject, Injectable, type OnApplicationBootstrap } from '@nestjs/common';
 import { SUBJECTS } from '@verity/contracts';
-import { requirePrincipal, RpcServer } from '@verity/platform';
+import { requireOperator, requirePrincipal, RpcServer } from '@verity/platform';
 import { CaptureService } from './capture/capture.service.js';
+import { PrivacyService } from './privacy/privacy.service.js';
 import { SessionsService } from './sessions/sessions.service.js';
 
 @Injectable()
@@ -10,6 +11,7 @@ export class SessionsRpcController implements OnApplicationBootstrap {
     @Inject(RpcServer) private readonly server: RpcServer,
     private readonly sessions: SessionsService,
     private readonly capture: CaptureService,
+    private readonly privacy: PrivacyService,
   ) {}
 
   onApplicationBootstrap(): void {
@@ -26,7 +28,14 @@ export class SessionsRpcController implements OnApplicationBootstrap {
     this.server.handle(SUBJECTS.sessionsCaptureImageStored, (p, ctx) => this.capture.imageStored(p, ctx));
     this.server.handle(SUBJECTS.sessionsCaptureSubmit, (p, ctx) => this.capture.submit(p, ctx));
     this.server.handle(SUBJECTS.sessionsCaptureSkip, (p, ctx) => this.capture.skip(p, ctx));
+    // a data subject request's steps, with the request's principal (contract §15)
+    this.server.handle(SUBJECTS.sessionsPrivacyExport, (p, ctx) => this.privacy.export(requirePrincipal(ctx), p, ctx));
+    this.server.handle(SUBJECTS.sessionsPrivacyErase, (p, ctx) => this.privacy.erase(requirePrincipal(ctx), p, ctx));
     // operator tooling: no principal, the organization is named in the request
     this.server.handle(SUBJECTS.sessionsEmailLog, async (p) => this.sessions.emailLog(p));
+    this.server.handle(SUBJECTS.sessionsPurgeTestData, async (p, ctx) => {
+      requireOperator(ctx);
+      return this.privacy.purgeTestData(p, ctx);
+    });
   }
 }

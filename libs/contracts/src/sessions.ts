@@ -25,6 +25,8 @@ export interface Session {
   url: string | null;
   client_secret: string | null;
   expires_at: string | null;
+  /** The applicant's personal data was erased (contract §15): `metadata` is empty and `idv` holds nothing read from the document. */
+  erased: boolean;
   created_at: string;
   updated_at: string;
 }

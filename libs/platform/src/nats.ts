@@ -317,6 +317,14 @@ export function requirePrincipal(ctx: RpcContext): Principal {
   return ctx.principal;
 }
 
+/**
+ * An operator subject (`*.admin.*`): only the operator tool calls it, without a principal. A call carrying one came
+ * from the wrong caller and is refused, the mirror of `requirePrincipal`.
+ */
+export function requireOperator(ctx: RpcContext): void {
+  if (ctx.principal) throw new DomainError('internal_error', { message: 'an operator subject takes no principal' });
+}
+
 /** Throws 503 when the caller has stopped waiting, so that nothing is committed after the gateway answered. */
 export function assertBeforeDeadline(ctx: RpcContext): void {
   if (Date.now() >= ctx.deadline) throw new DomainError('service_unavailable');

@@ -50,6 +50,17 @@ export class EmailLogRepository {
     return rows[0]?.id ?? null;
   }
 
+  /** Every email of the given sessions, newest first. */
+  async ofSessions(sessionIds: readonly string[]): Promise<EmailLogEntry[]> {
+    if (sessionIds.length === 0) return [];
+    const rows = await this.db.rows<EmailLogRow>(
+      `SELECT id, mode, session_id, template, subject, recipient, status, created_at, sent_at FROM sessions.email_log
+        WHERE session_id = ANY($1::text[]) ORDER BY seq DESC`,
+      [sessionIds],
+    );
+    return rows.map(toEntry);
+  }
+
   async list(orgId: string, limit: number, mode: Mode | null): Promise<EmailLogEntry[]> {
     const rows = await this.db.rows<EmailLogRow>(
       `SELECT id, mode, session_id, template, subject, recipient, status, created_at, sent_at FROM sessions.email_log

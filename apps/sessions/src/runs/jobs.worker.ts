@@ -282,7 +282,10 @@ export class JobsWorker implements OnApplicationBootstrap, BeforeApplicationShut
       { template_id: s.workflow_template_id, version: s.template_version, context: found.context },
       { principal, requestId: newId('request'), timeoutMs: RPC_TIMEOUT_MS },
     );
-    return this.rest(q, s, restingOf(found.checks, reply), found.checks, found.idv, { expected_outcome: null, findings: [], credit_recording: null, screening: reply });
+    const emitted = await this.rest(q, s, restingOf(found.checks, reply), found.checks, found.idv, { expected_outcome: null, findings: [], credit_recording: null, screening: reply });
+    // the session's applicant may have been erased while this run was in flight: what it recorded of the document goes too
+    await this.repo.dropRunOfErased(q, s.id);
+    return emitted;
   }
 
   /**
@@ -316,6 +319,11 @@ export class JobsWorker implements OnApplicationBootstrap, BeforeApplicationShut
    * after the send is asked again; the email is not.
    */
   private async sendInvite(inv: Invitation): Promise<void> {
+    // settled meanwhile (the applicant was erased): nothing goes out
+    if (!(await this.emails.pendingId(this.db, inv.sessionId, INVITE_TEMPLATE))) {
+      await this.repo.deleteJob(this.db, inv.jobId);
+      return;
+    }
     try {
       await this.mailer.send({ to: inv.to, subject: inv.subject, text: inv.text, messageId: inv.messageId, template: INVITE_TEMPLATE, sessionId: inv.sessionId });
     } catch (error) {
@@ -337,9 +345,10 @@ export class JobsWorker implements OnApplicationBootstrap, BeforeApplicationShut
   private async settleInvite(inv: Invitation, status: 'sent' | 'failed'): Promise<void> {
     for (let i = 0; ; i++) {
       try {
+        // the job first, then its email row: the order every other writer of both takes (no deadlock with an erasure)
         await this.db.tx(async (q) => {
-          await this.emails.settle(q, inv.sessionId, INVITE_TEMPLATE, status);
           await this.repo.deleteJob(q, inv.jobId);
+          await this.emails.settle(q, inv.sessionId, INVITE_TEMPLATE, status);
         });
         return;
       } catch (e) {

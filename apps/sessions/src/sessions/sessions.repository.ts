@@ -28,6 +28,8 @@ export interface SessionRow {
   /** The template's switches, pinned at create. */
   photo_upload: boolean;
   device_intelligence: boolean;
+  /** When the applicant's personal data was erased (contract §15); from then on none is written to the row. */
+  erased_at: Date | null;
   created_at: Date;
   updated_at: Date;
 }
@@ -106,9 +108,10 @@ interface PendingCreate {
   deadline: Date;
 }
 
-const COLUMNS = `seq, id, org_id, mode, applicant_id, workflow_template_id, template_version, status, outcome,
+/** Every column of `SessionRow`, in a select list. */
+export const SESSION_COLUMNS = `seq, id, org_id, mode, applicant_id, workflow_template_id, template_version, status, outcome,
   expected_outcome, checks, metadata, platform_metadata, idv, capture_expires_at, capture_submitted_at, capture_acquisition,
-  capture_context, photo_upload, device_intelligence, created_at, updated_at`;
+  capture_context, photo_upload, device_intelligence, erased_at, created_at, updated_at`;
 
 /** Every query an API caller reaches is scoped by organization and mode: a row of another owner does not exist. */
 @Injectable()
@@ -153,7 +156,7 @@ export class SessionsRepository {
          SELECT id, org_id, mode, applicant_id, workflow_template_id, template_version, 'pending', expected_outcome, checks::jsonb, metadata::json, now, now,
                 capture_secret_hash, capture_expires_at, photo_upload, device_intelligence
            FROM r WHERE clock_timestamp() < r.deadline
-         RETURNING ${COLUMNS}
+         RETURNING ${SESSION_COLUMNS}
        ), j AS (
          INSERT INTO sessions.jobs (kind, session_id, principal, trace_context)
          SELECT r.job_kind, s.id, r.principal::jsonb, r.trace_context FROM s JOIN r ON r.id = s.id WHERE r.job_kind IS NOT NULL
@@ -193,7 +196,7 @@ export class SessionsRepository {
   }
 
   async find(owner: Owner, id: string): Promise<SessionRow | null> {
-    const rows = await this.db.rows<SessionRow>(`SELECT ${COLUMNS} FROM sessions.sessions WHERE id = $1 AND org_id = $2 AND mode = $3`, [
+    const rows = await this.db.rows<SessionRow>(`SELECT ${SESSION_COLUMNS} FROM sessions.sessions WHERE id = $1 AND org_id = $2 AND mode = $3`, [
       id,
       owner.org_id,
       owner.mode,
@@ -204,7 +207,7 @@ export class SessionsRepository {
   /** The row, locked until the transaction ends, so that two actions on one session apply one after the other. */
   async lock(q: Queryable, owner: Owner, id: string): Promise<SessionRow | null> {
     const rows = await q.rows<SessionRow>(
-      `SELECT ${COLUMNS} FROM sessions.sessions WHERE id = $1 AND org_id = $2 AND mode = $3 FOR UPDATE`,
+      `SELECT ${SESSION_COLUMNS} FROM sessions.sessions WHERE id = $1 AND org_id = $2 AND mode = $3 FOR UPDATE`,
       [id, owner.org_id, owner.mode],
     );
     return rows[0] ?? null;
@@ -213,7 +216,7 @@ export class SessionsRepository {
   /** Newest first, `limit + 1` rows so the caller can tell whether another page exists. */
   async list(owner: Owner, after: bigint | null, limit: number, filters: { status?: string; applicant_id?: string }): Promise<SessionRow[]> {
     return this.db.rows<SessionRow>(
-      `SELECT ${COLUMNS} FROM sessions.sessions
+      `SELECT ${SESSION_COLUMNS} FROM sessions.sessions
         WHERE org_id = $1 AND mode = $2 AND ($3::bigint IS NULL OR seq < $3::bigint)
           AND ($4::text IS NULL OR status = $4) AND ($5::text IS NULL OR applicant_id = $5)
         ORDER BY seq DESC LIMIT $6`,
@@ -223,15 +226,17 @@ export class SessionsRepository {
 
   /**
    * Applies a change of status when the row is still in one of `from` (a background run loses to an operator
-   * action that came first); null when it was not.
+   * action that came first); null when it was not. An erased session takes the status, never the personal
+   * fields (reasons, what was read from the document).
    */
   async changeStatus(q: Queryable, id: string, from: readonly SessionStatus[], c: StatusChange): Promise<SessionRow | null> {
     const rows = await q.rows<SessionRow>(
       `UPDATE sessions.sessions SET
-         status = $3, outcome = $4, platform_metadata = platform_metadata || $5::jsonb,
-         checks = COALESCE($6::jsonb, checks), idv = CASE WHEN $7 THEN $8::jsonb ELSE idv END,
-         decision_reason = COALESCE($9, decision_reason), updated_at = $10
-       WHERE id = $1 AND status = ANY($2::text[]) RETURNING ${COLUMNS}`,
+         status = $3, outcome = $4,
+         platform_metadata = CASE WHEN erased_at IS NULL THEN platform_metadata || $5::jsonb ELSE platform_metadata END,
+         checks = COALESCE($6::jsonb, checks), idv = CASE WHEN $7 AND erased_at IS NULL THEN $8::jsonb ELSE idv END,
+         decision_reason = CASE WHEN erased_at IS NULL THEN COALESCE($9, decision_reason) ELSE decision_reason END, updated_at = $10
+       WHERE id = $1 AND status = ANY($2::text[]) RETURNING ${SESSION_COLUMNS}`,
       [
         id,
         from,
@@ -250,7 +255,7 @@ export class SessionsRepository {
 
   /**
    * Appends one entry to `metadata.operatorNotes`, unless the notes would then weigh more than `maxBytes` as stored
-   * JSON: null then, and nothing is written.
+   * JSON or the session is erased: null then, and nothing is written.
    */
   async appendNote(q: Queryable, id: string, note: string, now: Date, maxBytes: number): Promise<SessionRow | null> {
     const rows = await q.rows<SessionRow>(
@@ -258,10 +263,10 @@ export class SessionsRepository {
          platform_metadata = jsonb_set(platform_metadata, '{operatorNotes}',
            COALESCE(platform_metadata->'operatorNotes', '[]'::jsonb) || jsonb_build_array(jsonb_build_object('note', $2::text, 'created_at', $3::text))),
          updated_at = $4
-       WHERE id = $1
+       WHERE id = $1 AND erased_at IS NULL
          AND octet_length((COALESCE(platform_metadata->'operatorNotes', '[]'::jsonb)
                || jsonb_build_array(jsonb_build_object('note', $2::text, 'created_at', $3::text)))::text) <= $5
-       RETURNING ${COLUMNS}`,
+       RETURNING ${SESSION_COLUMNS}`,
       [id, note, now.toISOString(), now, maxBytes],
     );
     return rows[0] ?? null;
@@ -309,7 +314,7 @@ export class SessionsRepository {
 
   /** The session of a job, whoever owns it (the job carries its owner's principal). */
   async findForJob(q: Queryable, id: string): Promise<SessionRow | null> {
-    const rows = await q.rows<SessionRow>(`SELECT ${COLUMNS} FROM sessions.sessions WHERE id = $1`, [id]);
+    const rows = await q.rows<SessionRow>(`SELECT ${SESSION_COLUMNS} FROM sessions.sessions WHERE id = $1`, [id]);
     return rows[0] ?? null;
   }
 
@@ -351,14 +356,18 @@ export class SessionsRepository {
 
   /** The session a client secret's hash belongs to, whoever owns it. */
   async findByCaptureHash(hash: string): Promise<SessionRow | null> {
-    const rows = await this.db.rows<SessionRow>(`SELECT ${COLUMNS} FROM sessions.sessions WHERE capture_secret_hash = $1`, [hash]);
+    const rows = await this.db.rows<SessionRow>(`SELECT ${SESSION_COLUMNS} FROM sessions.sessions WHERE capture_secret_hash = $1`, [hash]);
     return rows[0] ?? null;
   }
 
-  /** Writes down what the capture saw: `context` merged over what is there (a key already set is kept unless `replace`). */
+  /**
+   * Writes down what the capture saw: `context` merged over what is there (a key already set is kept unless
+   * `replace`). Nothing on an erased session.
+   */
   async noteCapture(q: Queryable, id: string, context: CaptureContext, replace: boolean): Promise<void> {
     await q.rows(
-      `UPDATE sessions.sessions SET capture_context = CASE WHEN $3 THEN capture_context || $2::jsonb ELSE $2::jsonb || capture_context END WHERE id = $1`,
+      `UPDATE sessions.sessions SET capture_context = CASE WHEN $3 THEN capture_context || $2::jsonb ELSE $2::jsonb || capture_context END
+        WHERE id = $1 AND erased_at IS NULL`,
       [id, JSON.stringify(context), replace],
     );
   }
@@ -366,7 +375,7 @@ export class SessionsRepository {
   /** Marks the capture submitted (the link is used from now on) with its acquisition. */
   async submitCapture(q: Queryable, id: string, acquisition: 'camera' | 'upload', now: Date): Promise<SessionRow> {
     const rows = await q.rows<SessionRow>(
-      `UPDATE sessions.sessions SET capture_submitted_at = $2, capture_acquisition = $3, updated_at = $2 WHERE id = $1 RETURNING ${COLUMNS}`,
+      `UPDATE sessions.sessions SET capture_submitted_at = $2, capture_acquisition = $3, updated_at = $2 WHERE id = $1 RETURNING ${SESSION_COLUMNS}`,
       [id, now, acquisition],
     );
     return rows[0]!;
@@ -393,10 +402,12 @@ export class SessionsRepository {
     return rows.length;
   }
 
-  /** A device seen on a session, from an address. */
+  /** A device seen on a session, from an address; nothing on an erased session. */
   async noteDevice(q: Queryable, owner: Owner, deviceId: string, sessionId: string, ip: string): Promise<void> {
     await q.rows(
-      `INSERT INTO sessions.devices (org_id, mode, device_id, session_id, ip) VALUES ($1, $2, $3, $4, $5) ON CONFLICT DO NOTHING`,
+      `INSERT INTO sessions.devices (org_id, mode, device_id, session_id, ip)
+       SELECT $1, $2, $3, $4, $5 WHERE EXISTS (SELECT 1 FROM sessions.sessions WHERE id = $4 AND erased_at IS NULL)
+       ON CONFLICT DO NOTHING`,
       [owner.org_id, owner.mode, deviceId, sessionId, ip],
     );
   }
@@ -435,10 +446,15 @@ export class SessionsRepository {
     return { size: Math.min(seen.size, limit), truncated: seen.size > limit };
   }
 
-  /** Records a document number's keyed hash for a session; answers how many other applicants of the owner showed it. */
+  /**
+   * Records a document number's keyed hash for a session (not for an erased one); answers how many other applicants
+   * of the owner showed it.
+   */
   async noteDocumentNumber(q: Queryable, owner: Owner, hash: string, applicantId: string, sessionId: string): Promise<number> {
     await q.rows(
-      `INSERT INTO sessions.document_numbers (org_id, mode, number_hash, applicant_id, session_id) VALUES ($1, $2, $3, $4, $5) ON CONFLICT DO NOTHING`,
+      `INSERT INTO sessions.document_numbers (org_id, mode, number_hash, applicant_id, session_id)
+       SELECT $1, $2, $3, $4, $5 WHERE EXISTS (SELECT 1 FROM sessions.sessions WHERE id = $5 AND erased_at IS NULL)
+       ON CONFLICT DO NOTHING`,
       [owner.org_id, owner.mode, hash, applicantId, sessionId],
     );
     const [r] = await q.rows<{ n: string }>(
@@ -446,5 +462,16 @@ export class SessionsRepository {
       [owner.org_id, owner.mode, hash, applicantId],
     );
     return Number(r?.n ?? 0);
+  }
+
+  /**
+   * A run that lost its session to an erasure committed meanwhile: drops the document number it recorded, which the
+   * erasure could not see yet. Nothing when the session is not erased.
+   */
+  async dropRunOfErased(q: Queryable, sessionId: string): Promise<void> {
+    await q.rows(
+      `DELETE FROM sessions.document_numbers WHERE session_id = $1 AND EXISTS (SELECT 1 FROM sessions.sessions WHERE id = $1 AND erased_at IS NOT NULL)`,
+      [sessionId],
+    );
   }
 }

@@ -40,6 +40,7 @@ export function toSession(row: SessionRow, links: CaptureLinks, withIdv = false)
     checks: row.checks,
     metadata: { ...row.metadata, ...row.platform_metadata },
     ...captureLink(row, links),
+    erased: row.erased_at !== null,
     created_at: row.created_at.toISOString(),
     updated_at: row.updated_at.toISOString(),
   };
@@ -64,6 +65,14 @@ const EVIDENCE_TIMEOUT_MS = 1000;
 
 type Action = 'cancel' | 'review' | 'decision';
 const ACTION_VERB: Record<Action, string> = { cancel: 'cancelled', review: 'sent to manual review', decision: 'decided' };
+
+/** 409 for text an erased session no longer takes (its applicant's personal data was erased, contract §15). */
+function erasedRefusal(row: SessionRow, what: string): DomainError {
+  return new DomainError('invalid_state_transition', {
+    message: `The applicant of this session was erased: the session ${what}.`,
+    details: { status: row.status, erased: true },
+  });
+}
 
 @Injectable()
 export class SessionsService {
@@ -155,14 +164,19 @@ export class SessionsService {
   async get(p: Principal, id: string, ctx: RpcContext): Promise<Session> {
     const row = isId('session', id) ? await this.repo.find(p, id) : null;
     if (!row) throw DomainError.notFound();
+    return this.read(p, row, ctx);
+  }
+
+  /** The read of one session, `idv` included (GET /v1/sessions/{id}, and the sessions of a data subject's export). */
+  async read(p: Principal, row: SessionRow, ctx: RpcContext): Promise<Session> {
     const session = toSession(row, this.links, true);
     if (session.idv) {
       const timeoutMs = Math.max(50, Math.min(EVIDENCE_TIMEOUT_MS, (ctx.deadline - Date.now()) / 2));
       try {
         // what is stored now (retention drops images); what was read from the document stays the run's
-        session.idv = { ...session.idv, ...(await this.rpc.call(SUBJECTS.evidenceAvailable, { session_id: id }, { principal: p, requestId: ctx.requestId, timeoutMs })) };
+        session.idv = { ...session.idv, ...(await this.rpc.call(SUBJECTS.evidenceAvailable, { session_id: row.id }, { principal: p, requestId: ctx.requestId, timeoutMs })) };
       } catch (e) {
-        ctx.log.warn({ err: e, session_id: id }, 'evidence did not answer; idv from the run record');
+        ctx.log.warn({ err: e, session_id: row.id }, 'evidence did not answer; idv from the run record');
       }
     }
     return session;
@@ -174,11 +188,16 @@ export class SessionsService {
     return toPage(rows, p.limit, (r) => r.seq, (r) => toSession(r, this.links));
   }
 
-  /** Notes can be added in every status; they change nothing else and emit no event. */
+  /**
+   * Notes can be added in every status; they change nothing else and emit no event. An erased session takes none
+   * (a note is personal data of its applicant): 409.
+   */
   async note(owner: Owner, id: string, body: unknown, ctx: RpcContext): Promise<Session> {
     const { note } = validateNoteBody(body);
     const row = await this.repo.db.tx(async (q) => {
-      if (!isId('session', id) || !(await this.repo.lock(q, owner, id))) throw DomainError.notFound();
+      const current = isId('session', id) ? await this.repo.lock(q, owner, id) : null;
+      if (!current) throw DomainError.notFound();
+      if (current.erased_at) throw erasedRefusal(current, 'takes no more notes');
       assertBeforeDeadline(ctx);
       return this.repo.appendNote(q, id, note, new Date(), NOTES_MAX_BYTES);
     });
@@ -240,6 +259,10 @@ export class SessionsService {
           message: `A session in status ${current.status} cannot be ${ACTION_VERB[action]}.`,
           details: { status: current.status },
         });
+      }
+      // the action holds no personal data, its reason would: refused rather than dropped silently
+      if (current.erased_at && (change.decision_reason !== undefined || Object.keys(change.platform ?? {}).length > 0)) {
+        throw erasedRefusal(current, 'takes no reason: send the action without one');
       }
       const now = new Date();
       const updated = await this.repo.changeStatus(q, id, [current.status], {
