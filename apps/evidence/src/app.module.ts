@@ -1,5 +1,5 @@
 import { Module } from '@nestjs/common';
-import { CONFIG, DATA_SOURCE } from '@verity/platform';
+import { CONFIG, configSection, DATA_SOURCE } from '@verity/platform';
 import type pg from 'pg';
 import sharp from 'sharp';
 import type { DataSource } from 'typeorm';
@@ -7,13 +7,16 @@ import { ActivityRepository } from './activity/activity.repository.js';
 import { ARTIFACT_STORE, DEFAULT_CHUNK_BYTES, PostgresArtifactStore } from './artifacts/artifact-store.js';
 import { EvidenceRepository } from './artifacts/evidence.repository.js';
 import { EvidenceService } from './artifacts/evidence.service.js';
-import type { EvidenceConfig } from './definition.js';
+import { retentionEnv, type EvidenceConfig } from './definition.js';
 import { EvidenceHttp } from './evidence.http.js';
 import { EvidenceRpcController } from './evidence.rpc.controller.js';
 import { CAPTURE_DECODER, CaptureService } from './capture/capture.service.js';
 import { CaptureReader } from './capture/reader.js';
 import { UploadsRepository } from './capture/uploads.repository.js';
 import { ImageDecoder } from '@verity/images';
+import { PrivacyService } from './privacy/privacy.service.js';
+import { StoredImagesRepository } from './privacy/stored-images.repository.js';
+import { RETENTION_CONFIG, RetentionSweeper } from './retention/retention.sweeper.js';
 
 // once per process: every image is new (synthetic ones are rendered once), and concurrency is decided by the
 // decoder's slots and the reader's threads, not multiplied inside libvips
@@ -38,6 +41,11 @@ sharp.concurrency(1);
     { provide: CaptureReader, inject: [CONFIG], useFactory: (cfg: EvidenceConfig) => CaptureReader.start(cfg) },
     CaptureService,
     EvidenceService,
+    StoredImagesRepository,
+    PrivacyService,
+    // defaults fill what an in-process caller's configuration leaves out
+    { provide: RETENTION_CONFIG, inject: [CONFIG], useFactory: (cfg: EvidenceConfig) => configSection(retentionEnv, cfg) },
+    RetentionSweeper,
     EvidenceRpcController,
     EvidenceHttp,
   ],

@@ -10,6 +10,17 @@ export const EVIDENCE_SERVICE: ServiceDefinition = {
   healthSubject: SUBJECTS.evidenceHealth,
 };
 
+/** Retention of stored images (contract §15): the service deletes them itself once they are this old. */
+export const retentionEnv = {
+  /** Days an image (a session's artifact or a capture upload) is kept after it was stored. */
+  EVIDENCE_RETENTION_DAYS: z.coerce.number().int().min(1).max(36_500).default(90),
+  /** Rows deleted per statement (each with its blobs, in its own short transaction). */
+  EVIDENCE_RETENTION_BATCH: z.coerce.number().int().min(1).max(10_000).default(100),
+  /** How often the retention pass runs (and once shortly after start). */
+  EVIDENCE_RETENTION_INTERVAL_MS: z.coerce.number().int().min(50).max(7 * 86_400_000).default(3_600_000),
+};
+export type RetentionConfig = z.infer<z.ZodObject<typeof retentionEnv>>;
+
 /** The evidence service's own configuration, on top of the platform's. */
 export const evidenceEnv = {
   ...internalHttpEnv,
@@ -25,5 +36,6 @@ export const evidenceEnv = {
    */
   READING_THREADS: readingPoolEnv.READING_THREADS,
   ...faceThresholdsEnv,
+  ...retentionEnv,
 };
 export type EvidenceConfig = ServiceConfig & z.infer<z.ZodObject<typeof evidenceEnv>>;

@@ -1,8 +1,9 @@
 import { Inject, Injectable, type OnApplicationBootstrap } from '@nestjs/common';
 import { SUBJECTS } from '@verity/contracts';
-import { requirePrincipal, RpcServer } from '@verity/platform';
+import { requireOperator, requirePrincipal, RpcServer } from '@verity/platform';
 import { EvidenceService } from './artifacts/evidence.service.js';
 import { CaptureService } from './capture/capture.service.js';
+import { PrivacyService } from './privacy/privacy.service.js';
 
 @Injectable()
 export class EvidenceRpcController implements OnApplicationBootstrap {
@@ -10,6 +11,7 @@ export class EvidenceRpcController implements OnApplicationBootstrap {
     @Inject(RpcServer) private readonly server: RpcServer,
     private readonly evidence: EvidenceService,
     private readonly capture: CaptureService,
+    private readonly privacy: PrivacyService,
   ) {}
 
   onApplicationBootstrap(): void {
@@ -17,7 +19,14 @@ export class EvidenceRpcController implements OnApplicationBootstrap {
     this.server.handle(SUBJECTS.evidenceAvailable, (p, ctx) => this.evidence.available(requirePrincipal(ctx), p.session_id));
     this.server.handle(SUBJECTS.evidenceCaptureImages, (p, ctx) => this.capture.images(requirePrincipal(ctx), p.session_id));
     this.server.handle(SUBJECTS.evidenceCaptureVerify, (p, ctx) => this.capture.verify(requirePrincipal(ctx), p, ctx.deadline));
+    // data subject requests (the applicants service, with the requesting key's principal)
+    this.server.handle(SUBJECTS.evidencePrivacyExport, (p, ctx) => this.privacy.export(requirePrincipal(ctx), p));
+    this.server.handle(SUBJECTS.evidencePrivacyErase, (p, ctx) => this.privacy.erase(requirePrincipal(ctx), p));
     // operator tooling: no principal
     this.server.handle(SUBJECTS.evidenceActivityList, (p) => this.evidence.listActivity(p));
+    this.server.handle(SUBJECTS.evidencePurgeTestData, async (p, ctx) => {
+      requireOperator(ctx);
+      return this.privacy.purgeTestData(p);
+    });
   }
 }

@@ -56,6 +56,19 @@ export class ActivityRepository {
     );
   }
 
+  /** The owner's entries of `sessionIds` (a data subject request's export), newest first. */
+  async ofSessions(owner: Owner, sessionIds: string[]): Promise<ActivityEntry[]> {
+    if (sessionIds.length === 0) return [];
+    const rows = await this.db.rows<ActivityRow>(
+      `SELECT id, org_id, mode, session_id, action, artifact, outcome, request_id, key_id, created_at
+         FROM evidence.activity
+        WHERE org_id = $1 AND mode = $2 AND session_id = ANY($3::text[])
+        ORDER BY seq DESC`,
+      [owner.org_id, owner.mode, sessionIds],
+    );
+    return rows.map(toActivityEntry);
+  }
+
   /** Newest first. */
   async list(orgId: string, sessionId: string | null, limit: number): Promise<ActivityEntry[]> {
     const rows = await this.db.rows<ActivityRow>(

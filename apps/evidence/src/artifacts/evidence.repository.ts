@@ -2,6 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import type { CaptureAcquisition, Owner, StoredArtifact } from '@verity/contracts';
 import { DomainError } from '@verity/errors';
 import { Sql } from '@verity/platform';
+import { lockSession } from './session-lock.js';
 
 export interface ArtifactLocation {
   /** The session is recorded here for this owner. */
@@ -58,7 +59,7 @@ export class EvidenceRepository {
 
   /**
    * Records the capture (first writer wins) and the artifacts not yet stored, in one transaction; refuses a
-   * session recorded for another owner. Returns the recorded acquisition and the storage keys of `artifacts`
+   * session recorded for another owner, or erased. Returns the recorded acquisition and the storage keys of `artifacts`
    * that were already there (so their new copies can be dropped).
    */
   async record(
@@ -68,17 +69,20 @@ export class EvidenceRepository {
     artifacts: NewArtifact[],
   ): Promise<{ capture_acquisition: CaptureAcquisition; unused: string[] }> {
     return this.db.tx(async (q) => {
+      await lockSession(q, sessionId);
       await q.rows(
         `INSERT INTO evidence.captures (session_id, org_id, mode, capture_acquisition) VALUES ($1, $2, $3, $4)
          ON CONFLICT (session_id) DO NOTHING`,
         [sessionId, owner.org_id, owner.mode, acquisition],
       );
-      const [holder] = await q.rows<Owner & { capture_acquisition: CaptureAcquisition }>(
-        'SELECT org_id, mode, capture_acquisition FROM evidence.captures WHERE session_id = $1 FOR SHARE',
+      const [holder] = await q.rows<Owner & { capture_acquisition: CaptureAcquisition; erased: boolean }>(
+        'SELECT org_id, mode, capture_acquisition, erased_at IS NOT NULL AS erased FROM evidence.captures WHERE session_id = $1 FOR SHARE',
         [sessionId],
       );
       // recorded for another owner: never attach artifacts to someone else's verification
       if (!holder || holder.org_id !== owner.org_id || holder.mode !== owner.mode) throw DomainError.notFound('session_id');
+      // erased (a data subject request): a run finishing late stores nothing again
+      if (holder.erased) throw DomainError.notFound('session_id');
       const unused: string[] = [];
       for (const a of artifacts) {
         const inserted = await q.rows(

@@ -2,6 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import type { CaptureImage, Owner } from '@verity/contracts';
 import { DomainError } from '@verity/errors';
 import { Sql } from '@verity/platform';
+import { isErased, lockSession } from '../artifacts/session-lock.js';
 
 export interface UploadRow {
   artifact: CaptureImage;
@@ -19,10 +20,13 @@ export class UploadsRepository {
 
   /**
    * Records an upload, replacing an earlier one of the same kind; returns the storage key it replaced (to be
-   * deleted), or null. Refuses (404) a session whose uploads belong to another owner.
+   * deleted), or null. Refuses (404) a session whose uploads belong to another owner, or whose images were erased.
    */
   async put(owner: Owner, sessionId: string, u: UploadRow): Promise<string | null> {
     return this.db.tx(async (q) => {
+      await lockSession(q, sessionId);
+      // erased (a data subject request): an upload arriving afterwards is not stored
+      if (await isErased(q, sessionId)) throw DomainError.notFound('session_id');
       const held = await q.rows<{ org_id: string; mode: string }>('SELECT org_id, mode FROM evidence.uploads WHERE session_id = $1 LIMIT 1 FOR UPDATE', [sessionId]);
       if (held[0] && (held[0].org_id !== owner.org_id || held[0].mode !== owner.mode)) throw DomainError.notFound('session_id');
       const before = await q.rows<{ storage_key: string }>('SELECT storage_key FROM evidence.uploads WHERE session_id = $1 AND artifact = $2', [sessionId, u.artifact]);

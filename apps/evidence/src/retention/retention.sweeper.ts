@@ -1,0 +1,108 @@
+import { Inject, Injectable, type BeforeApplicationShutdown, type OnApplicationBootstrap } from '@nestjs/common';
+import { LOGGER, type Logger } from '@verity/platform';
+import type { RetentionConfig } from '../definition.js';
+import { StoredImagesRepository } from '../privacy/stored-images.repository.js';
+
+export const RETENTION_CONFIG = Symbol('RETENTION_CONFIG');
+
+/** The first pass after start waits this long (or the interval, when shorter): the service settles in first. */
+const FIRST_PASS_AFTER_MS = 10_000;
+/** Pause between two batches: other statements on the same rows and the pool get their turn. */
+const BATCH_PAUSE_MS = 50;
+
+export interface RetentionCounts {
+  artifacts: number;
+  uploads: number;
+  blobs: number;
+}
+
+/**
+ * Retention of stored images (contract §15): artifacts and capture uploads stored more than
+ * `EVIDENCE_RETENTION_DAYS` days ago are deleted with their bytes, in batches of `EVIDENCE_RETENTION_BATCH`
+ * rows (each a short transaction that skips rows another replica holds), every
+ * `EVIDENCE_RETENTION_INTERVAL_MS` and once shortly after start. Reads of them then answer
+ * artifact_not_available. On shutdown the current batch finishes and no other starts.
+ */
+@Injectable()
+export class RetentionSweeper implements OnApplicationBootstrap, BeforeApplicationShutdown {
+  private timer: NodeJS.Timeout | null = null;
+  private running: Promise<RetentionCounts> | null = null;
+  private closing = false;
+  /** Deleted by this process since it started (the retention count; also logged per pass). */
+  readonly deleted: RetentionCounts = { artifacts: 0, uploads: 0, blobs: 0 };
+
+  constructor(
+    private readonly images: StoredImagesRepository,
+    @Inject(RETENTION_CONFIG) private readonly cfg: RetentionConfig,
+    @Inject(LOGGER) private readonly log: Logger,
+  ) {}
+
+  onApplicationBootstrap(): void {
+    this.schedule(Math.min(FIRST_PASS_AFTER_MS, this.cfg.EVIDENCE_RETENTION_INTERVAL_MS));
+  }
+
+  async beforeApplicationShutdown(): Promise<void> {
+    this.closing = true;
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = null;
+    await this.running?.catch(() => undefined);
+  }
+
+  private schedule(delay: number): void {
+    if (this.closing) return;
+    this.timer = setTimeout(() => {
+      this.timer = null;
+      void this.tick().finally(() => this.schedule(this.cfg.EVIDENCE_RETENTION_INTERVAL_MS));
+    }, delay);
+    this.timer.unref();
+  }
+
+  private async tick(): Promise<void> {
+    try {
+      const r = await this.sweep();
+      if (r.artifacts + r.uploads + r.blobs > 0) this.log.info({ ...r, retention_days: this.cfg.EVIDENCE_RETENTION_DAYS }, 'evidence retention deleted images');
+    } catch (err) {
+      this.log.warn({ err }, 'evidence retention pass failed; the next pass tries again');
+    }
+  }
+
+  /** One pass: every due row, batch by batch (a pass already running in this process is joined). */
+  sweep(): Promise<RetentionCounts> {
+    this.running ??= this.pass().finally(() => {
+      this.running = null;
+    });
+    return this.running;
+  }
+
+  private async pass(): Promise<RetentionCounts> {
+    const { EVIDENCE_RETENTION_DAYS: days, EVIDENCE_RETENTION_BATCH: batch } = this.cfg;
+    const out: RetentionCounts = { artifacts: 0, uploads: 0, blobs: 0 };
+    for (const source of ['artifact', 'upload'] as const) {
+      for (;;) {
+        if (this.closing) return out;
+        const r = await this.images.expire(source, days, batch);
+        this.count(out, source === 'artifact' ? 'artifacts' : 'uploads', r.rows);
+        this.count(out, 'blobs', r.blobs);
+        if (r.rows < batch) break;
+        await pause(BATCH_PAUSE_MS);
+      }
+    }
+    for (;;) {
+      if (this.closing) return out;
+      const n = await this.images.expireOrphanBlobs(days, batch);
+      this.count(out, 'blobs', n);
+      if (n < batch) break;
+      await pause(BATCH_PAUSE_MS);
+    }
+    return out;
+  }
+
+  private count(out: RetentionCounts, k: keyof RetentionCounts, n: number): void {
+    out[k] += n;
+    this.deleted[k] += n;
+  }
+}
+
+function pause(ms: number): Promise<void> {
+  return new Promise((r) => setTimeout(r, ms));
+}
