@@ -1,6 +1,6 @@
 import { Inject, Injectable, type OnApplicationBootstrap } from '@nestjs/common';
 import { SUBJECTS } from '@verity/contracts';
-import { requirePrincipal, RpcServer } from '@verity/platform';
+import { requireOperator, requirePrincipal, RpcServer } from '@verity/platform';
 import { ApplicantsService } from './applicants/applicants.service.js';
 import { DsarService } from './privacy/dsar.service.js';
 
@@ -20,6 +20,9 @@ export class ApplicantsRpcController implements OnApplicationBootstrap {
     this.server.handle(SUBJECTS.applicantsDsarGet, (p, ctx) => this.dsar.get(requirePrincipal(ctx), p.id));
     // public (the gateway serves the key set without authentication) and operator tooling: no principal
     this.server.handle(SUBJECTS.applicantsErasureKeys, () => Promise.resolve(this.dsar.erasureKeys()));
-    this.server.handle(SUBJECTS.applicantsPurgeTestData, async (p) => ({ removed: await this.dsar.purgeTestData(p.org_id) }));
+    this.server.handle(SUBJECTS.applicantsPurgeTestData, async (p, ctx) => {
+      requireOperator(ctx);
+      return { removed: await this.dsar.purgeTestData(p.org_id) };
+    });
   }
 }

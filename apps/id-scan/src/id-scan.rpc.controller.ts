@@ -1,6 +1,6 @@
 import { Inject, Injectable, type OnApplicationBootstrap } from '@nestjs/common';
 import { SUBJECTS } from '@verity/contracts';
-import { RpcServer } from '@verity/platform';
+import { requireOperator, RpcServer } from '@verity/platform';
 import { ScanService } from './scan/scan.service.js';
 
 @Injectable()
@@ -13,5 +13,6 @@ export class IdScanRpcController implements OnApplicationBootstrap {
   onApplicationBootstrap(): void {
     // operator tooling: no principal
     this.server.handle(SUBJECTS.idScanAuditList, (p) => this.scans.listAudit(p));
+    this.server.handle(SUBJECTS.idScanPurgeTestData, (p, ctx) => this.scans.purgeTestData(p, requireOperator(ctx)));
   }
 }

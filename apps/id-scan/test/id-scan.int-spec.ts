@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { SUBJECTS, type Principal } from '@verity/contracts';
 import { RpcClient, signInternalRequest, STREAMED_BODY } from '@verity/platform';
-import { query, sampleImage, type ServiceApp, type ServiceUnderTest, startServiceUnderTest, testPrincipal } from '@verity/testing';
+import { query, refusal, sampleImage, type ServiceApp, type ServiceUnderTest, startServiceUnderTest, testPrincipal } from '@verity/testing';
 import { IdScanModule } from '../src/app.module.js';
 import { ID_SCAN_SERVICE, idScanEnv } from '../src/definition.js';
 import { ScanHttp } from '../src/scan/scan.http.js';
@@ -119,5 +119,42 @@ describe('id-scan internal HTTP: POST /scan', () => {
     assert.deepEqual(tables.map((t) => t.table_name), ['audit']);
     const cols = await query<{ column_name: string }>(db.url, `SELECT column_name FROM information_schema.columns WHERE table_schema = 'id_scan' AND table_name = 'audit' ORDER BY column_name`);
     assert.deepEqual(cols.map((c) => c.column_name), ['action', 'created_at', 'id', 'key_id', 'mode', 'org_id', 'outcome', 'request_id', 'seq']);
+  });
+});
+
+describe('id-scan.admin.purge-test-data.v1', () => {
+  const op = { principal: null, requestId: 'req_op' };
+  const rows = (orgId: string) => query<{ id: string; mode: string }>(db.url, 'SELECT id, mode FROM id_scan.audit WHERE org_id = $1 ORDER BY seq', [orgId]);
+
+  it('deletes the organization’s test-mode audit entries, counted; live entries and other organizations stay', async () => {
+    const [p, other] = [principal(), principal()];
+    for (const [who, id] of [[p, 'req_p1'], [p, 'req_p2'], [other, 'req_o1']] as const) {
+      assert.equal((await scan(signed(who, id), form([{ name: 'front', file: jpeg }]))).status, 200);
+    }
+    // a live entry of the same organization (a live scan's result, as the live test writes it)
+    await query(db.url, `INSERT INTO id_scan.audit (id, org_id, mode, action, outcome, request_id) VALUES ('act_livepurge', $1, 'live', 'kyc.idv.document_scanned', 'pass', 'req_live')`, [p.org_id]);
+    const before = await rows(p.org_id);
+    const otherBefore = await rows(other.org_id);
+    assert.deepEqual(before.map((r) => r.mode), ['test', 'test', 'live']);
+
+    // an API key's principal cannot reach it, and nothing is deleted
+    const refused = await refusal(rpc.call(SUBJECTS.idScanPurgeTestData, { org_id: p.org_id }, { ...op, principal: p }));
+    assert.equal(refused.code, 'internal_error');
+    assert.deepEqual(await rows(p.org_id), before);
+
+    assert.deepEqual(await rpc.call(SUBJECTS.idScanPurgeTestData, { org_id: p.org_id }, op), { removed: { audit: 2 } });
+    assert.deepEqual(await rows(p.org_id), before.filter((r) => r.mode === 'live'));
+    assert.deepEqual(await rows(other.org_id), otherBefore);
+    const listed = await rpc.call(SUBJECTS.idScanAuditList, { org_id: p.org_id }, op);
+    assert.deepEqual(listed.data.map((e) => [e.id, e.mode]), [['act_livepurge', 'live']]);
+    assert.deepEqual(await rpc.call(SUBJECTS.idScanPurgeTestData, { org_id: p.org_id }, op), { removed: { audit: 0 } });
+  });
+
+  it('refuses a missing or malformed org_id as a validation error naming it', async () => {
+    for (const bad of [undefined, '', 'org_', 'key_AAAAAAAAAAAAAAAAAAAAAAAA', 42]) {
+      const e = await refusal(rpc.call(SUBJECTS.idScanPurgeTestData, { org_id: bad as string }, op));
+      assert.equal(e.code, 'validation_error', String(bad));
+      assert.equal(e.param, 'org_id');
+    }
   });
 });

@@ -1,8 +1,9 @@
 import { Module } from '@nestjs/common';
 import { EvaluationService } from './evaluation/evaluation.service.js';
 import { ScreeningRpcController } from './screening.rpc.controller.js';
+import { TemplatesPurgeService } from './templates/purge.service.js';
 import { TemplatesRepository } from './templates/templates.repository.js';
 import { TemplatesService } from './templates/templates.service.js';
 
-@Module({ providers: [TemplatesRepository, TemplatesService, EvaluationService, ScreeningRpcController] })
+@Module({ providers: [TemplatesRepository, TemplatesService, EvaluationService, TemplatesPurgeService, ScreeningRpcController] })
 export class ScreeningModule {}

@@ -1,7 +1,8 @@
 import { Inject, Injectable, type OnApplicationBootstrap } from '@nestjs/common';
 import { SUBJECTS } from '@verity/contracts';
-import { requirePrincipal, RpcServer } from '@verity/platform';
+import { requireOperator, requirePrincipal, RpcServer } from '@verity/platform';
 import { EvaluationService } from './evaluation/evaluation.service.js';
+import { TemplatesPurgeService } from './templates/purge.service.js';
 import { TemplatesService } from './templates/templates.service.js';
 
 @Injectable()
@@ -10,6 +11,7 @@ export class ScreeningRpcController implements OnApplicationBootstrap {
     @Inject(RpcServer) private readonly server: RpcServer,
     private readonly templates: TemplatesService,
     private readonly evaluation: EvaluationService,
+    private readonly purge: TemplatesPurgeService,
   ) {}
 
   onApplicationBootstrap(): void {
@@ -21,5 +23,7 @@ export class ScreeningRpcController implements OnApplicationBootstrap {
     this.server.handle(SUBJECTS.screeningEvaluate, (p, ctx) =>
       this.evaluation.evaluate(requirePrincipal(ctx), p.template_id, p.version, p.context),
     );
+    // operator tooling: no principal
+    this.server.handle(SUBJECTS.screeningPurgeTestData, (p, ctx) => this.purge.purgeTestData(p, requireOperator(ctx)));
   }
 }

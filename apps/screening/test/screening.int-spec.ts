@@ -2,7 +2,7 @@ import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import type { NatsConnection } from '@nats-io/transport-node';
-import { qualify, SUBJECTS, type EvaluationContextWire, type Principal, type ReqOf, type ResOf, type RpcReply, type Subject, type WorkflowTemplate } from '@verity/contracts';
+import { EVENTS, qualify, SUBJECTS, type EvaluationContextWire, type Principal, type ReqOf, type ResOf, type RpcReply, type Subject, type WorkflowTemplate } from '@verity/contracts';
 import { type DomainError, type ErrorData } from '@verity/errors';
 import { decodeJson, encodeJson, RpcClient } from '@verity/platform';
 import { query, refusal, type ServiceApp, type ServiceUnderTest, startServiceUnderTest, testPrincipal } from '@verity/testing';
@@ -310,5 +310,87 @@ describe('screening service: versions and evaluation', () => {
   it('answers its health subject', async () => {
     const h = await rpc.call(SUBJECTS.screeningHealth, {}, { principal: null, requestId: 'req_int' });
     assert.deepEqual(h, { service: 'screening', status: 'ok', checks: { postgres: 'ok' } });
+  });
+});
+
+describe('screening.admin.purge-test-data.v1', () => {
+  const op = { principal: null, requestId: 'req_op' };
+  const purge = (orgId: unknown) => rpc.call(SUBJECTS.screeningPurgeTestData, { org_id: orgId as string }, op);
+  async function rowsOf(orgId: string, mode: 'test' | 'live') {
+    const templates = await query<{ id: string; current_version: number }>(db.url, 'SELECT id, current_version FROM screening.templates WHERE org_id = $1 AND mode = $2 ORDER BY id', [orgId, mode]);
+    const versions = await query<{ template_id: string; version: number }>(
+      db.url,
+      'SELECT template_id, version FROM screening.template_versions WHERE org_id = $1 AND mode = $2 ORDER BY template_id, version',
+      [orgId, mode],
+    );
+    return { templates, versions };
+  }
+
+  it('deletes the test-mode templates with their versions, counted, drops their compiled rules and announces each; live and other organizations stay', async () => {
+    const p = principal('test');
+    const live = principal('live', p.org_id);
+    const other = principal('test');
+    const evaluation = app.get(EvaluationService);
+    const a = await call(p, SUBJECTS.templatesCreate, { body: { name: 'a', screening_rules: [reviewOnFindings] } });
+    await call(p, SUBJECTS.templatesUpdate, { id: a.id, body: { name: 'a2' } });
+    const b = await call(p, SUBJECTS.templatesCreate, { body: { name: 'b' } });
+    const l = await call(live, SUBJECTS.templatesCreate, { body: { name: 'live', screening_rules: [reviewOnFindings] } });
+    const o = await call(other, SUBJECTS.templatesCreate, { body: { name: 'other', screening_rules: [reviewOnFindings] } });
+    // compiled and cached before the purge
+    for (const [who, id, version] of [[p, a.id, 1], [p, a.id, 2], [live, l.id, 1], [other, o.id, 1]] as const) {
+      assert.equal((await call(who, SUBJECTS.screeningEvaluate, { template_id: id, version, context: context() })).status, 'ok');
+    }
+    const before = await rowsOf(p.org_id, 'test');
+    assert.equal(before.versions.length, 3);
+    const untouched = { live: await rowsOf(p.org_id, 'live'), other: await rowsOf(other.org_id, 'test') };
+
+    // an API key's principal cannot reach it, and nothing is deleted
+    const refused = await refusal(rpc.call(SUBJECTS.screeningPurgeTestData, { org_id: p.org_id }, { ...op, principal: p }));
+    assert.equal(refused.code, 'internal_error');
+    assert.deepEqual(await rowsOf(p.org_id, 'test'), before);
+
+    const changed: unknown[] = [];
+    const sub = nc.subscribe(qualify(root, EVENTS.templateChanged), {
+      callback: (_e, m) => {
+        changed.push(decodeJson(m.data));
+      },
+    });
+    const r = await purge(p.org_id);
+    assert.deepEqual(r, { removed: { templates: 2, template_versions: 3 } });
+    assert.deepEqual(await rowsOf(p.org_id, 'test'), { templates: [], versions: [] });
+    assert.deepEqual(await rowsOf(p.org_id, 'live'), untouched.live);
+    assert.deepEqual(await rowsOf(other.org_id, 'test'), untouched.other);
+    await nc.flush();
+    await new Promise((res) => setTimeout(res, 100));
+    sub.unsubscribe();
+    // sessions drop their cached pins of the purged templates
+    const byId = (x: unknown, y: unknown) => ((x as { template_id: string }).template_id < (y as { template_id: string }).template_id ? -1 : 1);
+    assert.deepEqual(
+      changed.sort(byId),
+      [a.id, b.id].map((id) => ({ template_id: id, org_id: p.org_id, mode: 'test' })).sort(byId),
+    );
+
+    // the purged versions are gone from the cache too: evaluating them finds nothing
+    const compilations = evaluation.stats().compilations;
+    for (const version of [1, 2]) {
+      const e = await refusal(call(p, SUBJECTS.screeningEvaluate, { template_id: a.id, version, context: context() }));
+      assert.deepEqual([e.code, e.param], ['resource_not_found', 'template_id']);
+    }
+    assert.equal((await refusal(call(p, SUBJECTS.templatesGet, { id: a.id }))).code, 'resource_not_found');
+    assert.deepEqual((await call(p, SUBJECTS.templatesList, {})).data, []);
+    // the others still evaluate from the cache
+    for (const [who, id] of [[live, l.id], [other, o.id]] as const) {
+      assert.equal((await call(who, SUBJECTS.screeningEvaluate, { template_id: id, version: 1, context: context() })).status, 'ok');
+    }
+    assert.equal(evaluation.stats().compilations, compilations, 'nothing compiled again');
+    assert.deepEqual(await purge(p.org_id), { removed: { templates: 0, template_versions: 0 } });
+  });
+
+  it('refuses a missing or malformed org_id as a validation error naming it', async () => {
+    for (const bad of [undefined, '', 'org_', 'wft_AAAAAAAAAAAAAAAAAAAAAAAA', 42]) {
+      const e = await refusal(purge(bad));
+      assert.equal(e.code, 'validation_error', String(bad));
+      assert.equal(e.param, 'org_id');
+    }
   });
 });

@@ -10,6 +10,7 @@ import { DeliveryWorker } from './delivery/delivery.worker.js';
 import { DestinationGuard, resolverOf } from './delivery/receiver.client.js';
 import { SenderThread } from './delivery/sender.js';
 import { ATTEMPT_TIMEOUT_MS } from './delivery/retry-schedule.js';
+import { PurgeService } from './delivery/purge.service.js';
 import { ReplayService } from './delivery/replay.service.js';
 import { EventFanout } from './fanout/event-fanout.js';
 import { SecretBox } from './subscriptions/secret-box.js';
@@ -39,6 +40,7 @@ import { WebhookMetricsSamplers } from './delivery/metrics-samplers.js';
     SubscriptionsService,
     AttemptsService,
     ReplayService,
+    PurgeService,
     WebhooksRpcController,
   ],
 })

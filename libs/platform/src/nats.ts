@@ -321,8 +321,9 @@ export function requirePrincipal(ctx: RpcContext): Principal {
  * An operator subject (`*.admin.*`): only the operator tool calls it, without a principal. A call carrying one came
  * from the wrong caller and is refused, the mirror of `requirePrincipal`.
  */
-export function requireOperator(ctx: RpcContext): void {
+export function requireOperator(ctx: RpcContext): RpcContext {
   if (ctx.principal) throw new DomainError('internal_error', { message: 'an operator subject takes no principal' });
+  return ctx;
 }
 
 /** Throws 503 when the caller has stopped waiting, so that nothing is committed after the gateway answered. */

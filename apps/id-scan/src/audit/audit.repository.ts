@@ -50,4 +50,13 @@ export class AuditRepository {
       created_at: r.created_at.toISOString(),
     }));
   }
+
+  /** Deletes the organization's test-mode entries (one statement); how many there were. */
+  async purgeTestData(orgId: string): Promise<number> {
+    const [r] = await this.db.rows<{ n: number }>(
+      `WITH gone AS (DELETE FROM id_scan.audit WHERE org_id = $1 AND mode = 'test' RETURNING 1) SELECT count(*)::int AS n FROM gone`,
+      [orgId],
+    );
+    return r!.n;
+  }
 }

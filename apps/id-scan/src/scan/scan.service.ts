@@ -1,9 +1,9 @@
 import type { Readable } from 'node:stream';
 import { Inject, Injectable } from '@nestjs/common';
-import type { ActivityEntry, ActivityListRequest, ExpectedOutcome, IdScanResult } from '@verity/contracts';
+import type { ActivityEntry, ActivityListRequest, ExpectedOutcome, IdScanResult, PurgeTestDataReply, PurgeTestDataRequest } from '@verity/contracts';
 import { DomainError, type Issue } from '@verity/errors';
 import { isId } from '@verity/keys';
-import { CONFIG, type InternalCaller } from '@verity/platform';
+import { assertBeforeDeadline, CONFIG, type InternalCaller, type RpcContext } from '@verity/platform';
 import { AuditRepository } from '../audit/audit.repository.js';
 import type { IdScanConfig } from '../definition.js';
 import { EXTRACTORS, type Extractors } from './extractor.js';
@@ -89,5 +89,13 @@ export class ScanService {
     if (!Number.isInteger(limit) || limit < 1 || limit > 100) issues.push({ code: 'too_big', message: 'limit must be a whole number from 1 to 100', path: ['limit'] });
     if (issues.length) throw DomainError.validation(issues);
     return { data: await this.audit.list(req.org_id, limit) };
+  }
+
+  /** The test-data purge (operator, contract §15): the organization's test-mode audit entries, gone for good. */
+  async purgeTestData(req: PurgeTestDataRequest, ctx: RpcContext): Promise<PurgeTestDataReply> {
+    const orgId: unknown = req?.org_id;
+    if (!isId('org', orgId)) throw DomainError.validation([{ code: 'invalid_string', message: 'org_id must be an organization id', path: ['org_id'] }]);
+    assertBeforeDeadline(ctx);
+    return { removed: { audit: await this.audit.purgeTestData(orgId) } };
   }
 }

@@ -45,6 +45,15 @@ export class EvaluationService {
     return { compilations: this.compilations, cached: this.cache.size };
   }
 
+  /**
+   * Drops the owner's compiled rule sets (its templates were deleted): a later evaluation of them loads them and
+   * finds nothing. Only this process's cache: another replica keeps its copies until they are evicted.
+   */
+  forgetOwner(owner: Owner): number {
+    const prefix = `${owner.org_id}/${owner.mode}/`;
+    return this.cache.deleteWhere((key) => key.startsWith(prefix));
+  }
+
   async evaluate(owner: Owner, templateId: unknown, version: unknown, context: unknown): Promise<EvaluateReply> {
     if (!isId('workflowTemplate', templateId)) throw DomainError.notFound('template_id');
     if (!isVersionNumber(version)) throw DomainError.notFound('version');

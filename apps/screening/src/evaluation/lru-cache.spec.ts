@@ -43,4 +43,11 @@ describe('LruCache', () => {
     assert.throws(() => new LruCache(0), RangeError);
     assert.throws(() => new LruCache(1.5), RangeError);
   });
+
+  it('deleteWhere removes every matching entry and counts them', () => {
+    const c = new LruCache<string, number>(4);
+    for (const [k, v] of [['org_a/test/1', 1], ['org_a/live/1', 2], ['org_a/test/2', 3], ['org_b/test/1', 4]] as const) c.set(k, v);
+    assert.equal(c.deleteWhere((k) => k.startsWith('org_a/test/')), 2);
+    assert.deepEqual([c.size, c.has('org_a/live/1'), c.has('org_b/test/1')], [2, true, true]);
+  });
 });

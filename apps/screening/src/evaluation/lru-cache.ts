@@ -35,6 +35,18 @@ export class LruCache<K, V> {
     if (this.map.get(key) === value) this.map.delete(key);
   }
 
+  /** Removes every entry whose key matches; how many went. */
+  deleteWhere(match: (key: K) => boolean): number {
+    let n = 0;
+    for (const key of [...this.map.keys()]) {
+      if (match(key)) {
+        this.map.delete(key);
+        n += 1;
+      }
+    }
+    return n;
+  }
+
   has(key: K): boolean {
     return this.map.has(key);
   }

@@ -152,6 +152,28 @@ export class TemplatesRepository {
     });
   }
 
+  /**
+   * Deletes the organization's test-mode templates with all their versions (the screening rules are part of
+   * each version), in one transaction. The templates are locked first, so an update in progress commits
+   * before (its version is deleted too) or finds the template gone after.
+   */
+  async purgeTestData(orgId: string, beforeCommit: () => void): Promise<{ ids: string[]; templates: number; template_versions: number }> {
+    return this.db.tx(async (q) => {
+      const locked = await q.rows<{ id: string }>(`SELECT id FROM screening.templates WHERE org_id = $1 AND mode = 'test' ORDER BY id FOR UPDATE`, [orgId]);
+      const ids = locked.map((r) => r.id);
+      const [v] = await q.rows<{ n: number }>(
+        `WITH gone AS (DELETE FROM screening.template_versions WHERE template_id = ANY($1::text[]) RETURNING 1) SELECT count(*)::int AS n FROM gone`,
+        [ids],
+      );
+      const [t] = await q.rows<{ n: number }>(
+        `WITH gone AS (DELETE FROM screening.templates WHERE id = ANY($1::text[]) RETURNING 1) SELECT count(*)::int AS n FROM gone`,
+        [ids],
+      );
+      beforeCommit();
+      return { ids, templates: t!.n, template_versions: v!.n };
+    });
+  }
+
   private async current(q: Queryable, owner: Owner, id: string): Promise<TemplateVersionRow | null> {
     const rows = await q.rows<TemplateVersionRow>(
       `SELECT ${COLUMNS} FROM ${CURRENT} WHERE t.id = $1 AND t.org_id = $2 AND t.mode = $3`,

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import { Inject, Injectable } from '@nestjs/common';
+import { DomainError } from '@verity/errors';
 import { ID_PREFIXES, type Mode } from '@verity/keys';
 import { Sql } from '@verity/platform';
 import type { AttemptErrorCode } from './receiver.client.js';
@@ -128,6 +129,8 @@ export const deliveryIdSql = (event: string, subscription: string) =>
 export const LEASE_MS = 20_000;
 /** A job may start this much before its delivery's due time (clock differences between Redis clients and Postgres). */
 const EARLY_TOLERANCE_MS = 2000;
+/** How long the purge's second pass waits for the attempts table (see `purgeTestData`). */
+const PURGE_LOCK_TIMEOUT_MS = 5000;
 const secs = (param: string) => `make_interval(secs => ${param}::double precision / 1000)`;
 /** The columns an attempt row copies from its delivery, in the attempts table's order. */
 const COPIED = 'org_id, mode, event_id, event_type, session_id, subscription_id';
@@ -414,6 +417,66 @@ export class DeliveriesRepository {
         ORDER BY d.next_attempt_at LIMIT $3`,
       [graceMs, maxAttempts, limit],
     );
+  }
+
+  /**
+   * Deletes every test-mode delivery and attempt of an organization, in one transaction, with true counts.
+   * Deliveries are found through indexes (see migration `CancelledDeliveriesIndex`): those ever attempted,
+   * pending and cancelled ones; a succeeded or failed delivery always has an attempt row. They are locked in
+   * id order, the order of the primary-key scans by which the ledger's batches lock them, so that a purge and
+   * a batch do not wait on each other in a cycle. A queued job of a purged delivery later claims nothing
+   * (`claim` finds no row: stale) and completes.
+   *
+   * An attempt in flight (its delivery leased) may record its outcome while the purge commits: the statement
+   * that records it reads the delivery under a snapshot taken before the commit and so still writes the
+   * attempt's row, after the purge deleted the attempts. So when a purged delivery was leased, a second
+   * transaction waits for every statement writing attempts that started before the commit (a SHARE lock on
+   * the table: they hold ROW EXCLUSIVE from before their snapshot until they end) and deletes those rows too.
+   * Writers of attempts pause only while it waits.
+   */
+  async purgeTestData(orgId: string, beforeCommit: () => void): Promise<{ deliveries: number; attempts: number }> {
+    const removed = await this.db.tx(async (q) => {
+      const [d] = await q.rows<{ n: number; leased: string[] }>(
+        `WITH owned AS (
+           SELECT delivery_id AS id FROM ${S}.attempts WHERE org_id = $1 AND mode = 'test'
+           UNION SELECT id FROM ${S}.deliveries WHERE status = 'pending' AND org_id = $1 AND mode = 'test'
+           UNION SELECT id FROM ${S}.deliveries WHERE status = 'cancelled' AND org_id = $1 AND mode = 'test'
+         ), locked AS (
+           SELECT d.id FROM ${S}.deliveries d WHERE d.id IN (SELECT id FROM owned) AND d.org_id = $1 AND d.mode = 'test'
+            ORDER BY d.id FOR UPDATE
+         ), gone AS (
+           DELETE FROM ${S}.deliveries d USING locked l WHERE d.id = l.id RETURNING d.id, d.lease_until IS NOT NULL AS leased
+         )
+         SELECT count(*)::int AS n, coalesce(array_agg(id) FILTER (WHERE leased), '{}') AS leased FROM gone`,
+        [orgId],
+      );
+      const [a] = await q.rows<{ n: number }>(
+        `WITH gone AS (DELETE FROM ${S}.attempts WHERE org_id = $1 AND mode = 'test' RETURNING 1) SELECT count(*)::int AS n FROM gone`,
+        [orgId],
+      );
+      beforeCommit();
+      return { deliveries: d!.n, attempts: a!.n, leased: d!.leased };
+    });
+    let late = 0;
+    if (removed.leased.length > 0) {
+      late = await this.db
+        .tx(async (q) => {
+          await q.rows(`SET LOCAL lock_timeout = '${PURGE_LOCK_TIMEOUT_MS}ms'`);
+          await q.rows(`LOCK TABLE ${S}.attempts IN SHARE MODE`);
+          const [r] = await q.rows<{ n: number }>(
+            `WITH gone AS (DELETE FROM ${S}.attempts WHERE delivery_id = ANY($1::text[]) AND org_id = $2 AND mode = 'test' RETURNING 1)
+             SELECT count(*)::int AS n FROM gone`,
+            [removed.leased, orgId],
+          );
+          return r!.n;
+        })
+        .catch((e: unknown) => {
+          // lock_not_available: the deliveries are gone, an attempt logged meanwhile may not be; a second purge removes it
+          if ((e as { code?: unknown }).code !== '55P03') throw e;
+          throw new DomainError('service_unavailable', { message: 'The test data was purged, but attempts logged meanwhile may remain: purge again.' });
+        });
+    }
+    return { deliveries: removed.deliveries, attempts: removed.attempts + late };
   }
 
   /**
