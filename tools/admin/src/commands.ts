@@ -10,6 +10,7 @@ export const USAGE = `usage: npm run admin -- <command> --region us|eu [options]
   org create       --name NAME [--tier standard|elevated|enterprise|custom]
   org get          --org ORG_ID
   org set-tier     --org ORG_ID --tier TIER [--limits '{"reads":5000}']
+  org purge-test-data --org ORG_ID   (irreversible: every test-mode record of the organization, in every service)
   key create       --org ORG_ID --mode test|live --type sk|pk --scopes a,b,c
   key revoke       --key KEY_ID
   key rotate       --key KEY_ID
@@ -25,6 +26,28 @@ function parseJson(name: string, v: string | undefined): unknown {
   } catch {
     throw new UsageError(`--${name} must be JSON`);
   }
+}
+
+/** The services holding test-mode records, in the order they are purged: runs and deliveries first. */
+const PURGES = [
+  ['sessions', SUBJECTS.sessionsPurgeTestData],
+  ['evidence', SUBJECTS.evidencePurgeTestData],
+  ['webhook-delivery', SUBJECTS.webhooksPurgeTestData],
+  ['id-scan', SUBJECTS.idScanPurgeTestData],
+  ['screening', SUBJECTS.screeningPurgeTestData],
+  ['applicants', SUBJECTS.applicantsPurgeTestData],
+] as const;
+
+/**
+ * Deletes every test-mode record of an organization in each service of the region, and counts what went. Each
+ * service's part is one transaction; a service that fails stops the command, and running it again finishes the
+ * rest (what is gone is simply not found again).
+ */
+async function purgeTestData(rpc: RpcClient, orgId: string, call: { principal: null; requestId: string }) {
+  const org = await rpc.call(SUBJECTS.accountsOrgGet, { org_id: orgId }, call);
+  const removed: Record<string, Record<string, number>> = {};
+  for (const [service, subject] of PURGES) removed[service] = (await rpc.call(subject, { org_id: org.id }, call)).removed;
+  return { object: 'test_data_purge', org_id: org.id, mode: 'test', removed };
 }
 
 /** Runs one operator command against the region's services over NATS and returns what to print. */
@@ -43,6 +66,8 @@ export async function runCommand(args: ParsedArgs, rpc: RpcClient, requestId: st
         { org_id: required(f, 'org'), tier: required(f, 'tier') as Tier, limits: parseJson('limits', f.limits) },
         call,
       );
+    case 'org purge-test-data':
+      return purgeTestData(rpc, required(f, 'org'), call);
     case 'key create':
       return rpc.call(
         SUBJECTS.accountsKeyCreate,
