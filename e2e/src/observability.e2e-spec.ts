@@ -216,6 +216,7 @@ describe('observability: metrics on every internal port, one trace per request',
     assert.ok(total(wh, 'verity_webhook_delivery_duration_seconds_count') >= 1);
     assert.ok(has(wh, 'verity_stream_consumer_pending'));
     assert.ok(has(wh, 'verity_queue_depth', { queue: 'webhook_attempts' }));
+    assert.ok(has(await scrape(own, 'applicants'), 'verity_queue_depth', { queue: 'applicants_dsar_overdue' }));
     const evidence = await scrape(own, 'evidence');
     assert.ok(total(evidence, 'verity_http_requests_total', { method: 'GET', route: '/sessions/:param/images/:param', status: '200' }) >= 1, 'internal HTTP by route');
     assert.ok(!evidence.some((s) => s.labels.route?.includes('ses_')), 'no id in an internal route label');

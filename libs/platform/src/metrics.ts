@@ -31,6 +31,7 @@ export const METRIC_NAMES = [
   'verity_reading_pool_busy',
   'verity_reading_pool_threads',
   'verity_reading_pool_queue',
+  'verity_evidence_retention_deleted_total',
 ] as const;
 
 /** prom-client's `collectDefaultMetrics` names that the dashboard and alerts use. */
@@ -83,6 +84,11 @@ export const metrics = {
   readingBusy: new Gauge({ name: 'verity_reading_pool_busy', help: 'Reader threads at work', collect: sampled }),
   readingThreads: new Gauge({ name: 'verity_reading_pool_threads', help: 'Reader threads', collect: sampled }),
   readingQueue: new Gauge({ name: 'verity_reading_pool_queue', help: 'Reads waiting for a reader thread', collect: sampled }),
+  retentionDeleted: new Counter({
+    name: 'verity_evidence_retention_deleted_total',
+    help: 'Stored images deleted by evidence retention, by kind (artifacts, uploads, blobs)',
+    labelNames: ['kind'],
+  }),
 };
 
 /** A sampler sets gauges from a look at the world (a count in Postgres, a consumer's info); it may fail (the gauge keeps its last value). */

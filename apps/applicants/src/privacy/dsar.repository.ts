@@ -71,6 +71,16 @@ export class DsarRepository {
     return row ?? null;
   }
 
+  /** Requests still pending `ms` after they were made. */
+  async overdueCount(ms: number): Promise<number> {
+    const [r] = await this.db.rows<{ n: number }>(
+      `SELECT count(*)::int AS n FROM applicants.data_subject_requests
+        WHERE status = 'pending' AND created_at < now() - make_interval(secs => $1::double precision / 1000)`,
+      [ms],
+    );
+    return r?.n ?? 0;
+  }
+
   /** Records one step's result, so that a resumed run does not repeat it. */
   async recordStep(id: string, step: string, result: DsarStepResult): Promise<void> {
     await this.db.rows(`UPDATE applicants.data_subject_requests SET steps = steps || jsonb_build_object($2::text, $3::jsonb) WHERE id = $1`, [

@@ -2,13 +2,16 @@ import { Inject, Injectable, type BeforeApplicationShutdown, type OnApplicationB
 import { SUBJECTS } from '@verity/contracts';
 import { DomainError } from '@verity/errors';
 import type { Region } from '@verity/keys';
-import { CONFIG, LOGGER, RpcClient, type CallOptions, type Logger, type ServiceConfig } from '@verity/platform';
+import { addScrapeSampler, CONFIG, LOGGER, metrics, RpcClient, type CallOptions, type Logger, type ServiceConfig } from '@verity/platform';
 import { ApplicantsRepository } from '../applicants/applicants.repository.js';
 import { toApplicant } from '../applicants/applicants.service.js';
 import { APPLICANTS_CONFIG, type ApplicantsConfig } from '../config.js';
 import type { ErasureKeys } from './erasure-keys.js';
 import { DsarRepository, type ClaimedDsar, type DsarRow, type DsarStepResult } from './dsar.repository.js';
 import { ERASURE_KEYS } from './tokens.js';
+
+/** How long a request may stay pending before the metrics call it overdue. */
+const OVERDUE_MS = 10 * 60_000;
 
 /** The longest wait between two tries of a request whose step failed (a service down, say). */
 const MAX_BACKOFF_MS = 5000;
@@ -42,6 +45,8 @@ export class DsarRunner implements OnApplicationBootstrap, BeforeApplicationShut
   }
 
   onApplicationBootstrap(): void {
+    // requests pending for over 10 minutes (one completes within a minute): each is retried and needs a look
+    addScrapeSampler(async () => metrics.queueDepth.set({ queue: 'applicants_dsar_overdue' }, await this.requests.overdueCount(OVERDUE_MS)));
     this.kick();
     this.timer = setInterval(() => this.kick(), this.cfg.DSAR_POLL_MS);
     this.timer.unref();

@@ -1,5 +1,5 @@
 import { Inject, Injectable, type BeforeApplicationShutdown, type OnApplicationBootstrap } from '@nestjs/common';
-import { LOGGER, type Logger } from '@verity/platform';
+import { LOGGER, metrics, type Logger } from '@verity/platform';
 import type { RetentionConfig } from '../definition.js';
 import { StoredImagesRepository } from '../privacy/stored-images.repository.js';
 
@@ -100,6 +100,7 @@ export class RetentionSweeper implements OnApplicationBootstrap, BeforeApplicati
   private count(out: RetentionCounts, k: keyof RetentionCounts, n: number): void {
     out[k] += n;
     this.deleted[k] += n;
+    if (n > 0) metrics.retentionDeleted.inc({ kind: k }, n);
   }
 }
 
