@@ -24,6 +24,8 @@ interface Owned {
   sessionId: string;
   /** A live session's client secret, for the capture routes. */
   captureSecret: string;
+  /** An access request for the applicant. */
+  dsarId: string;
 }
 
 let owner: { c: Client; key: string; orgId: string };
@@ -42,12 +44,14 @@ before(async () => {
   const live = await account('us', 'live');
   const liveSession = await createSession(live.c, { applicant_id: await newApplicant(live.c), workflow_template_id: await newTemplate(live.c) });
   assert.equal(liveSession.status, 201, liveSession.text);
-  owned = { applicantId, templateId, sessionId: s.body.data.id, captureSecret: liveSession.body.data.client_secret! };
+  const dsar = await owner.c<One>('POST', '/v1/data_subject_requests', { body: { type: 'access', applicant_id: applicantId } });
+  assert.equal(dsar.status, 202, dsar.text);
+  owned = { applicantId, templateId, sessionId: s.body.data.id, captureSecret: liveSession.body.data.client_secret!, dsarId: dsar.body.data.id };
 });
 
 /** Every keyed route of the table, as the intruder calls it on the owner's data. */
 function keyedCalls(own: { applicantId: string; templateId: string }): Record<string, Call> {
-  const { applicantId, templateId, sessionId } = owned;
+  const { applicantId, templateId, sessionId, dsarId } = owned;
   return {
     'GET /v1/me': { method: 'GET', path: '/v1/me' },
     'POST /v1/applicants': { method: 'POST', path: '/v1/applicants', body: { family_name: 'Intruder' } },
@@ -69,6 +73,8 @@ function keyedCalls(own: { applicantId: string; templateId: string }): Record<st
     'GET /v1/webhook-events': { method: 'GET', path: `/v1/webhook-events?session_id=${sessionId}` },
     'POST /v1/id-verification': { method: 'POST', path: '/v1/id-verification', rawBody: 'not multipart', headers: { 'content-type': 'multipart/form-data; boundary=x' } },
     'GET /v1/sessions/:id/idv-image/:artifact': { method: 'GET', path: `/v1/sessions/${sessionId}/idv-image/front` },
+    'POST /v1/data_subject_requests': { method: 'POST', path: '/v1/data_subject_requests', body: { type: 'access', applicant_id: applicantId } },
+    'GET /v1/data_subject_requests/:id': { method: 'GET', path: `/v1/data_subject_requests/${dsarId}` },
   };
 }
 
@@ -94,6 +100,8 @@ const SAME_REGION: Record<string, 'not_found' | 'own_list' | 'own_create' | 'own
   // a stateless scan of the intruder's own bytes: no owner's data is involved (this body is refused as malformed)
   'POST /v1/id-verification': 'own',
   'GET /v1/sessions/:id/idv-image/:artifact': 'not_found',
+  'POST /v1/data_subject_requests': 'not_found',
+  'GET /v1/data_subject_requests/:id': 'not_found',
 };
 
 const CAPTURE_ROUTES = ['GET /v1/capture', 'PUT /v1/capture/images/:artifact', 'POST /v1/capture/submit', 'POST /v1/capture/skip'];
@@ -118,7 +126,7 @@ async function ownerView() {
 function assertRefused(res: { status: number; text: string; body: unknown; headers: Headers }, status: number, code: string, label: string): void {
   assert.equal(res.status, status, `${label}: ${res.status} ${res.text}`);
   assert.equal(errorOf(res as Parameters<typeof errorOf>[0]).code, code, label);
-  for (const id of [owned.applicantId, owned.templateId, owned.sessionId]) assert.ok(!res.text.includes(id), `${label} echoes ${id}`);
+  for (const id of [owned.applicantId, owned.templateId, owned.sessionId, owned.dsarId]) assert.ok(!res.text.includes(id), `${label} echoes ${id}`);
   for (const word of ['Owner', 'Only']) assert.ok(!res.text.includes(word), `${label} tells the owner's data`);
 }
 
@@ -189,7 +197,7 @@ describe('isolation matrix: every route × another organization, another mode, a
 
   it("the owner's own calls succeed on the same ids: the matrix's refusals are isolation, not bad requests", async () => {
     const calls = keyedCalls({ applicantId: owned.applicantId, templateId: owned.templateId });
-    for (const route of ['GET /v1/applicants/:id', 'GET /v1/workflow-templates/:id', 'GET /v1/sessions/:id', 'GET /v1/sessions/:id/idv-image/:artifact']) {
+    for (const route of ['GET /v1/applicants/:id', 'GET /v1/workflow-templates/:id', 'GET /v1/sessions/:id', 'GET /v1/sessions/:id/idv-image/:artifact', 'GET /v1/data_subject_requests/:id']) {
       const res = await owner.c(calls[route]!.method, calls[route]!.path);
       assert.equal(res.status, 200, `${route}: ${res.status} ${res.text.slice(0, 200)}`);
     }

@@ -2,7 +2,7 @@ import { Inject, Injectable, type BeforeApplicationShutdown, type OnApplicationB
 import { SUBJECTS } from '@verity/contracts';
 import { DomainError } from '@verity/errors';
 import type { Region } from '@verity/keys';
-import { addScrapeSampler, CONFIG, LOGGER, metrics, RpcClient, type CallOptions, type Logger, type ServiceConfig } from '@verity/platform';
+import { addScrapeSampler, CONFIG, LOGGER, metrics, Poller, RpcClient, type CallOptions, type Logger, type ServiceConfig } from '@verity/platform';
 import { ApplicantsRepository } from '../applicants/applicants.repository.js';
 import { toApplicant } from '../applicants/applicants.service.js';
 import { APPLICANTS_CONFIG, type ApplicantsConfig } from '../config.js';
@@ -25,10 +25,7 @@ const MAX_BACKOFF_MS = 5000;
  */
 @Injectable()
 export class DsarRunner implements OnApplicationBootstrap, BeforeApplicationShutdown {
-  private timer: NodeJS.Timeout | null = null;
-  private running: Promise<void> | null = null;
-  private again = false;
-  private stopped = false;
+  private readonly poller: Poller;
   private readonly leaseMs: number;
 
   constructor(
@@ -37,48 +34,31 @@ export class DsarRunner implements OnApplicationBootstrap, BeforeApplicationShut
     @Inject(RpcClient) private readonly rpc: RpcClient,
     @Inject(ERASURE_KEYS) private readonly keys: ErasureKeys,
     @Inject(CONFIG) private readonly service: ServiceConfig,
-    @Inject(APPLICANTS_CONFIG) private readonly cfg: ApplicantsConfig,
+    @Inject(APPLICANTS_CONFIG) cfg: ApplicantsConfig,
     @Inject(LOGGER) private readonly log: Logger,
   ) {
     // room for the three calls of a run, each up to the RPC timeout
     this.leaseMs = 4 * service.RPC_TIMEOUT_MS + 5000;
+    this.poller = new Poller(() => this.drain(), cfg.DSAR_POLL_MS, (err) => log.warn({ err }, 'data subject requests: pass failed; the next one tries again'));
   }
 
   onApplicationBootstrap(): void {
     // requests pending for over 10 minutes (one completes within a minute): each is retried and needs a look
     addScrapeSampler(async () => metrics.queueDepth.set({ queue: 'applicants_dsar_overdue' }, await this.requests.overdueCount(OVERDUE_MS)));
-    this.kick();
-    this.timer = setInterval(() => this.kick(), this.cfg.DSAR_POLL_MS);
-    this.timer.unref();
+    this.poller.start();
   }
 
-  async beforeApplicationShutdown(): Promise<void> {
-    this.stopped = true;
-    if (this.timer) clearInterval(this.timer);
-    this.timer = null;
-    await this.running;
+  beforeApplicationShutdown(): Promise<void> {
+    return this.poller.stop();
   }
 
   /** Runs every due request now (or right after the pass under way). */
   kick(): void {
-    if (this.stopped) return;
-    if (this.running) {
-      this.again = true;
-      return;
-    }
-    this.running = this.drain()
-      .catch((err: unknown) => this.log.warn({ err }, 'data subject requests: pass failed; the next one tries again'))
-      .finally(() => {
-        this.running = null;
-        if (this.again) {
-          this.again = false;
-          this.kick();
-        }
-      });
+    this.poller.kick();
   }
 
   private async drain(): Promise<void> {
-    while (!this.stopped) {
+    while (!this.poller.stopping) {
       const row = await this.requests.claim(this.leaseMs);
       if (!row) return;
       try {

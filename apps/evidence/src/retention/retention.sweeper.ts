@@ -1,5 +1,5 @@
 import { Inject, Injectable, type BeforeApplicationShutdown, type OnApplicationBootstrap } from '@nestjs/common';
-import { LOGGER, metrics, type Logger } from '@verity/platform';
+import { LOGGER, metrics, Poller, type Logger } from '@verity/platform';
 import type { RetentionConfig } from '../definition.js';
 import { StoredImagesRepository } from '../privacy/stored-images.repository.js';
 
@@ -25,9 +25,8 @@ export interface RetentionCounts {
  */
 @Injectable()
 export class RetentionSweeper implements OnApplicationBootstrap, BeforeApplicationShutdown {
-  private timer: NodeJS.Timeout | null = null;
+  private readonly poller: Poller;
   private running: Promise<RetentionCounts> | null = null;
-  private closing = false;
   /** Deleted by this process since it started (the retention count; also logged per pass). */
   readonly deleted: RetentionCounts = { artifacts: 0, uploads: 0, blobs: 0 };
 
@@ -35,35 +34,24 @@ export class RetentionSweeper implements OnApplicationBootstrap, BeforeApplicati
     private readonly images: StoredImagesRepository,
     @Inject(RETENTION_CONFIG) private readonly cfg: RetentionConfig,
     @Inject(LOGGER) private readonly log: Logger,
-  ) {}
+  ) {
+    this.poller = new Poller(
+      async () => {
+        const r = await this.sweep();
+        if (r.artifacts + r.uploads + r.blobs > 0) log.info({ ...r, retention_days: cfg.EVIDENCE_RETENTION_DAYS }, 'evidence retention deleted images');
+      },
+      cfg.EVIDENCE_RETENTION_INTERVAL_MS,
+      (err) => log.warn({ err }, 'evidence retention pass failed; the next pass tries again'),
+    );
+  }
 
   onApplicationBootstrap(): void {
-    this.schedule(Math.min(FIRST_PASS_AFTER_MS, this.cfg.EVIDENCE_RETENTION_INTERVAL_MS));
+    this.poller.start(Math.min(FIRST_PASS_AFTER_MS, this.cfg.EVIDENCE_RETENTION_INTERVAL_MS));
   }
 
   async beforeApplicationShutdown(): Promise<void> {
-    this.closing = true;
-    if (this.timer) clearTimeout(this.timer);
-    this.timer = null;
+    await this.poller.stop();
     await this.running?.catch(() => undefined);
-  }
-
-  private schedule(delay: number): void {
-    if (this.closing) return;
-    this.timer = setTimeout(() => {
-      this.timer = null;
-      void this.tick().finally(() => this.schedule(this.cfg.EVIDENCE_RETENTION_INTERVAL_MS));
-    }, delay);
-    this.timer.unref();
-  }
-
-  private async tick(): Promise<void> {
-    try {
-      const r = await this.sweep();
-      if (r.artifacts + r.uploads + r.blobs > 0) this.log.info({ ...r, retention_days: this.cfg.EVIDENCE_RETENTION_DAYS }, 'evidence retention deleted images');
-    } catch (err) {
-      this.log.warn({ err }, 'evidence retention pass failed; the next pass tries again');
-    }
   }
 
   /** One pass: every due row, batch by batch (a pass already running in this process is joined). */
@@ -79,7 +67,7 @@ export class RetentionSweeper implements OnApplicationBootstrap, BeforeApplicati
     const out: RetentionCounts = { artifacts: 0, uploads: 0, blobs: 0 };
     for (const source of ['artifact', 'upload'] as const) {
       for (;;) {
-        if (this.closing) return out;
+        if (this.poller.stopping) return out;
         const r = await this.images.expire(source, days, batch);
         this.count(out, source === 'artifact' ? 'artifacts' : 'uploads', r.rows);
         this.count(out, 'blobs', r.blobs);
@@ -88,7 +76,7 @@ export class RetentionSweeper implements OnApplicationBootstrap, BeforeApplicati
       }
     }
     for (;;) {
-      if (this.closing) return out;
+      if (this.poller.stopping) return out;
       const n = await this.images.expireOrphanBlobs(days, batch);
       this.count(out, 'blobs', n);
       if (n < batch) break;
