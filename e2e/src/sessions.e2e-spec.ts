@@ -73,12 +73,14 @@ describe('POST /v1/sessions and GET /v1/sessions/{id}', () => {
       'updated_at',
       'url',
       'workflow_template_id',
+      'workflow_template_version',
     ]);
     assert.deepEqual({ ...s, id: '', created_at: '', updated_at: '' }, {
       id: '',
       object: 'session',
       applicant_id: applicantId,
       workflow_template_id: templateId,
+      workflow_template_version: 1,
       mode: 'test',
       status: 'pending',
       outcome: null,
@@ -99,6 +101,41 @@ describe('POST /v1/sessions and GET /v1/sessions/{id}', () => {
     const read = await waitStatus(c, s.id);
     assert.equal(read.status, 'completed');
     assert.deepEqual(read.idv, { capture_acquisition: 'camera', available_images: ['portrait', 'front', 'selfie'] });
+    // screening ran and found nothing to decide: the template has no rules
+    assert.deepEqual(read.screening, { decision: 'none', score: 0, review_threshold: 0.5, decline_floored: false, tags: [], rules_fired: [] });
+  });
+
+  it('the read explains the outcome: the template version that ran and the rules that fired, with priority, score and threshold', async () => {
+    const { c } = await account();
+    const applicantId = (await c<{ data: { id: string } }>('POST', '/v1/applicants', { body: { family_name: 'Explained', date_of_birth: '2015-01-01' } })).body.data.id;
+    const rules = [
+      { name: 'minor', ruleType: 'age_restriction', condition: { kind: 'field', field: 'applicant.age', operator: 'lt', value: 18 }, action: 'adjust_score', scoreAdjustment: 0.4, priority: 10 },
+      { name: 'risky', ruleType: 'custom', condition: { kind: 'field', field: 'applicant.age', operator: 'lt', value: 21 }, action: 'adjust_score', scoreAdjustment: 0.3 },
+      { name: 'never', ruleType: 'custom', condition: { kind: 'field', field: 'applicant.age', operator: 'gt', value: 200 }, action: 'tag' },
+    ];
+    const t = await c<{ data: { id: string } }>('POST', '/v1/workflow-templates', { body: { name: 'explained', checks: ['document'], screening_rules: rules, review_threshold: 0.6 } });
+    assert.equal(t.status, 201, t.text);
+    // a second version: the session pins the one current at its create
+    assert.equal((await c('PATCH', `/v1/workflow-templates/${t.body.data.id}`, { body: { review_threshold: 0.65 } })).status, 200);
+    const res = await createSession(c, { applicant_id: applicantId, workflow_template_id: t.body.data.id, expected_outcome: 'pass' });
+    assert.equal(res.status, 201, res.text);
+    assert.equal(res.body.data.workflow_template_version, 2);
+    assert.equal(res.body.data.screening, undefined, 'the explanation is on the read of one session only');
+    const read = await waitStatus(c, res.body.data.id);
+    assert.equal(read.status, 'manual_review');
+    assert.equal(read.workflow_template_version, 2);
+    assert.deepEqual(read.screening, {
+      decision: 'review',
+      score: 0.7,
+      review_threshold: 0.65,
+      decline_floored: false,
+      tags: [],
+      rules_fired: [
+        { name: 'minor', rule_type: 'age_restriction', action: 'adjust_score', priority: 10, fields: ['applicant.age'] },
+        { name: 'risky', rule_type: 'custom', action: 'adjust_score', priority: 100, fields: ['applicant.age'] },
+      ],
+    });
+    assert.ok(!JSON.stringify(read.screening).includes('2015'), 'no applicant value');
   });
 
   it('a missing, malformed or unknown applicant_id or workflow_template_id is 404 naming the field; nothing is created', async () => {

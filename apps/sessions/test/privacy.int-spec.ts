@@ -50,7 +50,7 @@ const readings = new Map<string, CaptureVerifyReply>();
 let evaluate: (req: EvaluateRequest) => Promise<EvaluateReply>;
 /** The reader, before it answers (e.g. to hold a run in flight). */
 let reading: (sessionId: string) => Promise<void>;
-const clean = (): EvaluateReply => ({ status: 'ok', decision: 'none', score: 0, tags: [], decline_floored: false, fired: [], trace: [] });
+const clean = (): EvaluateReply => ({ status: 'ok', decision: 'none', score: 0, review_threshold: 0.5, tags: [], decline_floored: false, fired: [], trace: [] });
 
 before(async () => {
   svc = await startServiceUnderTest({

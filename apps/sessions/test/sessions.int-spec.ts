@@ -61,7 +61,7 @@ function evidenceAnswer(): void {
   }
 }
 
-const clean = (): EvaluateReply => ({ status: 'ok', decision: 'none', score: 0, tags: [], decline_floored: false, fired: [], trace: [] });
+const clean = (): EvaluateReply => ({ status: 'ok', decision: 'none', score: 0, review_threshold: 0.5, tags: [], decline_floored: false, fired: [], trace: [] });
 
 async function startApp(): Promise<void> {
   app = await createServiceApp(SESSIONS_SERVICE, SessionsModule, cfg, log);

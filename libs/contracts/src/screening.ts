@@ -75,9 +75,12 @@ export type EvaluateReply =
       status: 'ok';
       decision: 'approve' | 'review' | 'none';
       score: number;
+      /** The template version's review threshold: a score at or above it sends the run to review. */
+      review_threshold: number;
       tags: string[];
       decline_floored: boolean;
-      fired: Array<{ index: number; name: string; ruleType: string; action: string; fields: string[] }>;
+      /** `priority` is null only in runs recorded before it was reported. */
+      fired: Array<{ index: number; name: string; ruleType: string; action: string; priority: number | null; fields: string[] }>;
       trace: Array<{ index: number; name: string; fired: boolean; fields: string[] }>;
     }
   | { status: 'errored'; reason: 'session_metadata_invalid'; key: string };

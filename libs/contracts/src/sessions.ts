@@ -14,6 +14,8 @@ export interface Session {
   object: 'session';
   applicant_id: string;
   workflow_template_id: string;
+  /** The version of the template the session is pinned to: the one its runs ran. */
+  workflow_template_version: number;
   mode: Mode;
   status: SessionStatus;
   outcome: SessionOutcome;
@@ -21,6 +23,11 @@ export interface Session {
   metadata: Record<string, unknown>;
   /** Only on GET /v1/sessions/{id}, only for runs with an identity check. */
   idv?: Idv;
+  /**
+   * Only on GET /v1/sessions/{id}: how screening decided the last run; null before a run has rested, or when it
+   * ended without screening (a run given up).
+   */
+  screening?: SessionScreening | null;
   /** The capture link (contract §14): live sessions while `pending` or `in_progress`; null otherwise, always in test mode. */
   url: string | null;
   client_secret: string | null;
@@ -29,6 +36,21 @@ export interface Session {
   erased: boolean;
   created_at: string;
   updated_at: string;
+}
+
+/** Why screening decided what it did: the rules that fired (names and field paths, never an applicant value). */
+export interface SessionScreening {
+  /** `review` sends the run to manual review; `approve` never overrides a check; `none`: no rule decided. */
+  decision: 'approve' | 'review' | 'none';
+  /** The sum of the fired `adjust_score` rules. */
+  score: number;
+  /** A score at or above it sends the run to review; null for runs recorded before it was reported. */
+  review_threshold: number | null;
+  /** A `decline` fired and was floored to review. */
+  decline_floored: boolean;
+  tags: string[];
+  /** In evaluation order (ascending priority, then position in the template). */
+  rules_fired: Array<{ name: string; rule_type: string; action: string; priority: number | null; fields: string[] }>;
 }
 
 /**

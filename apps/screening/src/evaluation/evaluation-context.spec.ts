@@ -50,21 +50,23 @@ describe('evaluation context from the wire', () => {
 
   it('the age at `now` drives a rule, and the reply carries the decision and trace in wire names', () => {
     const v = validateScreeningRules([
-      { name: 'minor', ruleType: 'age_restriction', condition: { kind: 'field', field: 'applicant.age', operator: 'lt', value: 18 }, action: 'review' },
+      { name: 'minor', ruleType: 'age_restriction', condition: { kind: 'field', field: 'applicant.age', operator: 'lt', value: 18 }, action: 'review', priority: 5 },
       { name: 'watch', ruleType: 'custom', condition: { kind: 'field', field: 'check.document.outcome', operator: 'eq', value: 'pass' }, action: 'tag' },
     ]);
     assert.ok(v.ok);
     const rules = compileRules(v.rules, { deviceIntelligence: false, templateMetadata: {}, reviewThreshold: 0.5 });
-    const minor = toEvaluateReply(rules.evaluate(toEvaluationContext(wire())));
+    const of = { priorities: v.rules.map((r) => r.priority), reviewThreshold: 0.5 };
+    const minor = toEvaluateReply(rules.evaluate(toEvaluationContext(wire())), of);
     assert.deepEqual(minor, {
       status: 'ok',
       decision: 'review',
       score: 0,
+      review_threshold: 0.5,
       tags: ['watch'],
       decline_floored: false,
       fired: [
-        { index: 0, name: 'minor', ruleType: 'age_restriction', action: 'review', fields: ['applicant.age'] },
-        { index: 1, name: 'watch', ruleType: 'custom', action: 'tag', fields: ['check.document.outcome'] },
+        { index: 0, name: 'minor', ruleType: 'age_restriction', action: 'review', priority: 5, fields: ['applicant.age'] },
+        { index: 1, name: 'watch', ruleType: 'custom', action: 'tag', priority: 100, fields: ['check.document.outcome'] },
       ],
       trace: [
         { index: 0, name: 'minor', fired: true, fields: ['applicant.age'] },
@@ -72,12 +74,12 @@ describe('evaluation context from the wire', () => {
       ],
     });
     // the same applicant, evaluated ten years later, is an adult
-    const adult = toEvaluateReply(rules.evaluate(toEvaluationContext(wire({ now: '2036-05-31T12:00:00Z' }))));
+    const adult = toEvaluateReply(rules.evaluate(toEvaluationContext(wire({ now: '2036-05-31T12:00:00Z' }))), of);
     assert.equal(adult.status === 'ok' && adult.decision, 'none');
   });
 
   it('passes an errored evaluation through', () => {
-    assert.deepEqual(toEvaluateReply({ status: 'errored', reason: 'session_metadata_invalid', key: 'tier' }), {
+    assert.deepEqual(toEvaluateReply({ status: 'errored', reason: 'session_metadata_invalid', key: 'tier' }, { priorities: [], reviewThreshold: 0.5 }), {
       status: 'errored',
       reason: 'session_metadata_invalid',
       key: 'tier',

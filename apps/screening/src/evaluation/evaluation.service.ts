@@ -10,15 +10,23 @@ import { isVersionNumber } from '../templates/templates.service.js';
 import { toEvaluationContext } from './evaluation-context.js';
 import { LruCache } from './lru-cache.js';
 
-export function toEvaluateReply(r: EvaluationResult): EvaluateReply {
+/** A compiled rule set with what explains its outcome: each rule's priority (by position) and the threshold. */
+export interface RuleSetOf {
+  rules: CompiledRuleSet;
+  priorities: number[];
+  reviewThreshold: number;
+}
+
+export function toEvaluateReply(r: EvaluationResult, of: Pick<RuleSetOf, 'priorities' | 'reviewThreshold'>): EvaluateReply {
   if (r.status === 'errored') return { status: 'errored', reason: r.reason, key: r.key };
   return {
     status: 'ok',
     decision: r.decision,
     score: r.score,
+    review_threshold: of.reviewThreshold,
     tags: r.tags,
     decline_floored: r.declineFloored,
-    fired: r.fired.map((f) => ({ index: f.index, name: f.name, ruleType: f.ruleType, action: f.action, fields: f.fields })),
+    fired: r.fired.map((f) => ({ index: f.index, name: f.name, ruleType: f.ruleType, action: f.action, priority: of.priorities[f.index] ?? null, fields: f.fields })),
     trace: r.trace.map((t) => ({ index: t.index, name: t.name, fired: t.fired, fields: t.fields })),
   };
 }
@@ -30,7 +38,7 @@ export function toEvaluateReply(r: EvaluationResult): EvaluateReply {
  */
 @Injectable()
 export class EvaluationService {
-  private readonly cache: LruCache<string, Promise<CompiledRuleSet>>;
+  private readonly cache: LruCache<string, Promise<RuleSetOf>>;
   private compilations = 0;
 
   constructor(
@@ -58,11 +66,11 @@ export class EvaluationService {
     if (!isId('workflowTemplate', templateId)) throw DomainError.notFound('template_id');
     if (!isVersionNumber(version)) throw DomainError.notFound('version');
     const ctx = toEvaluationContext(context);
-    const rules = await this.compiled(owner, templateId, version);
-    return toEvaluateReply(rules.evaluate(ctx));
+    const set = await this.compiled(owner, templateId, version);
+    return toEvaluateReply(set.rules.evaluate(ctx), set);
   }
 
-  private compiled(owner: Owner, templateId: string, version: number): Promise<CompiledRuleSet> {
+  private compiled(owner: Owner, templateId: string, version: number): Promise<RuleSetOf> {
     const key = `${owner.org_id}/${owner.mode}/${templateId}/${version}`;
     let entry = this.cache.get(key);
     if (!entry) {
@@ -75,14 +83,17 @@ export class EvaluationService {
     return entry;
   }
 
-  private async compile(owner: Owner, templateId: string, version: number): Promise<CompiledRuleSet> {
+  private async compile(owner: Owner, templateId: string, version: number): Promise<RuleSetOf> {
     const row = await this.repo.findVersion(owner, templateId, version);
     if (!row) throw DomainError.notFound((await this.repo.find(owner, templateId)) ? 'version' : 'template_id');
     this.compilations += 1;
-    return compileRules(row.screening_rules, {
+    const rules = compileRules(row.screening_rules, {
       deviceIntelligence: row.device_intelligence,
       templateMetadata: row.metadata,
       reviewThreshold: row.review_threshold,
     });
+    // stored rules are normalized (priority defaulted), so each has one
+    const priorities = (row.screening_rules as Array<{ priority?: number }>).map((r) => r.priority ?? 100);
+    return { rules, priorities, reviewThreshold: row.review_threshold };
   }
 }

@@ -8,6 +8,7 @@ const ok = (decision: 'approve' | 'review' | 'none' = 'none', decline_floored = 
   status: 'ok',
   decision,
   score: 0,
+  review_threshold: 0.5,
   tags: [],
   decline_floored,
   fired: [],

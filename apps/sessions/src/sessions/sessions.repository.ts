@@ -1,5 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
-import type { CheckOutcome, CheckType, ExpectedOutcome, Idv, Owner, Principal, SessionOutcome, SessionStatus } from '@verity/contracts';
+import type { CheckOutcome, CheckType, EvaluateReply, ExpectedOutcome, Idv, Owner, Principal, SessionOutcome, SessionStatus } from '@verity/contracts';
 import { randomAlphanumeric, type Mode } from '@verity/keys';
 import { currentTraceparent, MicroBatch, Sql, type Queryable } from '@verity/platform';
 
@@ -270,6 +270,12 @@ export class SessionsRepository {
       [id, note, now.toISOString(), now, maxBytes],
     );
     return rows[0] ?? null;
+  }
+
+  /** The screening reply of the session's last run: undefined without a run, null for a run without screening. */
+  async lastScreening(sessionId: string): Promise<EvaluateReply | null | undefined> {
+    const [r] = await this.db.rows<{ screening: EvaluateReply | null }>(`SELECT screening FROM sessions.runs WHERE session_id = $1 ORDER BY id DESC LIMIT 1`, [sessionId]);
+    return r === undefined ? undefined : r.screening;
   }
 
   // --- background jobs (test runs, invitations) -------------------------------------------------------------

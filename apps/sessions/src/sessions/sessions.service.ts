@@ -4,11 +4,13 @@ import {
   SUBJECTS,
   type EmailLogEntry,
   type EmailLogRequest,
+  type EvaluateReply,
   type ListQuery,
   type Owner,
   type Page,
   type Principal,
   type Session,
+  type SessionScreening,
   type TemplateVersion,
 } from '@verity/contracts';
 import { DomainError, type Issue } from '@verity/errors';
@@ -34,6 +36,7 @@ export function toSession(row: SessionRow, links: CaptureLinks, withIdv = false)
     object: 'session',
     applicant_id: row.applicant_id,
     workflow_template_id: row.workflow_template_id,
+    workflow_template_version: row.template_version,
     mode: row.mode,
     status: row.status,
     outcome: row.outcome,
@@ -46,6 +49,19 @@ export function toSession(row: SessionRow, links: CaptureLinks, withIdv = false)
   };
   if (withIdv && row.idv) s.idv = row.idv;
   return s;
+}
+
+/** The explanation of a run's screening in the read (contract names, never an applicant value); null without one. */
+export function screeningOf(reply: EvaluateReply | null | undefined): SessionScreening | null {
+  if (!reply || reply.status !== 'ok') return null;
+  return {
+    decision: reply.decision,
+    score: reply.score,
+    review_threshold: reply.review_threshold ?? null,
+    decline_floored: reply.decline_floored,
+    tags: reply.tags,
+    rules_fired: reply.fired.map((f) => ({ name: f.name, rule_type: f.ruleType, action: f.action, priority: f.priority ?? null, fields: f.fields })),
+  };
 }
 
 const LIST_FILTERS = {
@@ -170,6 +186,7 @@ export class SessionsService {
   /** The read of one session, `idv` included (GET /v1/sessions/{id}, and the sessions of a data subject's export). */
   async read(p: Principal, row: SessionRow, ctx: RpcContext): Promise<Session> {
     const session = toSession(row, this.links, true);
+    session.screening = screeningOf(await this.repo.lastScreening(row.id));
     if (session.idv) {
       const timeoutMs = Math.max(50, Math.min(EVIDENCE_TIMEOUT_MS, (ctx.deadline - Date.now()) / 2));
       try {
