@@ -56,7 +56,7 @@ function refused(r: Run, code: string, label = ''): string {
 
 const cli = (...args: string[]) => adminCli(args);
 
-describe('admin CLI (contract §12)', () => {
+describe('admin CLI (docs/operations.md)', () => {
   it('org create, org get, org set-tier: each prints the organization', async () => {
     const [created, elevated] = await Promise.all([
       cli('org', 'create', '--region', 'us', '--name', 'Acme CLI'),

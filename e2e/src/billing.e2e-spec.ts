@@ -149,7 +149,7 @@ async function liveAndTestSetup() {
   return { org, live, test, liveBody: await fixtures(live), testBody: await fixtures(test) };
 }
 
-describe('billing of live session creates (contract §12)', () => {
+describe('billing of live session creates (docs/sessions.md, Billing)', () => {
   it('a live create debits the price of its workflow\'s checks from the wallet', async () => {
     const { org, live, liveBody } = await liveAndTestSetup();
     await billingSet(org.id, '--wallet-balance', '500');

@@ -1,5 +1,5 @@
 /**
- * The personal-data canary audit (issue "Security", item 4): a canary applicant (name, email address, date of
+ * The personal-data canary audit (docs/security.md): a canary applicant (name, email address, date of
  * birth, address) goes through every path — a test session, a live session whose invitation the mail server
  * rejects, refused requests carrying the canaries, and a fault (the applicants service stopped) — on a stack of
  * this file's own. Afterwards the canaries must be absent from every service's log output, from the event

@@ -1,5 +1,5 @@
 /**
- * The live capture flow in a real browser, end to end (issue "Live verification II", first acceptance item):
+ * The live capture flow in a real browser, end to end (docs/capture.md):
  * headless Chromium (Debian's /usr/bin/chromium, driven by playwright-core) opens a live session's link on the
  * real us stack, walks the hosted page as a person would, feeds a photographed passport and a selfie through
  * Chromium's fake camera (or the page's file picker), submits, and the test then sees through the API what the

@@ -1,5 +1,5 @@
 /**
- * Live runs survive crashes (issue "Live verification II"): live captures are submitted over HTTP to a stack of
+ * Live runs survive crashes (docs/capture.md): live captures are submitted over HTTP to a stack of
  * this file's own, then the sessions service (which runs the `live_run` jobs) and, in a second scenario, the
  * evidence service (which reads them) is SIGKILLed while runs are in flight and started again. Every submitted
  * run must rest exactly once: one run record, one event on the stream, its evidence stored once.
@@ -64,7 +64,7 @@ describe('live runs crash safety', () => {
       { org_id: org.id, mode: 'live', type: 'sk', scopes: ['applicants:write', 'workflows:write', 'sessions:read', 'sessions:write'] },
       op,
     );
-    // live creates are billed (contract §12) and a new wallet holds 0
+    // live creates are billed (docs/sessions.md, "Billing") and a new wallet holds 0
     await ops.call(SUBJECTS.accountsBillingSet, { org_id: org.id, wallet_balance: 1_000_000 }, op);
     const base = stack.baseUrl('us');
     const call = <T>(method: string, p: string, body?: unknown) => api<T>(base, method, p, { key, body });

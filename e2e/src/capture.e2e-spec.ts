@@ -1,5 +1,5 @@
 /**
- * Live verification over HTTP (contract §14, docs/capture.md): a live session's capture link, the capture API with
+ * Live verification over HTTP (docs/capture.md): a live session's capture link, the capture API with
  * nothing but the client secret, the live run to a resting status with the document's names, and every refusal,
  * each leaving nothing half-written.
  */

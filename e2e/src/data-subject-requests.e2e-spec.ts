@@ -1,5 +1,5 @@
 /**
- * Data subject requests through the gateway (contract §6, §15): the 202 and its read, each refusal in the
+ * Data subject requests through the gateway (docs/privacy.md): the 202 and its read, each refusal in the
  * envelope, the `dsar:create` bucket of 10 a day for a standard key with its headers and the eleventh request's
  * 429, the published erasure keys, and an access export with its images inlined.
  */

@@ -1,5 +1,5 @@
 /**
- * Erasure leaves nothing (issue "Data lifecycle", acceptance 2 and 3), on a stack of this file's own:
+ * Erasure leaves nothing (docs/privacy.md), on a stack of this file's own:
  * - a person is an applicant in test mode and in live mode of one organization; the live applicant goes through
  *   the capture flow (a photographed passport in the person's name, a selfie), both have sessions with metadata,
  *   notes, invitations and evidence, and an access request holds an export of them. Both are erased; afterwards

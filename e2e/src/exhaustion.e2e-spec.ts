@@ -83,7 +83,7 @@ before(async () => {
   const scopes = ['applicants:read', 'applicants:write', 'workflows:write', 'sessions:read', 'sessions:write', 'idv:scan'];
   testKey = (await rpc.call(SUBJECTS.accountsKeyCreate, { org_id: org.id, mode: 'test', type: 'sk', scopes }, op)).key;
   liveKey = (await rpc.call(SUBJECTS.accountsKeyCreate, { org_id: org.id, mode: 'live', type: 'sk', scopes }, op)).key;
-  // live creates are billed (contract §12) and a new wallet holds 0
+  // live creates are billed (docs/sessions.md, "Billing") and a new wallet holds 0
   await rpc.call(SUBJECTS.accountsBillingSet, { org_id: org.id, wallet_balance: 1_000_000 }, op);
 });
 

@@ -81,7 +81,7 @@ async function world(region: Region) {
   const full = await createSession(c, applicantId, identityTemplate);
   const docQuality = await createSession(c, applicantId, identityTemplate, 'doc_quality');
   const noIdentity = await createSession(c, applicantId, watchlistTemplate);
-  // the test runs store their synthetic images (contract §9): every artifact for `pass`; no portrait for
+  // the test runs store their synthetic images (docs/evidence.md): every artifact for `pass`; no portrait for
   // `doc_quality`; nothing without an identity check
   await Promise.all([full, docQuality, noIdentity].map((id) => waitStatus(c, id)));
   // a stored back of the document: held, never served

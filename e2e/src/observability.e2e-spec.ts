@@ -1,5 +1,5 @@
 /**
- * Observability (contract §18, docs/observability.md), on a us stack of this file's own whose processes export
+ * Observability (docs/observability.md), on a us stack of this file's own whose processes export
  * traces to an OTLP/HTTP (JSON) receiver in this test: a small workload (applicant, test-mode session, a
  * webhook delivered to a local HTTPS receiver), then every process's `/metrics` on its internal port holds the
  * agreed series and their counts moved; and one `POST /v1/sessions` is one trace, from the gateway through

@@ -26,7 +26,7 @@ export interface OwnStack {
  */
 export async function startOwnStack(
   label: string,
-  opts: Pick<StackOptions, 'env' | 'serviceEnv' | 'output'>,
+  opts: Pick<StackOptions, 'env' | 'serviceEnv' | 'output' | 'replicas'>,
   beforeStart: Promise<unknown> = Promise.resolve(),
 ): Promise<OwnStack> {
   const prefix = isolationPrefix(label);

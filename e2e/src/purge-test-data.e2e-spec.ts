@@ -1,5 +1,5 @@
 /**
- * The test-data purge (contract §15): `npm run admin -- org purge-test-data` deletes every test-mode record of an
+ * The test-data purge (docs/privacy.md): `npm run admin -- org purge-test-data` deletes every test-mode record of an
  * organization in every service of the region and prints the counts, which match what was stored; test-mode
  * lists are then empty, while live data, another organization and the other region are untouched.
  */

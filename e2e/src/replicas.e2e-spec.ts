@@ -1,5 +1,5 @@
 /**
- * Three replicas of every app of a region, gateway included (contract §18), on a stack of this file's own: its
+ * Three replicas of every app of a region, gateway included (docs/scaling.md), on a stack of this file's own: its
  * database, NATS server, subject root and Redis prefix; clients reach the gateways, and the gateways evidence and
  * id-scan, through the Stack's round-robin proxies, as through Kubernetes Services. The workloads must end as
  * they do with one replica of each: every session created once, run once, its event on the stream once and

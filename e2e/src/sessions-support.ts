@@ -17,7 +17,7 @@ export const RESTING = ['completed', 'manual_review', 'errored'];
 export const LIVE_WALLET = 1_000_000;
 
 /**
- * An organization with a key of the given mode, and a client for it. Live creates are billed (contract §12) and
+ * An organization with a key of the given mode, and a client for it. Live creates are billed (docs/sessions.md, "Billing") and
  * a new wallet holds 0, so a live organization gets `LIVE_WALLET` from the operator first.
  */
 export async function account(region: Region = 'us', mode: 'test' | 'live' = 'test') {

@@ -50,7 +50,7 @@ async function refused(c: Client, body: Record<string, unknown>, status: number,
 }
 
 describe('POST /v1/sessions and GET /v1/sessions/{id}', () => {
-  it('creates a session (201) with the read shape of contract §9, no idv on create', async () => {
+  it('creates a session (201) with the read shape of docs/sessions.md, no idv on create', async () => {
     const { c } = await account();
     const { applicantId, templateId } = await setup(c);
     const res = await createSession(c, { applicant_id: applicantId, workflow_template_id: templateId });
@@ -90,7 +90,7 @@ describe('POST /v1/sessions and GET /v1/sessions/{id}', () => {
         { type: 'liveness', outcome: null },
       ],
       metadata: {},
-      // a test session has no capture link (contract §14)
+      // a test session has no capture link (docs/capture.md)
       url: null,
       client_secret: null,
       expires_at: null,
@@ -210,7 +210,7 @@ describe('POST /v1/sessions and GET /v1/sessions/{id}', () => {
   });
 });
 
-describe('Session metadata (api-spec rules)', () => {
+describe('Session metadata (docs/metadata.md)', () => {
   it('is stored and returned unchanged on create, read and list, except location trimmed; other keys are never interpreted', async () => {
     const { c } = await account();
     const { applicantId, templateId } = await setup(c);

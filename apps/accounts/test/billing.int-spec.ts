@@ -1,5 +1,5 @@
 /**
- * Billing of live session creates (contract §12) against real Postgres and NATS: the debit and refund subjects
+ * Billing of live session creates (docs/sessions.md, "Billing") against real Postgres and NATS: the debit and refund subjects
  * and the settle sweep of the accounts service. The sessions service the sweep asks (`sessions.exists.v1`) is
  * played by a responder on the same subject, so that a test can make it answer either way, or fail.
  */

@@ -1,5 +1,5 @@
 /**
- * Data subject requests in the applicants service (contract §15), against real Postgres and NATS, with the other
+ * Data subject requests in the applicants service (docs/privacy.md), against real Postgres and NATS, with the other
  * services of the region played by handlers on the same subjects: requests answer at once and complete by
  * themselves; an erasure resumes where it stopped and never repeats a recorded step; the certificate verifies
  * with a standard JOSE library against the published key set, also after a rotation; the purge removes test data.

@@ -10,7 +10,7 @@ export const EVIDENCE_SERVICE: ServiceDefinition = {
   healthSubject: SUBJECTS.evidenceHealth,
 };
 
-/** Retention of stored images (contract §15): the service deletes them itself once they are this old. */
+/** Retention of stored images (docs/privacy.md): the service deletes them itself once they are this old. */
 export const retentionEnv = {
   /** Days an image (a session's artifact or a capture upload) is kept after it was stored. */
   EVIDENCE_RETENTION_DAYS: z.coerce.number().int().min(1).max(36_500).default(90),

@@ -9,8 +9,11 @@ import { CapturePageController } from './capture/capture-page.controller.js';
 import { RateLimiter } from './access/rate-limiter.js';
 import { ApplicantsController } from './applicants/applicants.controller.js';
 import { GATEWAY_CONFIG, type GatewayConfig } from './config.js';
+import { ErrorDocsController } from './docs/error-docs.controller.js';
 import { HealthController } from './health/health.controller.js';
 import { MeController } from './me/me.controller.js';
+import { OpenApiController } from './openapi/openapi.controller.js';
+import { ReferenceController } from './openapi/reference.controller.js';
 import { DataSubjectRequestsController } from './privacy/data-subject-requests.controller.js';
 import { ErasureKeysController } from './privacy/erasure-keys.controller.js';
 import { SessionsController } from './sessions/sessions.controller.js';
@@ -41,7 +44,7 @@ export class GatewayModule {
   static forRoot(cfg: GatewayConfig, log: Logger, nc: NatsConnection, redis: Redis): DynamicModule {
     return {
       module: GatewayModule,
-      controllers: [HealthController, MeController, ApplicantsController, WorkflowTemplatesController, SessionsController, WebhookEventsController, IdScanController, IdvImageController, CaptureController, CapturePageController, DataSubjectRequestsController, ErasureKeysController],
+      controllers: [HealthController, MeController, ApplicantsController, WorkflowTemplatesController, SessionsController, WebhookEventsController, IdScanController, IdvImageController, CaptureController, CapturePageController, DataSubjectRequestsController, ErasureKeysController, ErrorDocsController, OpenApiController, ReferenceController],
       providers: [
         { provide: GATEWAY_CONFIG, useValue: cfg },
         { provide: GATEWAY_LOGGER, useValue: log },

@@ -19,3 +19,18 @@ describe('gateway configuration: the edge timeouts', () => {
     }
   });
 });
+
+describe('gateway configuration: DOCS_BASE_URL', () => {
+  it('defaults to this gateway on loopback, where /docs/errors is served', () => {
+    assert.equal(loadGatewayConfig(env).DOCS_BASE_URL, 'http://127.0.0.1:8080/docs');
+    assert.equal(loadGatewayConfig({ ...env, REGION: 'eu' }).DOCS_BASE_URL, 'http://127.0.0.1:8081/docs');
+    assert.equal(loadGatewayConfig({ ...env, PORT: '9191' }).DOCS_BASE_URL, 'http://127.0.0.1:9191/docs');
+  });
+
+  it('takes an absolute http(s) address, without its trailing slash', () => {
+    assert.equal(loadGatewayConfig({ ...env, DOCS_BASE_URL: 'https://us.verity.example.com/docs/' }).DOCS_BASE_URL, 'https://us.verity.example.com/docs');
+    for (const bad of ['/docs', 'docs.example.com', 'ftp://docs.example.com', 'https://x.example.com/docs?v=1', 'https://x.example.com/docs#top']) {
+      assert.throws(() => loadGatewayConfig({ ...env, DOCS_BASE_URL: bad }), (e: Error) => e instanceof ConfigError && e.message.includes('DOCS_BASE_URL'), bad);
+    }
+  });
+});

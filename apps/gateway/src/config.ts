@@ -13,7 +13,16 @@ export const gatewayEnv = {
   RATE_LIMIT_IP_PER_MINUTE: z.coerce.number().int().min(1).default(1000),
   /** Comma-separated addresses or CIDRs of proxies whose X-Forwarded-For is trusted. Empty: none. */
   TRUSTED_PROXIES: z.string().default(''),
-  DOCS_BASE_URL: z.string().url().default('https://docs.verity.dev'),
+  /**
+   * Base of every error's `doc_url` (`<DOCS_BASE_URL>/errors#<code>`): the region's public address + `/docs`, where
+   * the gateway serves the error reference. Absolute http(s), no query or fragment; a trailing slash is dropped.
+   * Unset: this gateway on loopback, `http://127.0.0.1:<PORT>/docs`.
+   */
+  DOCS_BASE_URL: z
+    .url({ protocol: /^https?$/ })
+    .refine((u) => !/[?#]/.test(u), 'must have no query or fragment')
+    .transform((u) => u.replace(/\/+$/, ''))
+    .optional(),
   /** How long a verified key is served from the gateway's memory; revocation events clear it sooner. */
   KEY_CACHE_TTL_MS: z.coerce.number().int().min(0).max(5000).default(5000),
   /** Days a past_due subscription keeps working before 403 subscription_required. */
@@ -67,9 +76,11 @@ export function loadGatewayConfig(env: NodeJS.ProcessEnv = process.env) {
       'HTTP_IDLE_TIMEOUT_MS must be longer than ID_SCAN_TIMEOUT_MS, CAPTURE_UPLOAD_TIMEOUT_MS and RPC_TIMEOUT_MS (a request waiting for a service would be cut off without an answer)',
     ]);
   }
+  const port = cfg.PORT ?? (cfg.REGION === 'us' ? 8080 : 8081);
   return {
     ...cfg,
-    PORT: cfg.PORT ?? (cfg.REGION === 'us' ? 8080 : 8081),
+    PORT: port,
+    DOCS_BASE_URL: cfg.DOCS_BASE_URL ?? `http://127.0.0.1:${port}/docs`,
     REDIS_KEY_PREFIX: cfg.REDIS_KEY_PREFIX ?? `${cfg.REGION}:`,
   };
 }

@@ -15,6 +15,8 @@ import { ROUTES } from './access/routes.js';
 import { GatewayModule } from './app.module.js';
 import type { GatewayConfig } from './config.js';
 import { EnvelopeFilter } from './http/envelope.filter.js';
+import { noteBody, registerIdempotency } from './idempotency/idempotency.hooks.js';
+import { IdempotencyStore } from './idempotency/idempotency-store.js';
 import { sendError } from './http/errors.js';
 import { normalisePath } from './http/path.js';
 import { observeRequests } from './observability/request-observer.js';
@@ -75,7 +77,12 @@ export async function createGateway(cfg: GatewayConfig, log: Logger, nc: NatsCon
   fastify.decorateRequest('requestId', '');
   // Only JSON bodies; anything else where JSON is expected is 400 invalid_json.
   fastify.removeAllContentTypeParsers();
-  fastify.addContentTypeParser('application/json', { parseAs: 'string' }, fastify.getDefaultJsonParser('error', 'error'));
+  // read as bytes, so that an Idempotency-Key's fingerprint covers the body exactly as sent
+  const json = fastify.getDefaultJsonParser('error', 'error');
+  fastify.addContentTypeParser('application/json', { parseAs: 'buffer' }, (req, body: Buffer, done) => {
+    noteBody(req, body);
+    json(req, body.toString('utf8'), done);
+  });
   // Multipart is streamed, unread, to the one route that takes it; anywhere else it is not JSON.
   fastify.addContentTypeParser('multipart/form-data', (req, payload, done) => {
     if (req.routeOptions.url === '/v1/id-verification') done(null, payload);
@@ -110,6 +117,8 @@ export async function createGateway(cfg: GatewayConfig, log: Logger, nc: NatsCon
       await reply.code(page.status).headers(SECURITY_HEADERS).header('cache-control', PAGE_CACHE_CONTROL).header('content-type', 'text/html; charset=utf-8').send(page.html);
     }
   });
+  // Idempotency-Key on every POST under /v1: after the access hook, so that replays are authenticated and counted
+  registerIdempotency(fastify, new IdempotencyStore(redis), { prefix: cfg.REDIS_KEY_PREFIX, rpcTimeoutMs: cfg.RPC_TIMEOUT_MS, log });
   // Nest installs the Fastify error handler at init; it hands hook and parser errors to this filter too.
   app.useGlobalFilters(new EnvelopeFilter(log, cfg.DOCS_BASE_URL));
   return app;

@@ -287,6 +287,22 @@ describe('gateway edge: readiness is cheap and says little', () => {
     }
   });
 
+  it('GET /v1/openapi.json needs no key (and reads none), and counts against the pre-authentication IP limit', async () => {
+    const ip = newIp();
+    const first = await raw('GET', '/v1/openapi.json', { authorization: 'Bearer idv_sk_us_test_not-a-key' }, ip);
+    assert.equal(first.status, 200, first.text.slice(0, 200));
+    assert.equal(first.body['openapi'], '3.1.1');
+    assert.equal(first.headers['x-ratelimit-limit'], String(IP_LIMIT));
+    assert.equal(first.headers['x-ratelimit-remaining'], String(IP_LIMIT - 1));
+    const statuses = [first.status];
+    for (let i = 1; i < IP_LIMIT + 1; i++) statuses.push((await raw('GET', '/v1/openapi.json', {}, ip)).status);
+    assert.deepEqual(statuses.slice(-2), [200, 429]);
+    const refused = await raw('GET', '/v1/openapi.json', {}, ip);
+    assert.equal(refused.body.error?.code, 'rate_limit_exceeded');
+    // only the one route is public: another method on its path names no route
+    assert.equal((await raw('POST', '/v1/openapi.json')).body.error?.code, 'route_not_found');
+  });
+
   it('counts against the pre-authentication IP limit: 429 in the envelope past the budget', async () => {
     const ip = newIp();
     const statuses: number[] = [];

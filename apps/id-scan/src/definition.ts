@@ -10,7 +10,7 @@ export const ID_SCAN_SERVICE: ServiceDefinition = {
   healthSubject: SUBJECTS.idScanHealth,
 };
 
-/** The ID-scan service's own configuration, on top of the platform's. The per-image and pixel limits are the contract's, not configuration. */
+/** The ID-scan service's own configuration, on top of the platform's. The per-image and pixel limits are the API's (docs/id-scan.md), not configuration. */
 export const idScanEnv = {
   ...internalHttpEnv,
   /** Largest request body, multipart framing included: 21 MiB plus 64 KiB of framing (as the gateway). */

@@ -28,7 +28,7 @@ export class SessionsRpcController implements OnApplicationBootstrap {
     this.server.handle(SUBJECTS.sessionsCaptureImageStored, (p, ctx) => this.capture.imageStored(p, ctx));
     this.server.handle(SUBJECTS.sessionsCaptureSubmit, (p, ctx) => this.capture.submit(p, ctx));
     this.server.handle(SUBJECTS.sessionsCaptureSkip, (p, ctx) => this.capture.skip(p, ctx));
-    // a data subject request's steps, with the request's principal (contract §15)
+    // a data subject request's steps, with the request's principal (docs/privacy.md)
     this.server.handle(SUBJECTS.sessionsPrivacyExport, (p, ctx) => this.privacy.export(requirePrincipal(ctx), p, ctx));
     this.server.handle(SUBJECTS.sessionsPrivacyErase, (p, ctx) => this.privacy.erase(requirePrincipal(ctx), p, ctx));
     // operator tooling: no principal, the organization is named in the request

@@ -1,5 +1,5 @@
 /**
- * The sessions half of billing live creates (contract §12) against real Postgres and NATS: the debit before
+ * The sessions half of billing live creates (docs/sessions.md, "Billing") against real Postgres and NATS: the debit before
  * the write, the refund of a create that wrote nothing, and `sessions.exists.v1` for the settle sweep. The
  * accounts service (debit, refund) and the services a create reads (applicants, screening) are played by
  * responders on their subjects, so that a test can refuse a debit or see what was asked.

@@ -2,7 +2,7 @@ import { SUBJECTS } from '@verity/contracts';
 import type { RpcServer } from '@verity/platform';
 
 /**
- * Accounts as a peer that accepts every debit of a live create (contract §12) for nothing: for the tests of
+ * Accounts as a peer that accepts every debit of a live create (docs/sessions.md, "Billing") for nothing: for the tests of
  * what comes after the create. Billing itself is tested in billing.int-spec.ts.
  */
 export function acceptEveryDebit(peers: RpcServer): void {

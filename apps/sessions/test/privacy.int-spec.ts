@@ -1,5 +1,5 @@
 /**
- * A data subject request's steps in the sessions service (contract §15) and the operator's test-data purge, against
+ * A data subject request's steps in the sessions service (docs/privacy.md) and the operator's test-data purge, against
  * real Postgres and NATS. The services sessions calls (applicants, screening, evidence, accounts) are played by
  * responders on their subjects. What is asserted is what a caller sees and what the tables hold: canary values of
  * the person are searched for in the text of every row of the sessions schema.

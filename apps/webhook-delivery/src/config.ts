@@ -28,7 +28,7 @@ export const webhookEnv = {
         ctx.addIssue({ code: 'custom', message: `not a list of address[:port]: ${(e as Error).message}` });
       }
     }),
-  /** Delays before each retry after a failed attempt (contract §10). */
+  /** Delays before each retry after a failed attempt (docs/webhooks.md). */
   WEBHOOK_RETRY_SCHEDULE: z
     .string()
     .default(DEFAULT_RETRY_SCHEDULE)

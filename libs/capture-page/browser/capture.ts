@@ -1,5 +1,5 @@
 /**
- * The hosted capture page's script (contract §14, docs/capture.md): consent, the document, its back, a selfie,
+ * The hosted capture page's script (docs/capture.md): consent, the document, its back, a selfie,
  * submit. Plain DOM; it talks only to the capture API of its own origin with the client secret the page carries
  * in <meta name="capture-secret">. The measures and the order of the flow are pure modules (analysis.ts,
  * flow.ts); this file is the part that needs a browser.

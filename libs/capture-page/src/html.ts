@@ -1,5 +1,5 @@
 /**
- * The hosted capture page's HTML (contract §14): one document whose screens the browser script shows one at a
+ * The hosted capture page's HTML (docs/capture.md): one document whose screens the browser script shows one at a
  * time, and the pages that say a link cannot be used. No inline script or style anywhere (the CSP allows
  * neither); the client secret reaches the script through a <meta> element, HTML-escaped.
  */

@@ -64,7 +64,7 @@ export interface CreatedApiKey extends ApiKeyRecord {
 }
 
 /**
- * Billing of a live session create (contract §12): the price of the workflow's checks, debited from the
+ * Billing of a live session create (docs/sessions.md, "Billing"): the price of the workflow's checks, debited from the
  * organization's wallet before the session is written. Idempotent by `session_id`.
  */
 export interface BillingDebitRequest {

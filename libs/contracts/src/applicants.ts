@@ -10,7 +10,7 @@ export interface Address {
 }
 
 /**
- * An applicant as read. After an erasure (contract §15) it keeps its id, mode and creation time, `erased` is
+ * An applicant as read. After an erasure (docs/privacy.md) it keeps its id, mode and creation time, `erased` is
  * true and every personal field is null.
  */
 export interface Applicant {

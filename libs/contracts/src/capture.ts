@@ -4,7 +4,7 @@ import type { CheckOutcome, CheckType } from './screening.js';
 import type { SessionStatus } from './sessions.js';
 
 /**
- * The live capture flow (contract §14): a live session's applicant finishes it on the region's hosted page, or on
+ * The live capture flow (docs/capture.md): a live session's applicant finishes it on the region's hosted page, or on
  * a page of the business's own, through the capture API, authenticated by the session's client secret.
  */
 

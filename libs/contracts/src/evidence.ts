@@ -11,7 +11,7 @@ export type CaptureAcquisition = 'camera' | 'upload' | null;
 
 /**
  * `evidence.synthetic.store.v1` (principal of a test-mode organization): render and store the synthetic
- * artifacts of a test run (contract §9). Idempotent: artifacts already stored for the session are kept.
+ * artifacts of a test run (docs/evidence.md). Idempotent: artifacts already stored for the session are kept.
  */
 export interface StoreSyntheticRequest {
   session_id: string;
@@ -61,7 +61,7 @@ export interface ActivityListRequest {
   limit?: number;
 }
 
-/** The 200 answer of POST /v1/id-verification (contract §11). */
+/** The 200 answer of POST /v1/id-verification (docs/id-scan.md). */
 export interface IdScanResult {
   object: 'id_scan';
   mode: Mode;

@@ -46,7 +46,7 @@ export const ADMIN_SUBJECTS: readonly Subject[] = [
   S.webhookReplay,
   S.evidenceActivityList,
   S.idScanAuditList,
-  // the test-data purge (contract §15)
+  // the test-data purge (docs/privacy.md)
   S.applicantsPurgeTestData,
   S.screeningPurgeTestData,
   S.sessionsPurgeTestData,

@@ -5,7 +5,7 @@ import type { EmailLogEntry, Session } from './sessions.js';
 import type { WebhookAttempt } from './webhooks.js';
 
 /**
- * Data subject requests (contract §15). The applicants service owns the requests and runs them: it asks each
+ * Data subject requests (docs/privacy.md). The applicants service owns the requests and runs them: it asks each
  * service that holds records of the applicant over NATS, with the requesting key's principal (so every query is
  * scoped to the request's organization and mode), and records each service's answer before the next step.
  */
@@ -25,7 +25,7 @@ export interface DataSubjectRequest {
   status: 'pending' | 'completed';
   created_at: string;
   completed_at: string | null;
-  /** `access` once completed (contract §15). Absent otherwise; null once an erasure of the applicant wiped it. */
+  /** `access` once completed (docs/privacy.md). Absent otherwise; null once an erasure of the applicant wiped it. */
   export?: DsarExport | null;
   /** `erasure` once completed: a compact JWS (EdDSA) over `ErasureCertificatePayload`. */
   certificate?: string;

@@ -1,11 +1,11 @@
 import type { Mode } from '@verity/keys';
 
-/** Check types of a workflow (contract §8); `document`, `face_match` and `liveness` together are the identity check. */
+/** Check types of a workflow (docs/screening.md); `document`, `face_match` and `liveness` together are the identity check. */
 export const CHECK_TYPES = ['document', 'face_match', 'liveness', 'credit_history', 'watchlist', 'adverse_media', 'device', 'document_signing'] as const;
 export type CheckType = (typeof CHECK_TYPES)[number];
 export type CheckOutcome = 'pass' | 'fail' | 'review' | 'error';
 
-/** Variables a signing document can place (contract §8), each fed by the session metadata key of the same name. */
+/** Variables a signing document can place (docs/screening.md), each fed by the session metadata key of the same name. */
 export const SIGNING_VARIABLES = ['start_datetime', 'end_datetime', 'amount', 'currency', 'location'] as const;
 export type SigningVariable = (typeof SIGNING_VARIABLES)[number];
 

@@ -28,11 +28,11 @@ export interface Session {
    * ended without screening (a run given up).
    */
   screening?: SessionScreening | null;
-  /** The capture link (contract §14): live sessions while `pending` or `in_progress`; null otherwise, always in test mode. */
+  /** The capture link (docs/capture.md): live sessions while `pending` or `in_progress`; null otherwise, always in test mode. */
   url: string | null;
   client_secret: string | null;
   expires_at: string | null;
-  /** The applicant's personal data was erased (contract §15): `metadata` is empty and `idv` holds nothing read from the document. */
+  /** The applicant's personal data was erased (docs/privacy.md): `metadata` is empty and `idv` holds nothing read from the document. */
   erased: boolean;
   created_at: string;
   updated_at: string;

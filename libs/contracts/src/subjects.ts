@@ -24,14 +24,14 @@ export const SUBJECTS = {
   accountsKeyCreate: 'accounts.admin.key.create.v1',
   accountsKeyRevoke: 'accounts.admin.key.revoke.v1',
   accountsKeyRotate: 'accounts.admin.key.rotate.v1',
-  /** Billing of live session creates (contract §12): sessions debits before it writes, refunds what it did not write. */
+  /** Billing of live session creates (docs/sessions.md, "Billing"): sessions debits before it writes, refunds what it did not write. */
   accountsBillingDebit: 'accounts.billing.debit.v1',
   accountsBillingRefund: 'accounts.billing.refund.v1',
   applicantsHealth: 'applicants.health.v1',
   applicantsCreate: 'applicants.create.v1',
   applicantsGet: 'applicants.get.v1',
   applicantsList: 'applicants.list.v1',
-  /** Data subject requests (contract §15): the applicants service owns and runs them. */
+  /** Data subject requests (docs/privacy.md): the applicants service owns and runs them. */
   applicantsDsarCreate: 'applicants.dsar.create.v1',
   applicantsDsarGet: 'applicants.dsar.get.v1',
   /** The public half of the region's erasure keys (no principal: the gateway serves it without authentication). */
@@ -57,7 +57,7 @@ export const SUBJECTS = {
   sessionsEmailLog: 'sessions.email-log.v1',
   /** Whether a session of the principal's organization and mode exists: the billing sweep of accounts asks it. */
   sessionsExists: 'sessions.exists.v1',
-  /** The capture flow (contract §14): the gateway on behalf of a client secret. */
+  /** The capture flow (docs/capture.md): the gateway on behalf of a client secret. */
   sessionsCaptureResolve: 'sessions.capture.resolve.v1',
   sessionsCaptureGet: 'sessions.capture.get.v1',
   sessionsCaptureImageStored: 'sessions.capture.image-stored.v1',

@@ -17,7 +17,7 @@ export interface WebhookSubscriptionWithSecret extends WebhookSubscription {
   secret: string;
 }
 
-/** One row of GET /v1/webhook-events (contract §10): never the secret, never the payload. */
+/** One row of GET /v1/webhook-events (docs/webhooks.md): never the secret, never the payload. */
 export interface WebhookAttempt {
   id: string;
   object: 'webhook_attempt';

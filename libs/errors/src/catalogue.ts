@@ -73,6 +73,11 @@ export const ERROR_CATALOGUE = {
     type: 'invalid_request_error',
     message: 'The session status does not allow this action.',
   },
+  idempotency_key_in_use: {
+    status: 409,
+    type: 'invalid_request_error',
+    message: 'A request with this Idempotency-Key is still running. Retry once it has answered.',
+  },
   capture_expired: {
     status: 410,
     type: 'invalid_request_error',
@@ -86,6 +91,11 @@ export const ERROR_CATALOGUE = {
     message: 'The upload is not a supported image (JPEG, PNG or WebP).',
   },
   validation_error: { status: 422, type: 'invalid_request_error', message: 'The request is invalid.' },
+  idempotency_key_reused: {
+    status: 422,
+    type: 'invalid_request_error',
+    message: 'This Idempotency-Key was used for another request (another path or body). Use a new key for a new request.',
+  },
   document_unreadable: { status: 422, type: 'invalid_request_error', message: 'The document could not be read.' },
   invalid_image: { status: 422, type: 'invalid_request_error', message: 'The image could not be decoded.' },
   rate_limit_exceeded: {

@@ -3,7 +3,7 @@ import sharp from 'sharp';
 import { Semaphore } from './semaphore.js';
 import type { ImageFormat } from './sniff.js';
 
-/** Largest image decoded: 100 megapixels (contract §11). Checked from the header, before any pixel is decoded. */
+/** Largest image decoded: 100 megapixels (docs/id-scan.md). Checked from the header, before any pixel is decoded. */
 export const MAX_INPUT_PIXELS = 100_000_000;
 /** Longest side of the normalized image handed to extraction. */
 export const NORMALIZED_MAX_SIDE = 2048;

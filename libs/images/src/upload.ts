@@ -2,7 +2,7 @@ import type { Readable } from 'node:stream';
 import { DomainError } from '@verity/errors';
 import { SNIFF_BYTES, sniffImage, type ImageFormat } from './sniff.js';
 
-/** One uploaded image: 10 MiB at most (contract §11 and §14). */
+/** One uploaded image: 10 MiB at most (docs/id-scan.md and docs/capture.md). */
 export const MAX_IMAGE_BYTES = 10 * 1024 * 1024;
 
 /**

@@ -4,7 +4,7 @@ const ALPHABET = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz
 const SECRET = /^vcs_[A-Za-z0-9]{43}$/;
 
 /**
- * The client secret of a live session's capture link (contract §14): `vcs_` + 43 characters of `[A-Za-z0-9]`,
+ * The client secret of a live session's capture link (docs/capture.md): `vcs_` + 43 characters of `[A-Za-z0-9]`,
  * the HMAC-SHA256 of the session id under the region's capture key, in base 62 (62^43 > 2^256, so every MAC has a
  * spelling). Derived, not stored: a read of the session can show it again, while the database keeps only its
  * SHA-256 hash, from which neither it nor the key can be recovered.

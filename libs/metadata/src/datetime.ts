@@ -16,7 +16,8 @@
  *   cannot be printed as a time zone).
  */
 
-const DATETIME_RE =
+/** The accepted shape (the calendar and the offset range are checked after it); the API schema describes it. */
+export const DATETIME_RE =
   /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2})(?::(\d{2})(?:\.(\d{1,9}))?)?(?:(Z)|([+-])(\d{2}):(\d{2}))$/;
 
 /** Offsets in use worldwide run from UTC-12:00 to UTC+14:00. */

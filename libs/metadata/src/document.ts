@@ -1,5 +1,5 @@
 /**
- * Signing-document variables fed by session metadata (api-spec "Session metadata", rules 1–4).
+ * Signing-document variables fed by session metadata (docs/metadata.md).
  */
 import { formatMinorUnits, minorUnitsOf } from './currency.js';
 import { formatDatetimeForDocument, parseDatetimeDetailed } from './datetime.js';

@@ -19,5 +19,5 @@ export {
   renderDocumentVariable,
   type DocumentVariable,
 } from './document.js';
-export { parseOffsetDatetime } from './datetime.js';
-export { LOCATION_MAX_CHARACTERS } from './location.js';
+export { DATETIME_RE, parseOffsetDatetime } from './datetime.js';
+export { LOCATION_CHAR_RULES, LOCATION_MAX_CHARACTERS } from './location.js';

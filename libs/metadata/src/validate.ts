@@ -1,5 +1,5 @@
 /**
- * Validation of the `metadata` object of `POST /v1/sessions` (api-spec "Session metadata").
+ * Validation of the `metadata` object of `POST /v1/sessions` (docs/metadata.md).
  *
  * Every issue is reported, not the first only. Issue codes (zod-like):
  * - `invalid_type`   wrong JSON type: metadata not a plain object; a datetime, `currency` or

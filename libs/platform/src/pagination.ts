@@ -1,6 +1,6 @@
 import { DomainError, type Issue } from '@verity/errors';
 
-/** Parsed list parameters (contract §5): `limit` 1–100 (default 20) and an opaque cursor. */
+/** Parsed list parameters (docs/authentication.md, "Requests and answers"): `limit` 1–100 (default 20) and an opaque cursor. */
 export interface ListParams {
   limit: number;
   /** Position after which the next page starts (exclusive), or null for the first page. */

@@ -1,17 +1,8 @@
+import { isStorableText, UNSTORABLE_TEXT_MESSAGE } from '@verity/api-schema/text';
 import { DomainError, type Issue } from '@verity/errors';
 
-/**
- * Text Postgres can store: `text` and `jsonb` refuse U+0000, and a UTF-16 surrogate without its partner is
- * not Unicode (`jsonb` refuses its escape; `text` would silently store U+FFFD instead).
- */
-const UNSTORABLE = /\u0000|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
-
-export function isStorableText(s: string): boolean {
-  return !UNSTORABLE.test(s);
-}
-
-/** What an issue says about an unstorable string; the value itself is never repeated. */
-export const UNSTORABLE_TEXT_MESSAGE = 'must be text without NUL characters or unpaired surrogates';
+// Text Postgres can store: the predicate lives with the API's schemas (libs/api-schema), which describe it.
+export { isStorableText, UNSTORABLE_TEXT_MESSAGE };
 
 /**
  * In the JSON text of a message (as JSON.stringify writes it), NUL and unpaired surrogates can only appear as

@@ -1,4 +1,4 @@
-/** Route classes and the per-key budgets of contract §4. */
+/** Route classes and the per-key budgets of docs/rate-limits.md. */
 export const ROUTE_CLASSES = [
   'sessions:create',
   'applicants:create',

@@ -24,7 +24,7 @@ export function ipBucket(ip: string, limit: number, nowMs: number): Bucket {
   return bucket(`ip:${ip}`, 'ip', limit, 60, nowMs);
 }
 
-/** Requests a capture session may make per minute (contract §14), on every tier. */
+/** Requests a capture session may make per minute (docs/rate-limits.md), on every tier. */
 export const CAPTURE_LIMIT_PER_MINUTE = 120;
 
 /** The bucket of a capture request: per session (a client secret, not an API key), 120 a minute. */

@@ -15,7 +15,7 @@ export interface Box {
   height: number;
 }
 
-/** Largest image the reader decodes: the contract's 100 megapixels. */
+/** Largest image the reader decodes: the API's 100 megapixels (docs/id-scan.md). */
 export const MAX_INPUT_PIXELS = 100_000_000;
 
 /** An upright (EXIF orientation applied) colour image at most `maxSide` pixels a side, as sharp pipeline input. */

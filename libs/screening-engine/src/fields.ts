@@ -1,6 +1,6 @@
 /**
- * The field catalogue: every path a condition may name (api-spec "Fixed fields" and "Pattern
- * fields"), parsed into a descriptor the compiler turns into a resolver.
+ * The field catalogue: every path a condition may name (docs/screening.md, "Field
+ * catalogue"), parsed into a descriptor the compiler turns into a resolver.
  */
 import type { Action, RuleType } from './types.js';
 
@@ -70,7 +70,7 @@ export const ACTIONS = ['tag', 'review', 'adjust_score', 'approve', 'decline'] a
 
 export const OPERATORS = ['eq', 'neq', 'gt', 'gte', 'lt', 'lte', 'in', 'not_in', 'contains', 'exists'] as const;
 
-/** Contract §8: the `<checkType>` of `check.<checkType>.outcome`. */
+/** docs/screening.md: the `<checkType>` of `check.<checkType>.outcome`. */
 export const CHECK_TYPES = [
   'document',
   'face_match',

@@ -80,7 +80,7 @@ export function applicantName(a: Rec | undefined): string | undefined {
 
 /**
  * `applicant.legalName`: verbatim when captured; the empty string when the name arrived as
- * components (api-spec: "empty when the name arrived as components"); nothing without any name.
+ * components (docs/screening.md, "Applicant"); nothing without any name.
  */
 export function applicantLegalName(a: Rec | undefined): string | undefined {
   const legal = str(a?.legalName);

@@ -1,5 +1,5 @@
 /**
- * Public types of the screening engine. The wire shape of a rule (api-spec "Screening rule") is
+ * Public types of the screening engine. The wire shape of a rule (docs/screening.md, "A rule") is
  * the same as the in-memory shape: camelCase members, `condition` a field condition or a group.
  */
 
@@ -7,7 +7,7 @@ export type Operator = 'eq' | 'neq' | 'gt' | 'gte' | 'lt' | 'lte' | 'in' | 'not_
 
 export type Action = 'tag' | 'review' | 'adjust_score' | 'approve' | 'decline';
 
-/** Rule types that may carry `decline` (api-spec "Rule types", row "Yes"). */
+/** Rule types that may carry `decline` (docs/screening.md, "When `decline` is refused"). */
 export type DeclinableRuleType =
   | 'country_block'
   | 'score_threshold'
@@ -77,7 +77,7 @@ export interface CompileOptions {
   deviceIntelligence: boolean;
   /** The workflow template's metadata, read by `session.metadata.<key>`. */
   templateMetadata: Record<string, unknown>;
-  /** A summed score at or above this sends the run to review (contract §8 `review_threshold`, default 0.5). */
+  /** A summed score at or above this sends the run to review (`review_threshold` of docs/screening.md, default 0.5). */
   reviewThreshold: number;
 }
 
@@ -109,7 +109,7 @@ export interface EvaluationContext {
     phone?: string;
   };
   findings: Finding[];
-  /** Outcome by check type (contract §8); a check that did not run is absent. */
+  /** Outcome by check type (docs/screening.md); a check that did not run is absent. */
   checks: Partial<Record<string, CheckOutcome>>;
   /** Fraud and network signals by name (`fraud.<name>`); read only with device intelligence on. */
   fraud?: Record<string, SignalValue>;

@@ -1,6 +1,6 @@
 /**
- * Write-time validation of a `screening_rules` array (api-spec "Screening rule", "Screening rules",
- * Errors and Limits). Hand-written rather than zod: it must report every issue with its full
+ * Write-time validation of a `screening_rules` array (docs/screening.md: a rule, its validation
+ * errors and limits). Hand-written rather than zod: it must report every issue with its full
  * path, apply the cross-member refusals (decline) and find unresolvable fields in nested groups.
  *
  * Precedence: any shape issue or `decline` refusal wins (kind `issues`, all of them reported);
@@ -30,7 +30,7 @@ export const LIMITS = {
   maxRules: 100,
   minGroupChildren: 1,
   maxGroupChildren: 20,
-  /** Group levels, the outermost group counting 1 (the spec says "groups nest"; this bounds it). */
+  /** Group levels, the outermost group counting 1 (groups nest, docs/screening.md; this bounds it). */
   maxGroupDepth: 32,
   minFieldLength: 1,
   maxFieldLength: 120,

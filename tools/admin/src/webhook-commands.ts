@@ -15,7 +15,7 @@ function mode(v: string | undefined, isRequired: boolean): Mode | undefined {
   return v;
 }
 
-/** The webhook subscription commands (contract §12): create and rotate-secret print the secret, once. */
+/** The webhook subscription commands (docs/operations.md, docs/webhooks.md): create and rotate-secret print the secret, once. */
 export async function runWebhookCommand(action: string, f: Record<string, string>, rpc: RpcClient, call: CallOptions): Promise<unknown> {
   switch (action) {
     case 'create':

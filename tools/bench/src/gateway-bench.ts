@@ -38,7 +38,7 @@ export async function startBenchStack(): Promise<BenchEnv> {
     { org_id: org.id, tier: 'custom', limits: { reads: huge, 'applicants:create': huge, 'sessions:create': huge, global: huge } },
     op,
   );
-  // live creates are billed (contract §12): a wallet that never runs out
+  // live creates are billed (docs/sessions.md, "Billing"): a wallet that never runs out
   await rpc.call(SUBJECTS.accountsBillingSet, { org_id: org.id, wallet_balance: huge * 1000 }, op);
   const key = await rpc.call(
     SUBJECTS.accountsKeyCreate,

@@ -201,7 +201,7 @@ async function runScale(scale: Scale, url: string): Promise<Results> {
     for (const [role, index] of [['big org', 0], ['typical org', 1]] as const) {
       const org = orgId(index);
       await rpc.call(SUBJECTS.accountsOrgSetTier, { org_id: org, tier: 'custom', limits: { reads: huge, global: huge } }, op);
-      // a live key reads only for an org whose wallet is in order (contract §12)
+      // a live key reads only for an org whose wallet is in order (docs/authentication.md)
       await rpc.call(SUBJECTS.accountsBillingSet, { org_id: org, wallet_balance: huge }, op);
       const key = await rpc.call(
         SUBJECTS.accountsKeyCreate,

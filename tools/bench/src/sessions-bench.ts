@@ -32,7 +32,7 @@ function twentyRules(): unknown[] {
   return rules;
 }
 
-/** The five keys of the spec's Session metadata section, plus one key of the client's own (kept, never read). */
+/** The five keys of docs/metadata.md, plus one key of the client's own (kept, never read). */
 const FIVE_KEYS_METADATA = {
   start_datetime: '2026-03-14T09:30:00+01:00',
   end_datetime: '2026-03-14T18:00:00+01:00',

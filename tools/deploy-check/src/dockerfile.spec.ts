@@ -50,7 +50,7 @@ describe('.dockerignore', () => {
 
   it('keeps every source the Dockerfile copies in the build context', () => {
     const copied = copiedSources(shipped);
-    assert.deepEqual(copied, ['package.json', 'package-lock.json', 'apps', 'libs', 'tools', 'e2e', 'tsconfig.base.json', 'tsconfig.json']);
+    assert.deepEqual(copied, ['package.json', 'package-lock.json', 'apps', 'libs', 'tools', 'e2e', 'tsconfig.base.json', 'tsconfig.json', 'docs/errors.md']);
     const files = copied.flatMap((c) => (statSync(path.join(REPO_ROOT, c)).isDirectory() ? sources(c) : [c]));
     assert.ok(files.length > 100, `${files.length} files`);
     assert.deepEqual(

@@ -41,4 +41,4 @@ export async function containerEnvSchemas(): Promise<Record<string, EnvShape>> {
  * Variables whose default is a loopback address or that a cluster's server demands: optional for `npm start`,
  * required of a deployment.
  */
-export const REQUIRED_IN_CLUSTER = ['DATABASE_URL', 'NATS_URL', 'NATS_PASSWORD', 'REDIS_URL'];
+export const REQUIRED_IN_CLUSTER = ['DATABASE_URL', 'NATS_URL', 'NATS_PASSWORD', 'REDIS_URL', 'DOCS_BASE_URL'];

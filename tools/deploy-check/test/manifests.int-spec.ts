@@ -52,6 +52,7 @@ describe('the shipped overlays', () => {
       const cfg = find(objects, 'ConfigMap', 'verity-config')['data'] as Record<string, string>;
       assert.equal(cfg['REGION'], r);
       assert.equal(cfg['CAPTURE_BASE_URL'], `https://${r}.verity.example.com`);
+      assert.equal(cfg['DOCS_BASE_URL'], `https://${r}.verity.example.com/docs`);
       assert.equal(cfg['EVENTS_STREAM_REPLICAS'], '3');
       assert.ok(cfg['TRUSTED_PROXIES'], 'TRUSTED_PROXIES is set');
       const job = find(objects, 'Job', 'verity-migrate');
@@ -180,6 +181,7 @@ describe('broken manifests are caught, each with a message naming the object and
     ],
     ['secret-literal', ['Secret/verity-capture: data committed in a Secret; secrets are created per region (tools/scripts/region-secrets.sh), never in deploy/']],
     ['missing-env', ['Deployment/sessions: container sessions: env CAPTURE_SECRET_KEY is required and not set (no default)']],
+    ['missing-docs-url', ['Deployment/gateway: container gateway: env DOCS_BASE_URL is required and not set (no default)']],
     ['literal-password', ['Deployment/gateway: container gateway: env NATS_PASSWORD has a literal value; read it from a Secret (valueFrom.secretKeyRef)']],
     [
       'optional-secret',

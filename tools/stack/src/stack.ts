@@ -230,6 +230,8 @@ export class Stack {
       ...((service as string) === 'sessions'
         ? { CAPTURE_BASE_URL: this.baseUrl(region), ...(process.env.CAPTURE_SECRET_KEY ? {} : { CAPTURE_SECRET_KEY: devCaptureSecretKey(REPO_ROOT, region) }) }
         : {}),
+      // every doc_url points at this region's own error reference (GET /docs/errors) unless DOCS_BASE_URL is set
+      ...(service === 'gateway' && !process.env.DOCS_BASE_URL ? { DOCS_BASE_URL: `${this.baseUrl(region)}/docs` } : {}),
       LOG_LEVEL: process.env.LOG_LEVEL ?? 'info',
       ...(this.opts.env ?? {}),
       ...(this.opts.serviceEnv?.[service] ?? {}),

@@ -26,7 +26,7 @@ const DEBIT_BATCHES_IN_FLIGHT = 4;
 const MAX_ATTEMPTS = 20;
 
 /**
- * Billing of live session creates (contract §12), the accounts half of a reserve-and-settle saga: sessions
+ * Billing of live session creates (docs/sessions.md, "Billing"), the accounts half of a reserve-and-settle saga: sessions
  * debits the price of a verification's checks before it writes the session and refunds what it then did not
  * write; the settle sweep (`SettleSweep`) closes whatever a crash left open.
  *

@@ -34,7 +34,7 @@ describe('check prices (CHECK_PRICES)', () => {
   });
 });
 
-describe('debit decision (contract §12)', () => {
+describe('debit decision (docs/sessions.md, Billing)', () => {
   it('takes the price from a wallet that covers it, to exactly zero', () => {
     assert.deepEqual(decideDebit({ balance: 500, locked: false }, 350), { ok: true, balance: 150 });
     assert.deepEqual(decideDebit({ balance: 350, locked: false }, 350), { ok: true, balance: 0 });

@@ -11,7 +11,7 @@ export interface Wallet {
 export type DebitDecision = { ok: true; balance: number } | { ok: false; error: ErrorData };
 
 /**
- * Whether `price` may be taken from the wallet (contract §12), and the balance after it. A refusal never tells
+ * Whether `price` may be taken from the wallet (docs/sessions.md, "Billing"), and the balance after it. A refusal never tells
  * the balance: only the price, which the caller's own template decides.
  */
 export function decideDebit(wallet: Wallet, price: number): DebitDecision {
@@ -59,7 +59,7 @@ export interface ExistingDebit {
 export type DebitOutcome = { kind: 'existing' } | { kind: 'new' } | { kind: 'refused'; error: ErrorData };
 
 /**
- * The debits that arrived together, decided against their wallets as read (contract §12), in arrival order: a
+ * The debits that arrived together, decided against their wallets as read (docs/sessions.md, "Billing"), in arrival order: a
  * session already debited answers its debit (idempotent; another organization's session id is refused); an
  * absent organization is 404; a caller whose deadline has passed gets 503 and pays nothing; each other debit is
  * taken from what the earlier ones left, or refused. A session asked twice in the batch is decided once.

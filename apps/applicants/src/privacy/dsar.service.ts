@@ -1,18 +1,13 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { DSAR_TYPES, type DataSubjectRequest, type ErasureKeySet, type Principal } from '@verity/contracts';
+import { dsarCreateBody } from '@verity/api-schema';
+import { type DataSubjectRequest, type ErasureKeySet, type Principal } from '@verity/contracts';
 import { DomainError, type Issue } from '@verity/errors';
 import { isId, newId } from '@verity/keys';
-import { z } from 'zod';
 import { ApplicantsRepository } from '../applicants/applicants.repository.js';
 import { DsarRepository, type DsarRow } from './dsar.repository.js';
 import { DsarRunner } from './dsar.runner.js';
 import { ERASURE_KEYS } from './tokens.js';
 import type { ErasureKeys } from './erasure-keys.js';
-
-const createBody = z.strictObject({
-  type: z.enum(DSAR_TYPES, { message: `must be one of: ${DSAR_TYPES.join(', ')}` }),
-  applicant_id: z.string({ message: 'must be an applicant id' }),
-});
 
 export function toDataSubjectRequest(row: DsarRow): DataSubjectRequest {
   const out: DataSubjectRequest = {
@@ -30,7 +25,7 @@ export function toDataSubjectRequest(row: DsarRow): DataSubjectRequest {
   return out;
 }
 
-/** POST and GET /v1/data_subject_requests (contract §15); the runner does the work. */
+/** POST and GET /v1/data_subject_requests (docs/privacy.md); the runner does the work. */
 @Injectable()
 export class DsarService {
   constructor(
@@ -41,7 +36,7 @@ export class DsarService {
   ) {}
 
   async create(p: Principal, body: unknown): Promise<DataSubjectRequest> {
-    const parsed = createBody.safeParse(body ?? {});
+    const parsed = dsarCreateBody.safeParse(body ?? {});
     if (!parsed.success) {
       const issues: Issue[] = parsed.error.issues.map((i) => {
         const path = i.code === 'unrecognized_keys' ? [String(i.keys[0]).slice(0, 100)] : i.path.map(String);

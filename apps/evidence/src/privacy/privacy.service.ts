@@ -32,7 +32,7 @@ export function validatePrivacyRequest(req: unknown): { applicant_id: string; se
 }
 
 /**
- * The evidence service's steps of a data subject request (contract §15), the test-data purge, and the stored
+ * The evidence service's steps of a data subject request (docs/privacy.md), the test-data purge, and the stored
  * images an export reads. The applicant's sessions are named by the caller (the sessions service knows them);
  * everything is scoped to the principal's organization and mode.
  */

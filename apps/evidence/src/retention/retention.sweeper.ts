@@ -17,7 +17,7 @@ export interface RetentionCounts {
 }
 
 /**
- * Retention of stored images (contract §15): artifacts and capture uploads stored more than
+ * Retention of stored images (docs/privacy.md): artifacts and capture uploads stored more than
  * `EVIDENCE_RETENTION_DAYS` days ago are deleted with their bytes, in batches of `EVIDENCE_RETENTION_BATCH`
  * rows (each a short transaction that skips rows another replica holds), every
  * `EVIDENCE_RETENTION_INTERVAL_MS` and once shortly after start. Reads of them then answer

@@ -2,7 +2,7 @@ import type { EvidenceArtifact } from '@verity/contracts';
 import sharp from 'sharp';
 
 /**
- * Synthetic evidence of test-mode runs (contract §9), drawn here and never taken from a person: a specimen
+ * Synthetic evidence of test-mode runs (docs/evidence.md), drawn here and never taken from a person: a specimen
  * identity document front, the holder's portrait cropped from it, and a selfie frame. Every test run stores the
  * same images; no applicant data is printed on them.
  */

@@ -16,6 +16,7 @@ import {
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { readDeviceId } from '../capture/device-cookie.js';
 import { GATEWAY_CONFIG, type GatewayConfig } from '../config.js';
+import { carriesIdempotencyKey } from '../idempotency/idempotency.hooks.js';
 import { GATEWAY_LOGGER } from '../tokens.js';
 import { KeyCache } from './key-cache.js';
 import { RateLimiter } from './rate-limiter.js';
@@ -51,6 +52,8 @@ export class AccessService implements OnApplicationBootstrap {
   async authorize(req: FastifyRequest, reply: FastifyReply): Promise<void> {
     const route = ROUTES[routeKey(req.method, req.routeOptions.url) ?? ''];
     if (route?.auth === 'capture') return this.authorizeCapture(req, reply);
+    // a route the table declares public (GET /v1/openapi.json): no key is read, the address's budget counts
+    if (route?.auth === 'public') return this.limitIp(req, reply);
     const access = route;
     const now = Date.now();
     const ip = ipBucket(req.ip, this.cfg.RATE_LIMIT_IP_PER_MINUTE, now);
@@ -105,7 +108,10 @@ export class AccessService implements OnApplicationBootstrap {
     return count <= ip.limit;
   }
 
-  /** The pre-authentication IP limit alone, refused in the envelope (429): `/health/ready`, which needs no key. */
+  /**
+   * The pre-authentication IP limit alone, refused in the envelope (429): the routes that need no key
+   * (`/health/ready`, the erasure key set, `GET /v1/openapi.json`).
+   */
   async limitIp(req: FastifyRequest, reply: FastifyReply): Promise<void> {
     const now = Date.now();
     const ip = ipBucket(req.ip, this.cfg.RATE_LIMIT_IP_PER_MINUTE, now);
@@ -132,7 +138,7 @@ export class AccessService implements OnApplicationBootstrap {
   }
 
   /**
-   * A capture route (contract §14): the pre-authentication IP limit, the client secret (its hash resolved by the
+   * A capture route (docs/capture.md): the pre-authentication IP limit, the client secret (its hash resolved by the
    * sessions service), the session's own budget (rate class `capture`, 120 a minute), then whether the capture
    * is still open: 410 `capture_expired` past its time, 409 once submitted or once the session moved on.
    */
@@ -149,13 +155,18 @@ export class AccessService implements OnApplicationBootstrap {
     const decision = decide([bucket], (await this.limiter.increment([bucket], now)) ?? [0]);
     reply.headers(rateLimitHeaders(decision.shown));
     if (!decision.allowed) throw new DomainError('rate_limit_exceeded', { details: rateLimitDetails(decision.shown, null) });
-    if (session.state === 'expired') throw new DomainError('capture_expired');
-    if (session.state === 'closed') {
-      throw new DomainError('invalid_state_transition', { message: 'This verification takes no more captures: it was submitted, or has ended.', details: { status: session.status } });
-    }
+    const refusal =
+      session.state === 'expired'
+        ? new DomainError('capture_expired')
+        : session.state === 'closed'
+          ? new DomainError('invalid_state_transition', { message: 'This verification takes no more captures: it was submitted, or has ended.', details: { status: session.status } })
+          : undefined;
+    // a retried submit or skip with an Idempotency-Key may still get its first answer: the idempotency hook decides
+    if (refusal && !carriesIdempotencyKey(req)) throw refusal;
     req.capture = {
       caller: { session_id: session.session_id, org_id: session.org_id, mode: session.mode },
       connection: { ip: req.ip, user_agent: typeof req.headers['user-agent'] === 'string' ? req.headers['user-agent'].slice(0, 512) : null, device_id: readDeviceId(req.headers.cookie) },
+      ...(refusal ? { refusal } : {}),
     };
   }
 

@@ -2,9 +2,17 @@ import type { Scope } from '@verity/keys';
 import type { RouteClass } from '@verity/ratelimit';
 
 /** What a /v1 route requires. The table below is the public surface of the gateway. */
-export type RouteAccess = KeyRouteAccess | CaptureRouteAccess;
+export type RouteAccess = KeyRouteAccess | CaptureRouteAccess | PublicRouteAccess;
 
-/** A route of the capture flow (contract §14): a session's client secret, not an API key; rate class `capture`. */
+/**
+ * A /v1 route that needs no credential at all (the API's own description): only the pre-authentication IP limit,
+ * no rate class. Named here explicitly, like every other route, so that no route is public by omission.
+ */
+export interface PublicRouteAccess {
+  auth: 'public';
+}
+
+/** A route of the capture flow (docs/capture.md): a session's client secret, not an API key; rate class `capture`. */
 export interface CaptureRouteAccess {
   auth: 'capture';
 }
@@ -47,6 +55,7 @@ export const ROUTES: Record<string, RouteAccess> = {
   'PUT /v1/capture/images/:artifact': { auth: 'capture' },
   'POST /v1/capture/submit': { auth: 'capture' },
   'POST /v1/capture/skip': { auth: 'capture' },
+  'GET /v1/openapi.json': { auth: 'public' },
 };
 
 export function routeKey(method: string, url: string | undefined): string | null {

@@ -17,7 +17,7 @@ import { GATEWAY_LOGGER } from '../tokens.js';
 import { deviceCookie, newDeviceId, readDeviceId } from './device-cookie.js';
 
 /**
- * The hosted capture page (contract §14, docs/capture.md "The hosted page"): `GET /verify/<client_secret>` serves
+ * The hosted capture page (docs/capture.md "The hosted page"): `GET /verify/<client_secret>` serves
  * the flow while the link is usable and a page that says why not otherwise; `GET /verify/assets/<file>` serves its
  * script, stylesheet and pictures. No API key: the page's script calls /v1/capture with the secret itself.
  * Every answer is HTML or a static file with the page's CSP, never the error envelope, never a stack trace, and

@@ -9,7 +9,7 @@ import { CaptureOf, type CaptureCall } from '../http/caller.js';
 import { StreamProxy } from '../streams/stream-proxy.js';
 
 /**
- * The capture API (contract §14, docs/capture.md), for the hosted page or a business's own: authenticated by the
+ * The capture API (docs/capture.md), for the hosted page or a business's own: authenticated by the
  * session's client secret (resolved by the access hook), never by an API key.
  */
 @Controller('v1/capture')

@@ -25,5 +25,7 @@ export interface CaptureCall {
 export const CaptureOf = createParamDecorator((_: unknown, ctx: ExecutionContext): CaptureCall => {
   const req = ctx.switchToHttp().getRequest<FastifyRequest>();
   if (!req.capture) throw new Error('capture route reached without a resolved client secret');
-  return { ...req.capture, requestId: req.requestId };
+  // an ended capture let through for an idempotent replay never reaches a handler (fail closed)
+  if (req.capture.refusal) throw req.capture.refusal;
+  return { caller: req.capture.caller, connection: req.capture.connection, requestId: req.requestId };
 });

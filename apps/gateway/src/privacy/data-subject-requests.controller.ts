@@ -5,7 +5,7 @@ import { GATEWAY_CONFIG, type GatewayConfig } from '../config.js';
 import { CallerOf, type Caller } from '../http/caller.js';
 import { StreamProxy } from '../streams/stream-proxy.js';
 
-/** POST and GET /v1/data_subject_requests (contract §15): the applicants service owns and runs them. */
+/** POST and GET /v1/data_subject_requests (docs/privacy.md): the applicants service owns and runs them. */
 @Controller('v1/data_subject_requests')
 export class DataSubjectRequestsController {
   constructor(

@@ -3,7 +3,7 @@ import { SUBJECTS } from '@verity/contracts';
 import { RpcClient } from '@verity/platform';
 import type { FastifyRequest } from 'fastify';
 
-/** The public keys of the region's erasure certificates as a JWKS, without authentication (contract §15). */
+/** The public keys of the region's erasure certificates as a JWKS, without authentication (docs/privacy.md). */
 @Controller('.well-known')
 export class ErasureKeysController {
   constructor(@Inject(RpcClient) private readonly rpc: RpcClient) {}

@@ -91,7 +91,7 @@ export class ScanService {
     return { data: await this.audit.list(req.org_id, limit) };
   }
 
-  /** The test-data purge (operator, contract §15): the organization's test-mode audit entries, gone for good. */
+  /** The test-data purge (operator, docs/privacy.md): the organization's test-mode audit entries, gone for good. */
   async purgeTestData(req: PurgeTestDataRequest, ctx: RpcContext): Promise<PurgeTestDataReply> {
     const orgId: unknown = req?.org_id;
     if (!isId('org', orgId)) throw DomainError.validation([{ code: 'invalid_string', message: 'org_id must be an organization id', path: ['org_id'] }]);

@@ -7,7 +7,7 @@ import { EvaluationService } from '../evaluation/evaluation.service.js';
 import { TemplatesRepository } from './templates.repository.js';
 
 /**
- * The test-data purge (operator, contract §15): the organization's test-mode workflow templates and their
+ * The test-data purge (operator, docs/privacy.md): the organization's test-mode workflow templates and their
  * versions, gone for good. After the commit, this process's compiled rule sets of them are dropped, and a
  * template-changed event per template makes the sessions service drop its cached pins.
  */

@@ -31,7 +31,7 @@ function issues(fn: () => unknown): Issue[] {
 const createIssues = (body: unknown) => issues(() => validateCreateBody(body));
 
 describe('workflow template create body', () => {
-  it('applies the defaults of contract §8 to a name alone', () => {
+  it('applies the template defaults (docs/screening.md) to a name alone', () => {
     assert.deepEqual(validateCreateBody({ name: 'Onboarding' }), {
       name: 'Onboarding',
       checks: [],

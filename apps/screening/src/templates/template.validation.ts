@@ -1,10 +1,18 @@
-import { CHECK_TYPES, SIGNING_VARIABLES, type CheckType, type SigningDocument } from '@verity/contracts';
+import {
+  SCREENING_RULES_MAX_BYTES,
+  TEMPLATE_METADATA_MAX_BYTES,
+  templateCreateBody as createSchema,
+  templatePatchBody as patchSchema,
+} from '@verity/api-schema';
+import type { CheckType, SigningDocument } from '@verity/contracts';
 import { DomainError, type Issue } from '@verity/errors';
-import { isStorableText } from '@verity/platform';
 import { UNRESOLVABLE_FIELD_MESSAGE, validateScreeningRules, type ScreeningRule } from '@verity/screening-engine';
-import { z } from 'zod';
+import type { z } from 'zod';
 
-/** Everything a version of a workflow template holds (contract §8), after defaults. */
+// The body schemas, defaults and limits live in the API's schema library (libs/api-schema), which the OpenAPI
+// document is generated from; the rules that span fields or need the screening engine stay here.
+
+/** Everything a version of a workflow template holds (docs/screening.md), after defaults. */
 export interface TemplateFields {
   name: string;
   checks: CheckType[];
@@ -20,28 +28,6 @@ export interface TemplateFields {
 /** A PATCH: only the fields sent; `signing_document: null` removes the document. */
 export type TemplatePatch = Partial<TemplateFields>;
 
-export const TEMPLATE_DEFAULTS = {
-  checks: [] as CheckType[],
-  metadata: {},
-  device_intelligence: false,
-  photo_upload: false,
-  review_threshold: 0.5,
-  signing_document: null,
-} as const;
-
-export const NAME_MAX = 200;
-export const TITLE_MAX = 200;
-
-// C0 and C1 control characters: a name or title is one display line (and Postgres text holds no NUL).
-const CONTROL = /[\u0000-\u001f\u007f-\u009f]/;
-
-/**
- * The most `metadata` and `screening_rules` may weigh, as JSON in UTF-8: a template version travels whole in
- * NATS messages (1 MiB at most) to every read and every session create that pins it.
- */
-export const TEMPLATE_METADATA_MAX_BYTES = 16 * 1024;
-export const SCREENING_RULES_MAX_BYTES = 128 * 1024;
-
 /** A `too_big` issue for each of the two members sent over its limit. */
 function sizeIssues(obj: Record<string, unknown>): Issue[] {
   const issues: Issue[] = [];
@@ -52,66 +38,6 @@ function sizeIssues(obj: Record<string, unknown>): Issue[] {
   }
   return issues;
 }
-
-const displayLine = (max: number) =>
-  z
-    .string()
-    .min(1)
-    .max(max)
-    .refine((s) => s === '' || s.trim().length > 0, { message: 'must not be blank' })
-    .refine((s) => !CONTROL.test(s) && isStorableText(s), { message: 'must be one line of text without control characters' });
-
-/** An array of enumerated strings in which each value appears once; a repeat is reported at its index. */
-function uniqueArrayOf<T extends readonly [string, ...string[]]>(values: T) {
-  return z.array(z.enum(values)).superRefine((arr, ctx) => {
-    const seen = new Set<string>();
-    arr.forEach((v, i) => {
-      if (seen.has(v)) ctx.addIssue({ code: 'custom', message: 'must not repeat a value', path: [i] });
-      seen.add(v);
-    });
-  });
-}
-
-const plainObject = z.custom<Record<string, unknown>>((v) => typeof v === 'object' && v !== null && !Array.isArray(v), {
-  message: 'must be a JSON object',
-});
-
-const signingDocument = z.strictObject({
-  title: displayLine(TITLE_MAX),
-  variables: uniqueArrayOf(SIGNING_VARIABLES).default([]),
-});
-
-/** Every member but `screening_rules`, which the screening engine validates. */
-const fields = {
-  name: displayLine(NAME_MAX),
-  checks: uniqueArrayOf(CHECK_TYPES),
-  screening_rules: z.unknown().optional(),
-  metadata: plainObject,
-  device_intelligence: z.boolean(),
-  photo_upload: z.boolean(),
-  review_threshold: z.number().min(0).max(1),
-};
-
-const createSchema = z.strictObject({
-  ...fields,
-  checks: fields.checks.default([]),
-  metadata: fields.metadata.default({}),
-  device_intelligence: fields.device_intelligence.default(false),
-  photo_upload: fields.photo_upload.default(false),
-  review_threshold: fields.review_threshold.default(TEMPLATE_DEFAULTS.review_threshold),
-  signing_document: signingDocument.optional(),
-});
-
-const patchSchema = z.strictObject({
-  name: fields.name.optional(),
-  checks: fields.checks.optional(),
-  screening_rules: fields.screening_rules,
-  metadata: fields.metadata.optional(),
-  device_intelligence: fields.device_intelligence.optional(),
-  photo_upload: fields.photo_upload.optional(),
-  review_threshold: fields.review_threshold.optional(),
-  signing_document: signingDocument.nullable().optional(),
-});
 
 /** POST /v1/workflow-templates: every refusal at once (422), defaults applied, rules normalized. */
 export function validateCreateBody(body: unknown): TemplateFields {
@@ -178,8 +104,8 @@ export function applyPatch(current: TemplateFields, patch: TemplatePatch): Templ
 
 /**
  * A `document_signing` check needs a signing document and a signing document needs that check. Both are
- * concerns of the workflow's document, raised at template save as 403 `esign_requirements_not_met` (api-spec
- * Errors: "Other reasons of this code concern the workflow or document and are raised at template save").
+ * concerns of the workflow's document, raised at template save as 403 `esign_requirements_not_met` (docs/screening.md,
+ * "Refusals": the reasons of this code that concern the workflow or its document are raised at template save).
  */
 export function checkSigningDocument(t: Pick<TemplateFields, 'checks' | 'signing_document'>): void {
   const signs = t.checks.includes('document_signing');

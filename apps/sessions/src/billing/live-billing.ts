@@ -2,7 +2,7 @@ import { SUBJECTS, type CheckType, type Principal } from '@verity/contracts';
 import type { RpcClient, RpcContext } from '@verity/platform';
 
 /**
- * Billing of a live create (contract §12), the sessions half of the saga of docs/decisions.md. The price of the
+ * Billing of a live create (docs/sessions.md, "Billing"), the sessions half of the saga of docs/decisions.md. The price of the
  * session's checks is debited from the organization's wallet, keyed by the id the session is about to get,
  * after every validation and lookup and before anything is written; a refusal (402 `payment_required`, or 503
  * when accounts does not answer in time) reaches the caller and nothing is written.

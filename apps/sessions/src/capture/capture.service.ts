@@ -59,7 +59,7 @@ function seen(c: CaptureConnection): NonNullable<CaptureContext['start']> {
 }
 
 /**
- * The capture API's side in sessions (contract §14): a client secret resolves to its session; the capture is read,
+ * The capture API's side in sessions (docs/capture.md): a client secret resolves to its session; the capture is read,
  * its images noted (the first moves the session `pending` → `in_progress`), submitted (a live run is queued) or
  * skipped. The images themselves live in the evidence service. Every refusal changes nothing.
  */

@@ -3,7 +3,7 @@ import { newId, type Mode } from '@verity/keys';
 import { eventTypeFor } from '../sessions/transitions.js';
 
 /**
- * The event a session's new status delivers (api-spec Events), or null when the Events table delivers none.
+ * The event a session's new status delivers (docs/webhooks.md, "Events"), or null when the Events table delivers none.
  * Reference fields only: no applicant data, no metadata.
  */
 export function sessionEvent(

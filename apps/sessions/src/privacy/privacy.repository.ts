@@ -30,7 +30,7 @@ async function counted(q: Queryable, sql: string, params: unknown[]): Promise<nu
 }
 
 /**
- * The data subject's side of the sessions schema (contract §15): the applicant's sessions for an export, the
+ * The data subject's side of the sessions schema (docs/privacy.md): the applicant's sessions for an export, the
  * erasure of the applicant's personal data, and the operator's purge of an organization's test data.
  */
 @Injectable()

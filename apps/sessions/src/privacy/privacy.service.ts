@@ -29,7 +29,7 @@ function applicantIdOf(req: PrivacyExportRequest | PrivacyEraseRequest | null | 
 }
 
 /**
- * A data subject request's steps in the sessions service (contract §15), with the request's principal: every
+ * A data subject request's steps in the sessions service (docs/privacy.md), with the request's principal: every
  * record is the principal's organization and mode only. The session ids of the applicant come from here (the
  * request's `session_ids` are not read). And the operator's purge of an organization's test data.
  */

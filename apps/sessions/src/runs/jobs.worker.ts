@@ -17,7 +17,7 @@ import { CREDIT_RECORDINGS, restingOf, syntheticChecks, syntheticFindings, synth
 const CONCURRENCY = 2;
 /** A job failing for a passing reason (a service not answering) is retried with these delays, then given up. */
 export const RETRY_DELAYS_MS = [200, 500, 1000, 2000, 5000, 10_000, 30_000, 60_000];
-/** A live run is tried three times (contract §14), then its session is `errored`. */
+/** A live run is tried three times (docs/capture.md), then its session is `errored`. */
 export const LIVE_RUN_RETRY_DELAYS_MS = [2000, 10_000];
 /** Expired capture links settled per sweep (every `JOBS_POLL_MS`). */
 const EXPIRY_BATCH = 500;
@@ -181,7 +181,7 @@ export class JobsWorker implements OnApplicationBootstrap, BeforeApplicationShut
   }
 
   /**
-   * The synthetic run of a test session (contract §9): check outcomes from the expected outcome, findings,
+   * The synthetic run of a test session (docs/sessions.md): check outcomes from the expected outcome, findings,
    * the credit-history recording, then screening of the pinned template version over NATS. The resting
    * status, the run record (template version, findings, rule trace) and the event commit together. A session
    * an operator already moved on (cancelled, sent to review) keeps its status: the run is dropped.
@@ -194,7 +194,7 @@ export class JobsWorker implements OnApplicationBootstrap, BeforeApplicationShut
     let resting: Resting;
     let screening: unknown;
     const findings = syntheticFindings(s.id, results);
-    // what the identity check captured (contract §9); a run given up captured nothing
+    // what the identity check captured (docs/sessions.md); a run given up captured nothing
     const idv = givenUp === null ? syntheticIdv(expected, types) : null;
     if (givenUp !== null) {
       resting = { status: 'errored', outcome: null, reason: givenUp };
@@ -264,7 +264,7 @@ export class JobsWorker implements OnApplicationBootstrap, BeforeApplicationShut
   }
 
   /**
-   * The live run of a submitted capture (contract §14): the region's reader judges the identity checks and stores
+   * The live run of a submitted capture (docs/capture.md): the region's reader judges the identity checks and stores
    * the evidence, provider checks end `error`, screening runs with the document's names; the resting status, the
    * run record and the event commit together, exactly as a test run's. A run given up after three tries ends the
    * session `errored` with `metadata.erroredReason`.

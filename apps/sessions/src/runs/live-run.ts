@@ -29,7 +29,7 @@ export interface LiveFindings {
 }
 
 /**
- * The reading half of a live run (contract §14): the region's reader reads the capture, stores its evidence and
+ * The reading half of a live run (docs/capture.md): the region's reader reads the capture, stores its evidence and
  * judges `document`, `face_match` and `liveness`; device intelligence is computed from what the capture saw and
  * the organization's history; a check needing a data provider the region has not configured ends `error`; and
  * the screening context carries the names read from the document. Writes only the run's device and document

@@ -15,7 +15,7 @@ const ok = (decision: 'approve' | 'review' | 'none' = 'none', decline_floored = 
   trace: [],
 });
 
-describe('synthetic check outcomes (contract §9)', () => {
+describe('synthetic check outcomes (docs/sessions.md)', () => {
   it('pass, fail and review apply to every check type; doc_quality reviews document and face_match only', () => {
     for (const expected of ['pass', 'fail', 'review'] as const) {
       for (const r of syntheticChecks(expected, CHECK_TYPES)) assert.equal(r.outcome, expected, `${expected} ${r.type}`);

@@ -1,5 +1,5 @@
 /**
- * Synthetic results of a test-mode run (api-spec "Expected outcome (test mode)", contract §9). Pure: the
+ * Synthetic results of a test-mode run (docs/sessions.md, "Test-mode runs"). Pure: the
  * expected outcome chosen at create decides every result; no name, date of birth, document number or email
  * address is read here, so none can change a result.
  */
@@ -102,7 +102,7 @@ export function syntheticFindings(sessionId: string, results: readonly CheckResu
 }
 
 /**
- * Synthetic evidence of a run with an identity check (contract §9): `front` always; `portrait` unless
+ * Synthetic evidence of a run with an identity check (docs/sessions.md): `front` always; `portrait` unless
  * `doc_quality` (no usable face); `selfie` when the template has `face_match` or `liveness`. The capture is
  * simulated, as with the device camera. Null without an identity check.
  */
@@ -121,7 +121,7 @@ export type Resting =
   | { status: Extract<SessionStatus, 'errored'>; outcome: null; reason: string };
 
 /**
- * Where a run rests (contract §9, §14): screening that sends the run to review (a fired `review`, a floored
+ * Where a run rests (docs/sessions.md, docs/capture.md): screening that sends the run to review (a fired `review`, a floored
  * `decline`, or a score at or above the template's `review_threshold`, all folded into `decision` by the
  * engine) or any check in `review` or `error` → `manual_review`; otherwise any `fail` → `completed`/`declined`;
  * otherwise `completed`/`approved`. A fired `approve` never overrides a check result. A template metadata

@@ -9,7 +9,7 @@ export interface CaptureLinks {
 }
 
 /**
- * A live session's capture link (contract §14) while it waits for its applicant (`pending` or `in_progress`);
+ * A live session's capture link (docs/capture.md) while it waits for its applicant (`pending` or `in_progress`);
  * null otherwise and always in test mode. The client secret is derived again from the session id.
  */
 export function captureLink(row: SessionRow, links: CaptureLinks): CaptureLink {

@@ -1,12 +1,20 @@
+import { EXPECTED_OUTCOMES as OUTCOMES, NOTE_MAX, REASON_MAX, sessionCreateBody, sessionDecisionBody, sessionNoteBody, sessionReasonBody } from '@verity/api-schema';
 import type { ExpectedOutcome } from '@verity/contracts';
 import type { Mode } from '@verity/keys';
 import { DomainError, type Issue } from '@verity/errors';
 import { validateSessionMetadata } from '@verity/metadata';
 import { isStorableText } from '@verity/platform';
 
-export const EXPECTED_OUTCOMES: readonly ExpectedOutcome[] = ['pass', 'review', 'fail', 'doc_quality'];
+/*
+ * Checked by hand, for the exact order, messages and paths docs/sessions.md states; the shapes (field names, values,
+ * limits) come from the schemas of libs/api-schema, which the OpenAPI document describes.
+ */
+export const EXPECTED_OUTCOMES: readonly ExpectedOutcome[] = OUTCOMES;
 
-const CREATE_FIELDS = new Set(['applicant_id', 'workflow_template_id', 'metadata', 'expected_outcome']);
+const CREATE_FIELDS = new Set(Object.keys(sessionCreateBody.shape));
+const NOTE_FIELDS = new Set(Object.keys(sessionNoteBody.shape));
+const REASON_FIELDS = new Set(Object.keys(sessionReasonBody.shape));
+const DECISION_FIELDS = new Set(Object.keys(sessionDecisionBody.shape));
 
 export interface CreateInput {
   /** Still unverified: a malformed or unknown id is answered 404 by the service, after the body checks. */
@@ -35,7 +43,7 @@ function bodyObject(body: unknown, optional: boolean): Record<string, unknown> {
 }
 
 /**
- * The body of POST /v1/sessions, in the order the contract fixes: body shape (unknown fields refused) →
+ * The body of POST /v1/sessions, in the order docs/sessions.md states: body shape (unknown fields refused) →
  * metadata (every issue reported) → `expected_outcome` value. The ids are checked by the service next.
  */
 export function validateCreateBody(body: unknown, mode: Mode): CreateInput {
@@ -56,9 +64,6 @@ export function validateCreateBody(body: unknown, mode: Mode): CreateInput {
   }
   return { applicant_id: b['applicant_id'], workflow_template_id: b['workflow_template_id'], metadata: metadata.value, expected_outcome: expected };
 }
-
-const NOTE_MAX = 2000;
-const REASON_MAX = 500;
 
 function text(b: Record<string, unknown>, key: string, max: number, required: boolean, issues: Issue[]): string | undefined {
   const v = b[key];
@@ -84,7 +89,7 @@ function finish<T>(issues: Issue[], value: T): T {
 /** `{ "note" }` of POST /v1/sessions/{id}/notes: 1 to 2000 characters, not blank. */
 export function validateNoteBody(body: unknown): { note: string } {
   const b = bodyObject(body, false);
-  refuseUnknownFields(b, new Set(['note']));
+  refuseUnknownFields(b, NOTE_FIELDS);
   const issues: Issue[] = [];
   const note = text(b, 'note', NOTE_MAX, true, issues);
   return finish(issues, { note: note! });
@@ -93,7 +98,7 @@ export function validateNoteBody(body: unknown): { note: string } {
 /** `{ "reason" }` of cancel and review: optional (no body at all is accepted), 1 to 500 characters when sent. */
 export function validateReasonBody(body: unknown): { reason?: string } {
   const b = bodyObject(body, true);
-  refuseUnknownFields(b, new Set(['reason']));
+  refuseUnknownFields(b, REASON_FIELDS);
   const issues: Issue[] = [];
   const reason = text(b, 'reason', REASON_MAX, false, issues);
   return finish(issues, reason === undefined ? {} : { reason });
@@ -102,7 +107,7 @@ export function validateReasonBody(body: unknown): { reason?: string } {
 /** `{ "outcome": "approved" | "declined", "reason" }` of POST /v1/sessions/{id}/decision. */
 export function validateDecisionBody(body: unknown): { outcome: 'approved' | 'declined'; reason?: string } {
   const b = bodyObject(body, false);
-  refuseUnknownFields(b, new Set(['outcome', 'reason']));
+  refuseUnknownFields(b, DECISION_FIELDS);
   const issues: Issue[] = [];
   const outcome = b['outcome'];
   if (outcome !== 'approved' && outcome !== 'declined') {

@@ -17,7 +17,7 @@ export interface SessionRow {
   checks: Array<{ type: CheckType; outcome: CheckOutcome | null }>;
   /** The caller's object as sent (stored as `json`, so key order and number spelling are kept). */
   metadata: Record<string, unknown>;
-  /** Platform-written keys (api-spec Session metadata rule 7), merged over the caller's on read. */
+  /** Platform-written keys (docs/metadata.md), merged over the caller's on read. */
   platform_metadata: PlatformMetadata;
   idv: Idv | null;
   /** Live sessions: when the capture link stops working; null in test mode. */
@@ -28,7 +28,7 @@ export interface SessionRow {
   /** The template's switches, pinned at create. */
   photo_upload: boolean;
   device_intelligence: boolean;
-  /** When the applicant's personal data was erased (contract §15); from then on none is written to the row. */
+  /** When the applicant's personal data was erased (docs/privacy.md); from then on none is written to the row. */
   erased_at: Date | null;
   created_at: Date;
   updated_at: Date;

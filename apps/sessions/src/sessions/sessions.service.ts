@@ -29,7 +29,7 @@ import { captureLink, type CaptureLinks } from './capture-link.js';
 import { SessionsRepository, type PlatformMetadata, type SessionRow } from './sessions.repository.js';
 import { actionTarget } from './transitions.js';
 
-/** The read shape of contract §9; `idv` only for the read of one session that ran an identity check. */
+/** The read shape of docs/sessions.md; `idv` only for the read of one session that ran an identity check. */
 export function toSession(row: SessionRow, links: CaptureLinks, withIdv = false): Session {
   const s: Session = {
     id: row.id,
@@ -82,7 +82,7 @@ const EVIDENCE_TIMEOUT_MS = 1000;
 type Action = 'cancel' | 'review' | 'decision';
 const ACTION_VERB: Record<Action, string> = { cancel: 'cancelled', review: 'sent to manual review', decision: 'decided' };
 
-/** 409 for text an erased session no longer takes (its applicant's personal data was erased, contract §15). */
+/** 409 for text an erased session no longer takes (its applicant's personal data was erased, docs/privacy.md). */
 function erasedRefusal(row: SessionRow, what: string): DomainError {
   return new DomainError('invalid_state_transition', {
     message: `The applicant of this session was erased: the session ${what}.`,
@@ -132,7 +132,7 @@ export class SessionsService {
     // a live session waits for its applicant's capture: only the client secret's hash is kept
     const capture =
       p.mode === 'live' ? { secret_hash: hashCaptureSecret(captureSecretFor(this.cfg.CAPTURE_SECRET_KEY, id)), expires_at: new Date(now.getTime() + this.cfg.CAPTURE_LINK_TTL) } : null;
-    // a live create is billed (contract §12): the price of its checks is debited before anything is written, and
+    // a live create is billed (docs/sessions.md, "Billing"): the price of its checks is debited before anything is written, and
     // given back should nothing be written (billing/live-billing.ts); test mode never bills
     if (p.mode === 'live') await debitLiveCreate(this.rpc, p, id, template.checks, ctx);
     const row = await this.repo.create(

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { SESSION_STATUSES, type SessionStatus } from '@verity/contracts';
 import { actionTarget, canTransition, eventTypeFor, isTerminal } from './transitions.js';
 
-describe('session transition table (contract §6)', () => {
+describe('session transition table (docs/sessions.md)', () => {
   it('answers every operator action from every status exactly as the table says', () => {
     const expected: Record<SessionStatus, [SessionStatus | null, SessionStatus | null, SessionStatus | null]> = {
       //              cancel        review           decision

@@ -1,10 +1,10 @@
 import type { SessionEventType, SessionStatus } from '@verity/contracts';
 
-/** What moves a session: an operator action (contract §6) or the platform itself (`system`). */
+/** What moves a session: an operator action (docs/sessions.md) or the platform itself (`system`). */
 export type Actor = 'cancel' | 'review' | 'decision' | 'system';
 
 /**
- * The transition table of contract §6. A status missing from a row does not allow that actor at all
+ * The transition table of docs/sessions.md. A status missing from a row does not allow that actor at all
  * (409 `invalid_state_transition` for an operator action). Notes are not a transition: allowed in every status.
  */
 const TABLE: Record<SessionStatus, Partial<Record<Actor, readonly SessionStatus[]>>> = {
@@ -33,7 +33,7 @@ export function isTerminal(status: SessionStatus): boolean {
 }
 
 /**
- * The event the spec's Events table delivers for reaching `status`, or null. `expired` and `skipped` have
+ * The event the Events table of docs/webhooks.md delivers for reaching `status`, or null. `expired` and `skipped` have
  * reserved event types that are never emitted; `errored`, `in_progress` and `pending` have none.
  */
 export function eventTypeFor(status: SessionStatus): SessionEventType | null {

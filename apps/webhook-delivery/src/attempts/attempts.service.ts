@@ -34,7 +34,7 @@ export const EXPORT_MAX_ATTEMPTS = 1000;
 /** Sessions one export may name. */
 const EXPORT_MAX_SESSIONS = 10_000;
 
-/** GET /v1/webhook-events: one row per attempt, newest first, filters session_id and subscription_id (contract §5, §10). */
+/** GET /v1/webhook-events: one row per attempt, newest first, filters session_id and subscription_id (docs/webhooks.md; lists: docs/authentication.md). */
 @Injectable()
 export class AttemptsService {
   constructor(private readonly repo: AttemptsRepository) {}
@@ -45,7 +45,7 @@ export class AttemptsService {
     return toPage(rows, p.limit, (r) => r.seq, toAttempt);
   }
 
-  /** The attempts of the applicant's sessions (contract §15), as the log lists them: newest first, capped at EXPORT_MAX_ATTEMPTS. */
+  /** The attempts of the applicant's sessions (docs/privacy.md), as the log lists them: newest first, capped at EXPORT_MAX_ATTEMPTS. */
   async export(owner: Owner, req: PrivacyExportRequest): Promise<WebhooksExportReply> {
     const ids: unknown = req?.session_ids;
     if (!Array.isArray(ids) || ids.length > EXPORT_MAX_SESSIONS || !ids.every((v) => typeof v === 'string')) {

@@ -6,7 +6,7 @@ import { assertBeforeDeadline, type RpcContext } from '@verity/platform';
 import { DeliveriesRepository } from './deliveries.repository.js';
 
 /**
- * The test-data purge (operator, contract §15): every test-mode delivery and attempt of the organization,
+ * The test-data purge (operator, docs/privacy.md): every test-mode delivery and attempt of the organization,
  * gone for good. Subscriptions stay: they are the organization's configuration, like its keys.
  */
 @Injectable()

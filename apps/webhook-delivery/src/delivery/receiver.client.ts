@@ -31,7 +31,7 @@ export function resolverOf(servers: string): Resolver | null {
 }
 
 /**
- * The SSRF guard (contract §10): resolves a host and checks EVERY address it resolves to; one refused
+ * The SSRF guard (docs/webhooks.md): resolves a host and checks EVERY address it resolves to; one refused
  * address refuses the host. Returns the checked addresses, which are the only ones a connection may use: the
  * name is resolved once per attempt, so an answer that changes between the check and the connection (DNS
  * rebinding) cannot lead the connection elsewhere.
@@ -113,7 +113,7 @@ const TLS_CODES = new Set([
 const TIMEOUT_CODES = new Set(['UND_ERR_CONNECT_TIMEOUT', 'UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT', 'ETIMEDOUT', 'ABORT_ERR']);
 const DNS_CODES = new Set(['ENOTFOUND', 'EAI_AGAIN', 'EAI_NODATA', 'EAI_NONAME', 'EAI_FAIL']);
 
-/** The bounded error code of a failed attempt (contract §10), from the error and its causes. */
+/** The bounded error code of a failed attempt (docs/webhooks.md), from the error and its causes. */
 export function attemptErrorCode(e: unknown): AttemptErrorCode {
   for (let cur: unknown = e, depth = 0; cur && depth < 5; cur = (cur as { cause?: unknown }).cause, depth++) {
     if (cur instanceof DestinationError) return cur.code;

@@ -1,7 +1,7 @@
 import { parseDuration } from '@verity/platform';
 
 /**
- * The retry schedule of webhook deliveries (contract §10): the delay before each retry after a failed
+ * The retry schedule of webhook deliveries (docs/webhooks.md): the delay before each retry after a failed
  * attempt. A schedule of N retries allows at most N + 1 attempts; after the last one the delivery is failed.
  */
 const SECOND = 1000;

@@ -2,7 +2,7 @@ import { createHmac, randomBytes } from 'node:crypto';
 import type { DomainEvent } from '@verity/contracts';
 
 /**
- * Standard Webhooks signing (contract §10): `webhook-id` is the event id, `webhook-timestamp` the UNIX
+ * Standard Webhooks signing (docs/webhooks.md): `webhook-id` is the event id, `webhook-timestamp` the UNIX
  * seconds of the attempt, `webhook-signature` is `v1,<base64 HMAC-SHA256 of "<id>.<timestamp>.<body>">`
  * keyed by the base64-decoded secret; during a rotation overlap one signature per secret, space-separated.
  */

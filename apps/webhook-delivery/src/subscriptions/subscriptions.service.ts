@@ -65,7 +65,7 @@ export function validateSubscriptionInput(req: Partial<WebhookSubscriptionCreate
 }
 
 /**
- * Webhook subscriptions, managed by operators (contract §12): https only, the SSRF guard at registration,
+ * Webhook subscriptions, managed by operators (docs/webhooks.md): https only, the SSRF guard at registration,
  * a 32-byte signing secret shown once (at creation and rotation), stored encrypted.
  */
 @Injectable()

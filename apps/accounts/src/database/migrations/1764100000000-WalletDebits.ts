@@ -1,7 +1,7 @@
 import type { MigrationInterface, QueryRunner } from 'typeorm';
 
 /**
- * Billing of live session creates (contract §12): one row per debited session (its id is the idempotency key),
+ * Billing of live session creates (docs/sessions.md, "Billing"): one row per debited session (its id is the idempotency key),
  * settled once the sweep has seen the session, or refunded when it never came; a wallet never goes below zero.
  */
 export class WalletDebits1764100000000 implements MigrationInterface {

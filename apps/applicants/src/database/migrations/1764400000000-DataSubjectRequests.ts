@@ -1,6 +1,6 @@
 import type { MigrationInterface, QueryRunner } from 'typeorm';
 
-/** Data subject requests (contract §15) and erased applicants. */
+/** Data subject requests (docs/privacy.md) and erased applicants. */
 export class DataSubjectRequests1764400000000 implements MigrationInterface {
   name = 'DataSubjectRequests1764400000000';
 

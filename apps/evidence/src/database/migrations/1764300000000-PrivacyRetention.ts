@@ -1,7 +1,7 @@
 import type { MigrationInterface, QueryRunner } from 'typeorm';
 
 /**
- * Data subject requests and retention (contract §15): `captures.erased_at` marks a session whose images were
+ * Data subject requests and retention (docs/privacy.md): `captures.erased_at` marks a session whose images were
  * erased (no image is stored for it again); indexes for retention by age and for finding a blob's references.
  */
 export class PrivacyRetention1764300000000 implements MigrationInterface {

@@ -1,7 +1,7 @@
 import type { MigrationInterface, QueryRunner } from 'typeorm';
 
 /**
- * Live verification (contract §14): a live session's capture link (only the client secret's hash is kept), when
+ * Live verification (docs/capture.md): a live session's capture link (only the client secret's hash is kept), when
  * it expires and was submitted, what the applicant's browser and connection said (`capture_context`), the
  * template's capture switches pinned at create; live runs as jobs and run records without an expected outcome;
  * devices and document numbers seen, for device intelligence (velocity, repeat applicants).

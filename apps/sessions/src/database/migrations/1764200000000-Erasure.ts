@@ -1,6 +1,6 @@
 import type { MigrationInterface, QueryRunner } from 'typeorm';
 
-/** Erasure of an applicant's personal data (contract §15): when it happened; null while the session holds it. */
+/** Erasure of an applicant's personal data (docs/privacy.md): when it happened; null while the session holds it. */
 export class Erasure1764200000000 implements MigrationInterface {
   name = 'Erasure1764200000000';
 
