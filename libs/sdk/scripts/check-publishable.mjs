@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // Run before `npm publish`: the published declarations must not import the repository's private @verity/*
 // packages (a consumer could not resolve them: without skipLibCheck its build fails, with it every wire type
-// silently becomes `any`). True today of src/types.ts until it is generated from the OpenAPI document.
+// silently becomes `any`). The types are generated from the OpenAPI document (src/generated/openapi.ts).
 import { readdirSync, readFileSync } from 'node:fs';
 
 const dir = new URL('../dist/src/', import.meta.url);

@@ -1,6 +1,8 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 import { backoffDelay, DEFAULT_BACKOFF, DEFAULT_BASE_URLS, parseKey, rateLimitDelay, SDK_VERSION, Verity } from './index.js';
 import { resetAtOf } from './retry.js';
 
@@ -78,11 +80,21 @@ describe('package', () => {
     assert.deepEqual(Object.keys(pkg.dependencies), ['standardwebhooks']);
   });
 
-  it('the compiled code imports no @verity/* package', async () => {
+  it('the compiled code and its declarations import no @verity/* package (a consumer could not resolve one)', async () => {
     const { readdirSync } = await import('node:fs');
-    const dir = new URL('./', import.meta.url);
-    for (const f of readdirSync(dir).filter((n) => n.endsWith('.js') && !n.includes('.spec.'))) {
-      assert.doesNotMatch(readFileSync(new URL(f, dir), 'utf8'), /from ['"]@verity\//, f);
+    for (const sub of ['./', './generated/']) {
+      const dir = new URL(sub, import.meta.url);
+      for (const f of readdirSync(dir).filter((n) => (n.endsWith('.js') || n.endsWith('.d.ts')) && !n.includes('.spec.'))) {
+        assert.doesNotMatch(readFileSync(new URL(f, dir), 'utf8'), /from ['"]@verity\//, f);
+      }
     }
+  });
+
+  it('the generated types are those of the current OpenAPI document (npm run openapi regenerates them)', () => {
+    const bin = fileURLToPath(new URL('../../../../node_modules/.bin/openapi-typescript', import.meta.url));
+    const doc = fileURLToPath(new URL('../../../../apps/gateway/openapi/openapi.json', import.meta.url));
+    const out = fileURLToPath(new URL('../../src/generated/openapi.ts', import.meta.url));
+    const r = spawnSync(bin, [doc, '-o', out, '--default-non-nullable', 'false', '--check'], { encoding: 'utf8' });
+    assert.equal(r.status, 0, `libs/sdk/src/generated/openapi.ts is stale: run npm run openapi\n${r.stdout}${r.stderr}`);
   });
 });

@@ -1,74 +1,61 @@
 /**
- * The wire shapes the client sends and receives, in one file. Today they are type-only imports of the
- * repository's own contracts (erased at runtime); this file is meant to be replaced by types generated from
- * `GET /v1/openapi.json` (docs/openapi.md) without touching the rest of the client.
+ * The wire shapes the client sends and receives. They are generated from the gateway's OpenAPI document
+ * (`src/generated/openapi.ts`, by openapi-typescript from apps/gateway/openapi/openapi.json; `npm run openapi`
+ * regenerates both); this file names them for the client. Only list and upload parameters are written here.
  */
-import type {
-  Address,
-  Applicant,
-  CheckOutcome,
-  CheckType,
-  DataSubjectRequest,
-  DsarExport,
-  DsarType,
-  EvidenceArtifact,
-  ExpectedOutcome,
-  IdScanResult,
-  Idv,
-  Page,
-  Session,
-  SessionEventData,
-  SessionEventType,
-  SessionOutcome,
-  SessionStatus,
-  SigningDocument,
-  WebhookAttempt,
-  WorkflowTemplate,
-} from '@verity/contracts';
-import type { ErrorCode, ErrorEnvelope, ErrorType, Issue } from '@verity/errors';
-import type { KeyType, Mode, Region, Scope } from '@verity/keys';
-import type { ScreeningRule } from '@verity/screening-engine';
+import type { components } from './generated/openapi.js';
 
-export type {
-  Address,
-  Applicant,
-  CheckOutcome,
-  CheckType,
-  DataSubjectRequest,
-  DsarExport,
-  DsarType,
-  ErrorCode,
-  ErrorEnvelope,
-  ErrorType,
-  EvidenceArtifact,
-  ExpectedOutcome,
-  IdScanResult,
-  Idv,
-  Issue,
-  KeyType,
-  Mode,
-  Page,
-  Region,
-  Scope,
-  ScreeningRule,
-  Session,
-  SessionEventData,
-  SessionEventType,
-  SessionOutcome,
-  SessionStatus,
-  SigningDocument,
-  WebhookAttempt,
-  WorkflowTemplate,
-};
+type Schemas = components['schemas'];
 
+export type Applicant = Schemas['Applicant'];
+export type Address = NonNullable<Applicant['address']>;
+export type WorkflowTemplate = Schemas['WorkflowTemplate'];
+export type ScreeningRule = Schemas['ScreeningRule'];
+export type ScreeningRuleInput = Schemas['ScreeningRuleInput'];
+export type SigningDocument = NonNullable<WorkflowTemplate['signing_document']>;
+export type CheckType = WorkflowTemplate['checks'][number];
+export type Session = Schemas['Session'];
+export type SessionStatus = Session['status'];
+export type SessionOutcome = Session['outcome'];
+export type CheckOutcome = NonNullable<Session['checks'][number]['outcome']>;
+export type Idv = Schemas['Idv'];
+export type EvidenceArtifact = Idv['available_images'][number];
+export type SessionScreening = Schemas['SessionScreening'];
+export type DataSubjectRequest = Schemas['DataSubjectRequest'];
+export type DsarType = DataSubjectRequest['type'];
+export type DsarExport = NonNullable<DataSubjectRequest['export']>;
+export type WebhookAttempt = Schemas['WebhookAttempt'];
+export type IdScanResult = Schemas['IdScanResult'];
 /** `GET /v1/me`: the calling key. */
-export interface ApiKeyInfo {
-  id: string;
-  object: 'api_key';
-  org_id: string;
-  mode: Mode;
-  region: Region;
-  scopes: Scope[];
+export type ApiKeyInfo = Schemas['ApiKey'];
+export type Mode = ApiKeyInfo['mode'];
+export type Region = ApiKeyInfo['region'];
+export type Scope = ApiKeyInfo['scopes'][number];
+export type KeyType = 'sk' | 'pk';
+/** The error envelope of every non-2xx answer (docs/errors.md). */
+export type ErrorEnvelope = Schemas['Error'];
+export type ErrorBody = ErrorEnvelope['error'];
+export type ErrorCode = ErrorBody['code'];
+export type ErrorType = ErrorBody['type'];
+export type Issue = Schemas['ValidationIssue'];
+/** The body of a webhook delivery (docs/webhooks.md). */
+export type WebhookEvent = Schemas['WebhookEvent'];
+export type SessionEventType = WebhookEvent['type'];
+export type SessionEventData = WebhookEvent['data'];
+
+/** Request bodies. */
+export type ApplicantCreateParams = Schemas['ApplicantInput'];
+export type WorkflowTemplateCreateParams = Schemas['WorkflowTemplateCreate'];
+export type WorkflowTemplateUpdateParams = Schemas['WorkflowTemplateUpdate'];
+export type SessionCreateParams = Schemas['SessionCreate'];
+export type ExpectedOutcome = NonNullable<SessionCreateParams['expected_outcome']>;
+export type SessionDecisionParams = Schemas['SessionDecision'];
+export type DataSubjectRequestCreateParams = Schemas['DataSubjectRequestCreate'];
+
+/** A page of a list: newest first, `next_cursor` null on the last page. */
+export interface Page<T> {
+  data: T[];
+  next_cursor: string | null;
 }
 
 /** Common list parameters (docs/authentication.md): `limit` 1 to 100 (default 20), `cursor` from the previous page. */
@@ -77,72 +64,16 @@ export interface ListParams {
   cursor?: string;
 }
 
-/** `POST /v1/applicants` (docs/applicants.md). */
-export interface ApplicantCreateParams {
-  family_name: string;
-  given_names?: string[];
-  name_suffix?: string;
-  email?: string;
-  /** E.164 */
-  phone?: string;
-  /** `YYYY-MM-DD` */
-  date_of_birth?: string;
-  address?: Address;
-  external_id?: string;
-}
-
-/** A screening rule as sent: `priority` (default 100) and `isActive` (default true) may be left out. */
-export type ScreeningRuleInput = Omit<ScreeningRule, 'priority' | 'isActive'> & Partial<Pick<ScreeningRule, 'priority' | 'isActive'>>;
-
-/** `POST /v1/workflow-templates` (docs/screening.md). */
-export interface WorkflowTemplateCreateParams {
-  name: string;
-  checks?: CheckType[];
-  screening_rules?: ScreeningRuleInput[];
-  metadata?: Record<string, unknown>;
-  device_intelligence?: boolean;
-  photo_upload?: boolean;
-  review_threshold?: number;
-  /** Required when `checks` holds `document_signing`. */
-  signing_document?: SigningDocument;
-}
-
-/** `PATCH /v1/workflow-templates/{id}`: only the fields sent change; `signing_document: null` removes it. */
-export type WorkflowTemplateUpdateParams = Partial<Omit<WorkflowTemplateCreateParams, 'signing_document'>> & {
-  signing_document?: SigningDocument | null;
-};
-
-/** `POST /v1/sessions` (docs/sessions.md). */
-export interface SessionCreateParams {
-  applicant_id: string;
-  workflow_template_id: string;
-  metadata?: Record<string, unknown>;
-  /** Test mode only (default `pass`); ignored in live mode. */
-  expected_outcome?: ExpectedOutcome;
-}
-
 /** `GET /v1/sessions` filters. */
 export interface SessionListParams extends ListParams {
   status?: SessionStatus;
   applicant_id?: string;
 }
 
-/** `POST /v1/sessions/{id}/decision`: only from `manual_review`. */
-export interface SessionDecisionParams {
-  outcome: 'approved' | 'declined';
-  reason?: string;
-}
-
 /** `GET /v1/webhook-events` filters. */
 export interface WebhookEventListParams extends ListParams {
   session_id?: string;
   subscription_id?: string;
-}
-
-/** `POST /v1/data_subject_requests` (docs/privacy.md). */
-export interface DataSubjectRequestCreateParams {
-  type: DsarType;
-  applicant_id: string;
 }
 
 /** `POST /v1/id-verification` (docs/id-scan.md): images as bytes (JPEG, PNG or WebP, recognised by their bytes). */
@@ -153,13 +84,4 @@ export interface IdScanParams {
   expected_outcome?: ExpectedOutcome;
 }
 
-/** The body of a webhook delivery (docs/webhooks.md). */
-export interface WebhookEvent {
-  type: SessionEventType;
-  /** ISO 8601 */
-  timestamp: string;
-  data: SessionEventData;
-}
 
-/** The `error` member of every non-2xx answer (docs/errors.md). */
-export type ErrorBody = ErrorEnvelope['error'];
