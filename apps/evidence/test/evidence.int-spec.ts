@@ -1,15 +1,15 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { createHash, randomBytes } from 'node:crypto';
-import http from 'node:http';
 import { SUBJECTS, type Principal } from '@verity/contracts';
 import { newId } from '@verity/keys';
-import { RpcClient, signInternalRequest } from '@verity/platform';
+import { RpcClient } from '@verity/platform';
 import { query, refusal, type ServiceApp, type ServiceUnderTest, startServiceUnderTest, testPrincipal } from '@verity/testing';
 import { ARTIFACT_STORE, type ArtifactStore } from '../src/artifacts/artifact-store.js';
 import { EvidenceModule } from '../src/app.module.js';
 import { EVIDENCE_SERVICE, evidenceEnv } from '../src/definition.js';
 import { EvidenceHttp } from '../src/evidence.http.js';
+import { internalClient, type Got, type Signer } from './internal-http.js';
 
 const SECRET = randomBytes(32).toString('base64url');
 const CHUNK = 64 * 1024;
@@ -40,34 +40,10 @@ function principal(mode: 'test' | 'live' = 'test', org = newId('org'), region: '
 const store = (p: Principal, session_id: string, artifacts: ('portrait' | 'front' | 'selfie')[]) =>
   rpc.call(SUBJECTS.evidenceStoreSynthetic, { session_id, capture_acquisition: 'camera', artifacts }, { principal: p, requestId: 'req_int_evidence' });
 
-interface Got {
-  status: number;
-  headers: http.IncomingHttpHeaders;
-  body: Buffer;
-}
-
-/** Signs one request as the gateway does: over its method, path and body (none for a GET). */
-type Signer = (method: string, path: string, body?: Buffer) => Record<string, string>;
-
-/** GET over the internal HTTP side, as the gateway does (signed headers), or with the headers given. */
-function get(path: string, sign: Signer | Record<string, string>): Promise<Got> {
-  const headers = typeof sign === 'function' ? sign('GET', path) : sign;
-  return new Promise((resolve, reject) => {
-    http
-      .get({ host: '127.0.0.1', port, path, headers }, (res) => {
-        const chunks: Buffer[] = [];
-        res.on('data', (d: Buffer) => chunks.push(d));
-        res.on('end', () => resolve({ status: res.statusCode!, headers: res.headers, body: Buffer.concat(chunks) }));
-        res.on('error', reject);
-      })
-      .on('error', reject);
-  });
-}
-const signedWith =
-  (secret: string, p: Principal, requestId = newId('request'), deadline = Date.now() + 5000): Signer =>
-  (method, path, body) =>
-    signInternalRequest(secret, { method, path }, { principal: p, requestId, deadline }, body);
-const signed = (p: Principal, requestId?: string, deadline?: number) => signedWith(SECRET, p, requestId, deadline);
+const client = internalClient(() => port, SECRET);
+const { get, put } = client;
+const signedWith = (secret: string, p: Principal, requestId?: string, deadline?: number) => internalClient(() => port, secret).signed(p, requestId, deadline);
+const signed = (p: Principal, requestId?: string, deadline?: number) => client.signed(p, requestId, deadline);
 const image = (p: Principal, session: string, artifact: string, requestId?: string) => get(`/sessions/${session}/images/${artifact}`, signed(p, requestId));
 const json = (g: Got) => JSON.parse(g.body.toString()) as { ok: boolean; data?: unknown; error?: { code: string; message: string } };
 
@@ -252,21 +228,6 @@ describe('the activity log', () => {
     assert.deepEqual(cols.map((c) => c.column_name), ['action', 'artifact', 'created_at', 'id', 'key_id', 'mode', 'org_id', 'outcome', 'request_id', 'seq', 'session_id']);
   });
 });
-
-/** PUT over the internal HTTP side, the raw image as the body (its digest in the signed headers). */
-function put(path: string, sign: Signer, body: Buffer): Promise<Got> {
-  const headers = sign('PUT', path, body);
-  return new Promise((resolve, reject) => {
-    const req = http.request({ host: '127.0.0.1', port, path, method: 'PUT', headers: { ...headers, 'content-type': 'image/jpeg', 'content-length': body.length } }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (d: Buffer) => chunks.push(d));
-      res.on('end', () => resolve({ status: res.statusCode!, headers: res.headers, body: Buffer.concat(chunks) }));
-      res.on('error', reject);
-    });
-    req.on('error', reject);
-    req.end(body);
-  });
-}
 
 describe('live captures: uploads and the run that reads them', () => {
   it('an upload is validated, normalized and stored once per kind (a new one replaces the old); another owner cannot add to it', async () => {
