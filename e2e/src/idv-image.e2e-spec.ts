@@ -59,9 +59,10 @@ async function getImage(region: Region, key: string, sessionId: string, artifact
 }
 
 /** The error envelope without its request id: what must be identical between two refusals. */
+/** An error as a client could tell it apart: all but the request id and where its doc_url's host is (each region's gateway serves its own docs). */
 function sameness(r: ApiResponse): string {
   const e = errorOf(r);
-  return JSON.stringify({ ...e, request_id: '' });
+  return JSON.stringify({ ...e, request_id: '', doc_url: new URL(e.doc_url).hash });
 }
 
 async function activity(region: Region, orgId: string, session?: string): Promise<ActivityEntry[]> {

@@ -16,7 +16,8 @@ import { REPO_ROOT } from '@verity/stack';
 import { multipart, sampleImage, SVG_IMAGE, waitFor, type ApiResponse } from '@verity/testing';
 import { liveSession } from './capture-support.js';
 import { createSession, newApplicant, newTemplate, type Client, type One } from './sessions-support.js';
-import { client, closeOperators, createKey, orgWithKey } from './support.js';
+import { SUBJECTS } from '@verity/contracts';
+import { client, closeOperators, createKey, operator, orgWithKey } from './support.js';
 
 after(closeOperators);
 
@@ -290,6 +291,32 @@ describe('every route answers as the document says', () => {
         conforms(route, await otherRegion(method.toUpperCase(), url, method === 'get' ? {} : { body: {} }), 403, 'region_mismatch');
       }
     }
+  });
+
+  it('the refusals every route shares: invalid JSON, too large, a reused Idempotency-Key, billing, rate limits', async () => {
+    const op = { principal: null, requestId: 'req_e2e_contract' };
+    const ops = await operator('us');
+    conforms('POST /v1/applicants', await full('POST', '/v1/applicants', { rawBody: '{"family_name":', headers: { 'content-type': 'application/json' } }), 400, 'invalid_json');
+    conforms('POST /v1/applicants', await full('POST', '/v1/applicants', { body: { family_name: 'x'.repeat(2 * 1024 * 1024) } }), 413, 'request_too_large');
+    const key = { 'idempotency-key': `contract-${Date.now()}` };
+    conforms('POST /v1/applicants', await full('POST', '/v1/applicants', { body: { family_name: 'Once' }, headers: key }), 201);
+    conforms('POST /v1/applicants', await full('POST', '/v1/applicants', { body: { family_name: 'Twice' }, headers: key }), 422, 'idempotency_key_reused');
+
+    // live mode with a locked wallet: 402 on every live route but the account-state reads
+    const broke = await orgWithKey('us', { mode: 'live' });
+    await ops.call(SUBJECTS.accountsBillingSet, { org_id: broke.org.id, wallet_locked: true }, op);
+    conforms('GET /v1/applicants', await client('us', broke.key)('GET', '/v1/applicants'), 402, 'payment_required');
+    // a canceled subscription: 403 on every live route but GET /v1/me (test mode never checks)
+    const canceled = await orgWithKey('us', { mode: 'live' });
+    await ops.call(SUBJECTS.accountsBillingSet, { org_id: canceled.org.id, subscription_status: 'canceled' }, op);
+    conforms('GET /v1/applicants', await client('us', canceled.key)('GET', '/v1/applicants'), 403, 'subscription_required');
+    // a custom tier of one read a minute: the second is 429
+    const limited = await orgWithKey('us');
+    await ops.call(SUBJECTS.accountsOrgSetTier, { org_id: limited.org.id, tier: 'custom', limits: { reads: 1 } }, op);
+    const reads = client('us', limited.key);
+    const first = await reads('GET', '/v1/applicants');
+    const second = first.status === 429 ? first : await reads('GET', '/v1/applicants');
+    conforms('GET /v1/applicants', second, 429, 'rate_limit_exceeded');
   });
 
   it('answered every route of the document with its success status', () => {
