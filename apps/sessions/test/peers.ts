@@ -1,4 +1,4 @@
-import { SUBJECTS } from '@verity/contracts';
+import { SUBJECTS, type EvaluateReply } from '@verity/contracts';
 import type { RpcServer } from '@verity/platform';
 
 /**
@@ -16,3 +16,6 @@ export function acceptEveryDebit(peers: RpcServer): void {
     refunded_at: null,
   }));
 }
+
+/** A screening reply that decides nothing: no rule fired. */
+export const cleanScreening = (): EvaluateReply => ({ status: 'ok', decision: 'none', score: 0, review_threshold: 0.5, tags: [], decline_floored: false, fired: [], trace: [] });

@@ -32,7 +32,7 @@ import { SessionsModule } from '../src/app.module.js';
 import { sessionsEnv } from '../src/config.js';
 import { SESSIONS_SERVICE } from '../src/definition.js';
 import { ERASED_TEXT, ERASURE_CANCELLATION_REASON } from '../src/privacy/privacy.repository.js';
-import { acceptEveryDebit } from './peers.js';
+import { acceptEveryDebit, cleanScreening } from './peers.js';
 
 let svc: ServiceUnderTest<unknown>;
 let peers: RpcServer;
@@ -50,7 +50,7 @@ const readings = new Map<string, CaptureVerifyReply>();
 let evaluate: (req: EvaluateRequest) => Promise<EvaluateReply>;
 /** The reader, before it answers (e.g. to hold a run in flight). */
 let reading: (sessionId: string) => Promise<void>;
-const clean = (): EvaluateReply => ({ status: 'ok', decision: 'none', score: 0, review_threshold: 0.5, tags: [], decline_floored: false, fired: [], trace: [] });
+const clean = cleanScreening;
 
 before(async () => {
   svc = await startServiceUnderTest({

@@ -33,7 +33,7 @@ import { SessionsModule } from '../src/app.module.js';
 import { Outbox } from '../src/events/outbox.js';
 import { sessionsEnv } from '../src/config.js';
 import { SESSIONS_SERVICE } from '../src/definition.js';
-import { acceptEveryDebit } from './peers.js';
+import { acceptEveryDebit, cleanScreening } from './peers.js';
 
 type App = Awaited<ReturnType<typeof createServiceApp>>;
 
@@ -61,7 +61,7 @@ function evidenceAnswer(): void {
   }
 }
 
-const clean = (): EvaluateReply => ({ status: 'ok', decision: 'none', score: 0, review_threshold: 0.5, tags: [], decline_floored: false, fired: [], trace: [] });
+const clean = cleanScreening;
 
 async function startApp(): Promise<void> {
   app = await createServiceApp(SESSIONS_SERVICE, SessionsModule, cfg, log);

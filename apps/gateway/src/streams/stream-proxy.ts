@@ -5,7 +5,7 @@ import { DomainError, isErrorCode, type ErrorData } from '@verity/errors';
 import { BodySigner, INTERNAL_HEADERS, signInternalRequest, STREAMED_BODY, traceHttpHeaders, type Logger } from '@verity/platform';
 import type { FastifyReply } from 'fastify';
 import type { Readable } from 'node:stream';
-import { Agent, request } from 'undici';
+import { Agent, request, type Dispatcher } from 'undici';
 import { GATEWAY_CONFIG, type GatewayConfig } from '../config.js';
 import type { Caller } from '../http/caller.js';
 import { GATEWAY_LOGGER } from '../tokens.js';
@@ -88,18 +88,7 @@ export class StreamProxy {
 
   /** Streams a binary answer from `url` to the client, with the given headers; errors arrive as JSON. */
   async download(url: string | undefined, c: Caller, reply: FastifyReply, headers: Record<string, string>, timeoutMs: number): Promise<void> {
-    if (!url) throw new DomainError('service_unavailable');
-    let res;
-    try {
-      res = await request(url, { method: 'GET', dispatcher: this.agent, headers: this.signed(new URL(url), 'GET', c, timeoutMs, Buffer.alloc(0)), headersTimeout: timeoutMs, bodyTimeout: timeoutMs });
-    } catch (e) {
-      this.log.warn({ err: e, request_id: c.requestId }, 'stream download failed');
-      throw new DomainError('service_unavailable');
-    }
-    if (res.statusCode !== 200) {
-      await this.relayJson(() => res.body.json(), c);
-      throw new DomainError('internal_error');
-    }
+    const res = await this.get(url, c, timeoutMs);
     reply.headers(headers);
     const length = res.headers['content-length'];
     if (typeof length === 'string') reply.header('content-length', length);
@@ -111,22 +100,36 @@ export class StreamProxy {
    * there any more (`artifact_not_available`, `resource_not_found`).
    */
   async fetchBytes(url: string | undefined, c: Caller, timeoutMs: number): Promise<Buffer | null> {
-    if (!url) throw new DomainError('service_unavailable');
     let res;
     try {
-      res = await request(url, { method: 'GET', dispatcher: this.agent, headers: this.signed(new URL(url), 'GET', c, timeoutMs, Buffer.alloc(0)), headersTimeout: timeoutMs, bodyTimeout: timeoutMs });
-      if (res.statusCode === 200) return Buffer.from(await res.body.arrayBuffer());
-    } catch (e) {
-      this.log.warn({ err: e, request_id: c.requestId }, 'stored image download failed');
-      throw new DomainError('service_unavailable');
-    }
-    try {
-      await this.relayJson(() => res.body.json(), c);
+      res = await this.get(url, c, timeoutMs);
     } catch (e) {
       if (e instanceof DomainError && (e.code === 'artifact_not_available' || e.code === 'resource_not_found')) return null;
       throw e;
     }
-    throw new DomainError('internal_error');
+    try {
+      return Buffer.from(await res.body.arrayBuffer());
+    } catch (e) {
+      this.log.warn({ err: e, request_id: c.requestId }, 'stored image download failed');
+      throw new DomainError('service_unavailable');
+    }
+  }
+
+  /** A signed GET answered 200 (its body not yet read); any other answer is the service's error, relayed. */
+  private async get(url: string | undefined, c: Caller, timeoutMs: number): Promise<Dispatcher.ResponseData> {
+    if (!url) throw new DomainError('service_unavailable');
+    let res: Dispatcher.ResponseData;
+    try {
+      res = await request(url, { method: 'GET', dispatcher: this.agent, headers: this.signed(new URL(url), 'GET', c, timeoutMs, Buffer.alloc(0)), headersTimeout: timeoutMs, bodyTimeout: timeoutMs });
+    } catch (e) {
+      this.log.warn({ err: e, request_id: c.requestId }, 'stream download failed');
+      throw new DomainError('service_unavailable');
+    }
+    if (res.statusCode !== 200) {
+      await this.relayJson(() => res.body.json(), c);
+      throw new DomainError('internal_error');
+    }
+    return res;
   }
 
   private async relayJson(json: () => Promise<unknown>, c: Caller): Promise<unknown> {
