@@ -25,6 +25,7 @@ const boundaries = (allow) => [
       { sourceTag: 'scope:evidence', onlyDependOnLibsWithTags: ['scope:shared', 'scope:evidence'] },
       { sourceTag: 'scope:id-scan', onlyDependOnLibsWithTags: ['scope:shared', 'scope:id-scan'] },
       { sourceTag: 'scope:webhook-delivery', onlyDependOnLibsWithTags: ['scope:shared', 'scope:webhook-delivery'] },
+      { sourceTag: 'scope:console', onlyDependOnLibsWithTags: ['scope:shared', 'scope:console'] },
       { sourceTag: 'scope:tools', onlyDependOnLibsWithTags: ['scope:shared', 'scope:tools'] },
     ],
   },

@@ -1,9 +1,12 @@
+import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
+import path from 'node:path';
 import { after, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { SUBJECTS } from '@verity/contracts';
+import { REPO_ROOT } from '@verity/stack';
 import { waitFor } from '@verity/testing';
-import { adminCli, client, closeOperators, createKey, createOrg, natsEnvOf, operator, rows } from './support.js';
+import { adminCli, client, closeOperators, createKey, createOrg, E2E, natsEnvOf, operator, rows } from './support.js';
 
 after(closeOperators);
 
@@ -30,7 +33,41 @@ interface Key {
   created_at: string;
 }
 
+interface ConsoleUser {
+  id: string;
+  object: string;
+  org_id: string;
+  email: string;
+  role: string;
+  created_at: string;
+}
+
 type Run = Awaited<ReturnType<typeof adminCli>>;
+
+/** The CLI as `adminCli` runs it, with `input` on its standard input (`printf '%s\n' "$PW" | npm run admin -- …`). */
+function adminCliWithStdin(input: string, args: string[]): Promise<Run> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [path.join(REPO_ROOT, 'tools/admin/dist/src/main.js'), ...args], {
+      env: { ...process.env, NATS_SUBJECT_PREFIX: E2E.prefix, ...natsEnvOf('us', 'operator') },
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
+    child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
+    child.on('error', reject);
+    child.on('close', (code) => {
+      const parse = (text: string): unknown => {
+        try {
+          return JSON.parse(text);
+        } catch {
+          return text;
+        }
+      };
+      resolve({ code: code ?? 1, out: code === 0 ? parse(stdout) : stdout, err: code === 0 ? null : parse(stderr), stdout, stderr });
+    });
+    child.stdin.end(input);
+  });
+}
 
 /** A successful command: exit 0, exactly one JSON object on one line of stdout, nothing on stderr. */
 function printed<T>(r: Run): T {
@@ -142,6 +179,54 @@ describe('admin CLI (docs/operations.md)', () => {
     const b = printed<Org>(await cli('billing', 'set', '--region', 'us', '--org', org.id, '--subscription', 'active', '--wallet-balance', 'none', '--wallet-locked', 'false'));
     assert.deepEqual(b.billing, { subscription_status: 'active', past_due_since: null, wallet_balance: null, wallet_locked: false });
     assert.deepEqual(printed<Org>(await cli('org', 'get', '--region', 'us', '--org', org.id)).billing, b.billing);
+  });
+
+  it('user create prints the console user with a generated password, once; --password-stdin prints none; user list; refusals echo no password', async () => {
+    const org = await createOrg('us');
+    const address = `ops.${Date.now()}@example.com`;
+    const r = await cli('user', 'create', '--region', 'us', '--org', org.id, '--email', address.toUpperCase(), '--role', 'owner');
+    const owner = printed<ConsoleUser & { password: string }>(r);
+    assert.match(owner.id, /^usr_[A-Za-z0-9]{24}$/);
+    assert.deepEqual(
+      { object: owner.object, org_id: owner.org_id, email: owner.email, role: owner.role },
+      { object: 'console_user', org_id: org.id, email: address, role: 'owner' },
+    );
+    assert.match(owner.password, /^[A-Za-z0-9]{24}$/);
+    assert.equal(r.stdout.split(owner.password).length - 1, 1, 'the password is printed exactly once');
+    const [row] = await rows<{ j: string; password_hash: string }>('us', 'SELECT row_to_json(u)::text AS j, password_hash FROM accounts.console_users u WHERE id = $1', [owner.id]);
+    assert.ok(row);
+    assert.match(row.password_hash, /^\$argon2id\$/);
+    assert.ok(!row.j.includes(owner.password), 'the password is not stored');
+
+    // the printed password is the one that signs in
+    const { password, ...user } = owner;
+    const op = await operator('us');
+    const login = (email: string, pw: string) => op.call(SUBJECTS.accountsConsoleLogin, { email, password: pw }, { principal: null, requestId: 'req_e2e' });
+    assert.deepEqual(await login(address, password), { user });
+    assert.deepEqual(await login(address, `${password}x`), { user: null });
+
+    const chosen = 'a passphrase chosen by the operator';
+    const fromStdin = await adminCliWithStdin(`${chosen}\n`, ['user', 'create', '--region', 'us', '--org', org.id, '--email', `dev.${address}`, '--role', 'developer', '--password-stdin']);
+    const developer = printed<ConsoleUser & { password?: string }>(fromStdin);
+    assert.equal(developer.password, undefined, 'a password read from stdin is not printed');
+    assert.ok(!fromStdin.stdout.includes(chosen));
+    assert.equal(developer.role, 'developer');
+    assert.equal((await login(`dev.${address}`, chosen)).user?.id, developer.id);
+
+    assert.deepEqual(printed<{ data: ConsoleUser[] }>(await cli('user', 'list', '--region', 'us', '--org', org.id)), { data: [user, developer] });
+
+    const taken = refused(await cli('user', 'create', '--region', 'us', '--org', org.id, '--email', address, '--role', 'admin'), 'validation_error', 'address in use');
+    assert.match(taken, /already in use/);
+    refused(await cli('user', 'create', '--region', 'us', '--org', `org_${'Z'.repeat(24)}`, '--email', `x.${address}`, '--role', 'admin'), 'resource_not_found', 'unknown org');
+    refused(await cli('user', 'create', '--region', 'us', '--org', org.id, '--email', `x.${address}`, '--role', 'root'), 'validation_error', 'bad role');
+    refused(await cli('user', 'create', '--region', 'us', '--org', org.id, '--role', 'admin'), 'usage', 'no email');
+    const short = await adminCliWithStdin('tooShort1\n', ['user', 'create', '--region', 'us', '--org', org.id, '--email', `x.${address}`, '--role', 'admin', '--password-stdin']);
+    refused(short, 'validation_error', 'short password');
+    assert.ok(!short.stderr.includes('tooShort1'), 'the refused password is not echoed');
+    const onCommandLine = await cli('user', 'create', '--region', 'us', '--org', org.id, '--email', `x.${address}`, '--role', 'admin', '--password', 'hunter2hunter2hunter2');
+    refused(onCommandLine, 'usage', '--password');
+    assert.ok(!onCommandLine.stderr.includes('hunter2'), 'the password is not echoed');
+    assert.equal(printed<{ data: ConsoleUser[] }>(await cli('user', 'list', '--region', 'us', '--org', org.id)).data.length, 2, 'the refusals created nobody');
   });
 
   it('refusals exit non-zero with {"error":{"code","message"}} on stderr and nothing on stdout', async () => {

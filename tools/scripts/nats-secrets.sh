@@ -13,7 +13,7 @@ region="${1:?usage: nats-secrets.sh us|eu [identity…]}"
 shift
 identities=("$@")
 if [[ ${#identities[@]} -eq 0 ]]; then
-  identities=(gateway accounts applicants screening sessions webhook-delivery evidence id-scan operator)
+  identities=(gateway accounts applicants screening sessions webhook-delivery evidence id-scan console operator)
 fi
 for id in "${identities[@]}"; do
   cat <<YAML

@@ -8,12 +8,13 @@
 # Names: database (from $DATABASE_URL, the operator's database), internal, capture, webhook, erasure, smtp (from
 # $SMTP_URL, optional), nats (every NATS identity) or nats-<identity>.
 #   verity-database    DATABASE_URL          read by every service with a database and the migrate Job
-#   verity-internal    INTERNAL_AUTH_SECRET  gateway, evidence, id-scan: signs internal HTTP (48 random bytes, hex)
+#   verity-internal    INTERNAL_AUTH_SECRET  gateway, console, evidence, id-scan: signs internal HTTP (48 random bytes, hex)
 #   verity-capture     CAPTURE_SECRET_KEY    sessions: client secrets of capture links (48 random bytes, hex)
 #   verity-webhook     WEBHOOK_SECRET_KEY    webhook-delivery: encrypts signing secrets at rest (32 bytes, base64)
 #   verity-erasure     ERASURE_SIGNING_KEY   applicants: signs erasure certificates (Ed25519 seed, 32 bytes, base64)
 #   verity-smtp        SMTP_URL              sessions: the invitations' mail server (optional)
-#   verity-nats-<id>   NATS_PASSWORD         each NATS identity and the nats servers (tools/scripts/nats-secrets.sh)
+#   verity-nats-<id>   NATS_PASSWORD         each NATS identity (the services, console, operator) and the nats servers
+#                                            (tools/scripts/nats-secrets.sh)
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 region="${1:?usage: region-secrets.sh us|eu [database|internal|capture|webhook|smtp|nats|nats-<identity>…]}"

@@ -173,6 +173,9 @@ try {
     stack = new Stack({
       regions: ['us', 'eu'],
       ports,
+      consolePorts: { us: await freePort(), eu: await freePort() },
+      // two regions of nine processes each, starting together on a small machine
+      readyTimeoutMs: 120_000,
       databaseUrl: (r) => dbUrl(dbs[r]),
       isolationPrefix: prefix,
       env: { LOG_LEVEL: 'warn', TRUSTED_PROXIES: '127.0.0.1', RPC_TIMEOUT_MS: '3000' },
@@ -201,6 +204,8 @@ try {
       ...testEnv,
       E2E_US_URL: stack.baseUrl('us'),
       E2E_EU_URL: stack.baseUrl('eu'),
+      E2E_CONSOLE_US_URL: stack.consoleUrl('us'),
+      E2E_CONSOLE_EU_URL: stack.consoleUrl('eu'),
       E2E_PREFIX: prefix,
       E2E_NATS: JSON.stringify(nats),
       E2E_DB_US: dbUrl(dbs.us),

@@ -1,7 +1,9 @@
 import { Inject, Injectable, type OnApplicationBootstrap } from '@nestjs/common';
-import { SUBJECTS } from '@verity/contracts';
-import { requirePrincipal, RpcServer } from '@verity/platform';
+import { SUBJECTS, type ReqOf, type ResOf, type Subject } from '@verity/contracts';
+import { requireOperator, requirePrincipal, RpcServer } from '@verity/platform';
 import { BillingService } from './billing/billing.service.js';
+import { ConsoleActivityService } from './console/console-activity.service.js';
+import { ConsoleUsersService } from './console/console-users.service.js';
 import { KeysService } from './keys/keys.service.js';
 import { OrganizationsService } from './organizations/organizations.service.js';
 
@@ -13,7 +15,17 @@ export class AccountsRpcController implements OnApplicationBootstrap {
     private readonly keys: KeysService,
     private readonly orgs: OrganizationsService,
     private readonly billing: BillingService,
+    private readonly consoleUsers: ConsoleUsersService,
+    private readonly activity: ConsoleActivityService,
   ) {}
+
+  /** An operator subject: the request names the organization and carries no principal (one that does is refused). */
+  private operator<S extends Subject>(subject: S, handler: (payload: ReqOf<S>) => Promise<ResOf<S>>): void {
+    this.server.handle(subject, async (p, ctx) => {
+      requireOperator(ctx);
+      return handler(p);
+    });
+  }
 
   onApplicationBootstrap(): void {
     this.server.handle(SUBJECTS.accountsVerifyKey, async (p) => ({ principal: await this.keys.verify(p.key_hash) }));
@@ -28,5 +40,13 @@ export class AccountsRpcController implements OnApplicationBootstrap {
     this.server.handle(SUBJECTS.accountsKeyCreate, (p) => this.keys.create(p));
     this.server.handle(SUBJECTS.accountsKeyRevoke, (p) => this.keys.revoke(p.key_id));
     this.server.handle(SUBJECTS.accountsKeyRotate, (p) => this.keys.rotate(p.key_id));
+    // the console (docs/console.md) and the operator tool: the organization is in the request
+    this.operator(SUBJECTS.accountsKeyList, (p) => this.keys.list(p));
+    this.operator(SUBJECTS.accountsConsoleUserCreate, (p) => this.consoleUsers.create(p));
+    this.operator(SUBJECTS.accountsConsoleUserList, (p) => this.consoleUsers.list(p.org_id));
+    this.operator(SUBJECTS.accountsConsoleUserGet, (p) => this.consoleUsers.get(p.user_id));
+    this.operator(SUBJECTS.accountsConsoleLogin, (p) => this.consoleUsers.login(p));
+    this.operator(SUBJECTS.accountsActivityRecord, (p) => this.activity.record(p));
+    this.operator(SUBJECTS.accountsActivityList, (p) => this.activity.list(p));
   }
 }

@@ -5,6 +5,10 @@ import { BillingService } from './billing/billing.service.js';
 import { SettleSweep } from './billing/settle-sweep.js';
 import { WalletDebitsRepository } from './billing/wallet-debits.repository.js';
 import { ACCOUNTS_CONFIG, accountsConfigOf } from './config.js';
+import { ConsoleActivityRepository } from './console/console-activity.repository.js';
+import { ConsoleActivityService } from './console/console-activity.service.js';
+import { ConsoleUsersRepository } from './console/console-users.repository.js';
+import { ConsoleUsersService } from './console/console-users.service.js';
 import { KeysRepository } from './keys/keys.repository.js';
 import { KeysService } from './keys/keys.service.js';
 import { OrganizationsRepository } from './organizations/organizations.repository.js';
@@ -20,6 +24,10 @@ import { OrganizationsService } from './organizations/organizations.service.js';
     WalletDebitsRepository,
     BillingService,
     SettleSweep,
+    ConsoleUsersRepository,
+    ConsoleUsersService,
+    ConsoleActivityRepository,
+    ConsoleActivityService,
     AccountsRpcController,
   ],
 })

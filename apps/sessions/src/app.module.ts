@@ -15,6 +15,8 @@ import { TemplatePins } from './sessions/template-pins.js';
 import { SessionsMetricsSamplers } from './events/metrics-samplers.js';
 import { PrivacyRepository } from './privacy/privacy.repository.js';
 import { PrivacyService } from './privacy/privacy.service.js';
+import { UsageRepository } from './usage/usage.repository.js';
+import { UsageService } from './usage/usage.service.js';
 
 @Module({
   providers: [
@@ -31,6 +33,8 @@ import { PrivacyService } from './privacy/privacy.service.js';
     SessionsService,
     PrivacyRepository,
     PrivacyService,
+    UsageRepository,
+    UsageService,
     SessionsRpcController,
     SessionExistsRpc,
   ],

@@ -4,6 +4,7 @@ import { requireOperator, requirePrincipal, RpcServer } from '@verity/platform';
 import { CaptureService } from './capture/capture.service.js';
 import { PrivacyService } from './privacy/privacy.service.js';
 import { SessionsService } from './sessions/sessions.service.js';
+import { UsageService } from './usage/usage.service.js';
 
 @Injectable()
 export class SessionsRpcController implements OnApplicationBootstrap {
@@ -12,6 +13,7 @@ export class SessionsRpcController implements OnApplicationBootstrap {
     private readonly sessions: SessionsService,
     private readonly capture: CaptureService,
     private readonly privacy: PrivacyService,
+    private readonly usage: UsageService,
   ) {}
 
   onApplicationBootstrap(): void {
@@ -22,6 +24,8 @@ export class SessionsRpcController implements OnApplicationBootstrap {
     this.server.handle(SUBJECTS.sessionsCancel, (p, ctx) => this.sessions.cancel(requirePrincipal(ctx), p.id, p.body, ctx));
     this.server.handle(SUBJECTS.sessionsReview, (p, ctx) => this.sessions.review(requirePrincipal(ctx), p.id, p.body, ctx));
     this.server.handle(SUBJECTS.sessionsDecision, (p, ctx) => this.sessions.decision(requirePrincipal(ctx), p.id, p.body, ctx));
+    // the console's verification page
+    this.server.handle(SUBJECTS.sessionsTimeline, (p, ctx) => this.sessions.timeline(requirePrincipal(ctx), p.id));
     // the capture flow: the gateway on behalf of a client secret (no principal; the caller is in the request)
     this.server.handle(SUBJECTS.sessionsCaptureResolve, (p) => this.capture.resolve(p));
     this.server.handle(SUBJECTS.sessionsCaptureGet, (p, ctx) => this.capture.get(p, ctx));
@@ -36,6 +40,11 @@ export class SessionsRpcController implements OnApplicationBootstrap {
     this.server.handle(SUBJECTS.sessionsPurgeTestData, async (p, ctx) => {
       requireOperator(ctx);
       return this.privacy.purgeTestData(p, ctx);
+    });
+    // the console's usage page: the metering counters, kept when test data is purged
+    this.server.handle(SUBJECTS.sessionsUsage, async (p, ctx) => {
+      requireOperator(ctx);
+      return this.usage.usage(p);
     });
   }
 }

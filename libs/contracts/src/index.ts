@@ -10,4 +10,5 @@ export * from './webhooks.js';
 export * from './evidence.js';
 export * from './capture.js';
 export * from './privacy.js';
+export * from './console.js';
 export * from './nats-permissions.js';

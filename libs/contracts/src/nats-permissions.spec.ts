@@ -11,10 +11,18 @@ describe('NATS grants', () => {
     for (const id of NATS_IDENTITIES) for (const s of NATS_GRANTS[id].calls) assert.ok(identities((x) => NATS_GRANTS[x].serves, s).length === 1, `${id} calls ${s}`);
   });
 
-  it('admin subjects are called by the operator only, and by webhook-delivery for the one organization read it needs', () => {
+  it('admin subjects are called by the operator, the console for the ones it needs, and webhook-delivery for the one organization read it needs', () => {
     for (const s of ADMIN_SUBJECTS) {
       const callers = identities((id) => NATS_GRANTS[id].calls, s);
-      assert.deepEqual(callers, s === SUBJECTS.accountsOrgGet ? ['webhook-delivery', 'operator'] : ['operator'], s);
+      const console = (NATS_GRANTS.console.calls as readonly string[]).includes(s) ? ['console'] : [];
+      assert.deepEqual(callers, s === SUBJECTS.accountsOrgGet ? ['webhook-delivery', ...console, 'operator'] : [...console, 'operator'], s);
+    }
+  });
+
+  it('the console never creates organizations, changes tiers or billing, or runs a data subject request', () => {
+    const calls = NATS_GRANTS.console.calls as readonly string[];
+    for (const s of [SUBJECTS.accountsOrgCreate, SUBJECTS.accountsOrgSetTier, SUBJECTS.accountsBillingSet, SUBJECTS.applicantsDsarCreate, SUBJECTS.sessionsPrivacyErase, SUBJECTS.evidencePrivacyErase]) {
+      assert.equal(calls.includes(s), false, s);
     }
   });
 

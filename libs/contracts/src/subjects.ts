@@ -2,6 +2,7 @@ import type { Mode } from '@verity/keys';
 import type { Principal } from './principal.js';
 import type * as A from './accounts.js';
 import type * as C from './capture.js';
+import type * as K from './console.js';
 import type * as E from './evidence.js';
 import type * as P from './applicants.js';
 import type * as D from './privacy.js';
@@ -24,6 +25,14 @@ export const SUBJECTS = {
   accountsKeyCreate: 'accounts.admin.key.create.v1',
   accountsKeyRevoke: 'accounts.admin.key.revoke.v1',
   accountsKeyRotate: 'accounts.admin.key.rotate.v1',
+  accountsKeyList: 'accounts.admin.key.list.v1',
+  /** The console's users and its activity log (docs/console.md). */
+  accountsConsoleUserCreate: 'accounts.admin.console-user.create.v1',
+  accountsConsoleUserList: 'accounts.admin.console-user.list.v1',
+  accountsConsoleUserGet: 'accounts.admin.console-user.get.v1',
+  accountsConsoleLogin: 'accounts.admin.console-user.login.v1',
+  accountsActivityRecord: 'accounts.admin.activity.record.v1',
+  accountsActivityList: 'accounts.admin.activity.list.v1',
   /** Billing of live session creates (docs/sessions.md, "Billing"): sessions debits before it writes, refunds what it did not write. */
   accountsBillingDebit: 'accounts.billing.debit.v1',
   accountsBillingRefund: 'accounts.billing.refund.v1',
@@ -55,6 +64,10 @@ export const SUBJECTS = {
   sessionsReview: 'sessions.review.v1',
   sessionsDecision: 'sessions.decision.v1',
   sessionsEmailLog: 'sessions.email-log.v1',
+  /** Verifications per day, check and mode (the console's usage page). */
+  sessionsUsage: 'sessions.admin.usage.v1',
+  /** A session's events and notes, oldest first (the console's verification page). */
+  sessionsTimeline: 'sessions.timeline.v1',
   /** Whether a session of the principal's organization and mode exists: the billing sweep of accounts asks it. */
   sessionsExists: 'sessions.exists.v1',
   /** The capture flow (docs/capture.md): the gateway on behalf of a client secret. */
@@ -90,6 +103,19 @@ export const SUBJECTS = {
   idScanPurgeTestData: 'id-scan.admin.purge-test-data.v1',
 } as const;
 
+/**
+ * The services holding test-mode records, in the order the test-data purge runs them, runs and deliveries first
+ * (docs/privacy.md): the admin CLI's `org purge-test-data` and the console's Test data page.
+ */
+export const TEST_DATA_PURGES = [
+  ['sessions', SUBJECTS.sessionsPurgeTestData],
+  ['evidence', SUBJECTS.evidencePurgeTestData],
+  ['webhook-delivery', SUBJECTS.webhooksPurgeTestData],
+  ['id-scan', SUBJECTS.idScanPurgeTestData],
+  ['screening', SUBJECTS.screeningPurgeTestData],
+  ['applicants', SUBJECTS.applicantsPurgeTestData],
+] as const;
+
 /** Broadcast events (every replica receives them; no queue group). */
 export const EVENTS = {
   /** A key stopped being valid (revoked or rotated): gateways drop it from their caches. */
@@ -110,6 +136,13 @@ export interface RpcContracts {
   [SUBJECTS.accountsKeyCreate]: { req: A.KeyCreateRequest; res: A.CreatedApiKey };
   [SUBJECTS.accountsKeyRevoke]: { req: { key_id: string }; res: A.ApiKeyRecord };
   [SUBJECTS.accountsKeyRotate]: { req: { key_id: string }; res: A.CreatedApiKey };
+  [SUBJECTS.accountsKeyList]: { req: K.KeyListRequest; res: { data: A.ApiKeyRecord[] } };
+  [SUBJECTS.accountsConsoleUserCreate]: { req: K.ConsoleUserCreateRequest; res: K.ConsoleUser };
+  [SUBJECTS.accountsConsoleUserList]: { req: { org_id: string }; res: { data: K.ConsoleUser[] } };
+  [SUBJECTS.accountsConsoleUserGet]: { req: { user_id: string }; res: K.ConsoleUser };
+  [SUBJECTS.accountsConsoleLogin]: { req: K.ConsoleLoginRequest; res: K.ConsoleLoginReply };
+  [SUBJECTS.accountsActivityRecord]: { req: K.ConsoleActivityRecordRequest; res: K.ConsoleActivityEntry };
+  [SUBJECTS.accountsActivityList]: { req: K.ConsoleActivityListRequest; res: { data: K.ConsoleActivityEntry[] } };
   [SUBJECTS.accountsBillingDebit]: { req: A.BillingDebitRequest; res: A.WalletDebit };
   [SUBJECTS.accountsBillingRefund]: { req: A.BillingRefundRequest; res: A.WalletDebit };
   [SUBJECTS.applicantsHealth]: { req: Record<string, never>; res: Health };
@@ -137,6 +170,8 @@ export interface RpcContracts {
   [SUBJECTS.sessionsReview]: { req: { id: string; body: unknown }; res: V.Session };
   [SUBJECTS.sessionsDecision]: { req: { id: string; body: unknown }; res: V.Session };
   [SUBJECTS.sessionsEmailLog]: { req: V.EmailLogRequest; res: { data: V.EmailLogEntry[] } };
+  [SUBJECTS.sessionsUsage]: { req: K.UsageRequest; res: { data: K.UsageRow[] } };
+  [SUBJECTS.sessionsTimeline]: { req: { id: string }; res: { data: K.TimelineEntry[] } };
   [SUBJECTS.sessionsExists]: { req: { session_id: string }; res: { exists: boolean } };
   [SUBJECTS.sessionsCaptureResolve]: { req: C.CaptureResolveRequest; res: C.CaptureResolveReply };
   [SUBJECTS.sessionsCaptureGet]: { req: C.CaptureGetRequest; res: C.Capture };

@@ -13,6 +13,8 @@ export const ID_PREFIXES = {
   webhookAttempt: 'wha',
   dataSubjectRequest: 'dsr',
   activity: 'act',
+  /** A console user (docs/console.md). */
+  consoleUser: 'usr',
   request: 'req',
 } as const;
 export type IdKind = keyof typeof ID_PREFIXES;

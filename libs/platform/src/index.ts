@@ -17,3 +17,4 @@ export * from './readiness.js';
 export * from './metrics.js';
 export * from './tracing.js';
 export * from './poller.js';
+export * from './http-observer.js';

@@ -1,4 +1,10 @@
-/** Parses `<resource> <action> --name value …` into words and flags; a flag without a value is an error. */
+/** Flags that take no value: present or not (`'true'` when present). */
+const SWITCHES = new Set(['--help', '--password-stdin']);
+
+/**
+ * Parses `<resource> <action> --name value …` into words and flags; a flag without a value is an error, except
+ * the switches.
+ */
 export interface ParsedArgs {
   words: string[];
   flags: Record<string, string>;
@@ -18,8 +24,8 @@ export function parseArgs(argv: string[]): ParsedArgs {
         continue;
       }
       const v = argv[i + 1];
-      if (a === '--help') {
-        flags.help = 'true';
+      if (SWITCHES.has(a)) {
+        flags[a.slice(2)] = 'true';
         continue;
       }
       if (v === undefined || v.startsWith('--')) throw new UsageError(`${a} needs a value`);

@@ -1,9 +1,10 @@
-import { SUBJECTS, type SubscriptionStatus } from '@verity/contracts';
+import { SUBJECTS, TEST_DATA_PURGES, type SubscriptionStatus } from '@verity/contracts';
 import type { KeyType, Mode } from '@verity/keys';
 import type { RpcClient } from '@verity/platform';
 import type { Tier } from '@verity/ratelimit';
 import { parseBool, required, UsageError, type ParsedArgs } from './args.js';
 import { ACTIVITY_USAGE, runActivityCommand } from './activity-command.js';
+import { runUserCommand, USER_USAGE } from './user-commands.js';
 import { runWebhookCommand, WEBHOOK_USAGE } from './webhook-commands.js';
 
 export const USAGE = `usage: npm run admin -- <command> --region us|eu [options]
@@ -16,6 +17,7 @@ export const USAGE = `usage: npm run admin -- <command> --region us|eu [options]
   key rotate       --key KEY_ID
   billing set      --org ORG_ID [--subscription active|past_due|canceled] [--wallet-balance N|none] [--wallet-locked true|false]
   email-log        --org ORG_ID [--limit 1-100] [--mode test|live]
+${USER_USAGE}
 ${ACTIVITY_USAGE}
 ${WEBHOOK_USAGE}`;
 
@@ -28,16 +30,6 @@ function parseJson(name: string, v: string | undefined): unknown {
   }
 }
 
-/** The services holding test-mode records, in the order they are purged: runs and deliveries first. */
-const PURGES = [
-  ['sessions', SUBJECTS.sessionsPurgeTestData],
-  ['evidence', SUBJECTS.evidencePurgeTestData],
-  ['webhook-delivery', SUBJECTS.webhooksPurgeTestData],
-  ['id-scan', SUBJECTS.idScanPurgeTestData],
-  ['screening', SUBJECTS.screeningPurgeTestData],
-  ['applicants', SUBJECTS.applicantsPurgeTestData],
-] as const;
-
 /**
  * Deletes every test-mode record of an organization in each service of the region, and counts what went. Each
  * service's part is one transaction; a service that fails stops the command, and running it again finishes the
@@ -46,7 +38,7 @@ const PURGES = [
 async function purgeTestData(rpc: RpcClient, orgId: string, call: { principal: null; requestId: string }) {
   const org = await rpc.call(SUBJECTS.accountsOrgGet, { org_id: orgId }, call);
   const removed: Record<string, Record<string, number>> = {};
-  for (const [service, subject] of PURGES) removed[service] = (await rpc.call(subject, { org_id: org.id }, call)).removed;
+  for (const [service, subject] of TEST_DATA_PURGES) removed[service] = (await rpc.call(subject, { org_id: org.id }, call)).removed;
   return { object: 'test_data_purge', org_id: org.id, mode: 'test', removed };
 }
 
@@ -118,6 +110,9 @@ export async function runCommand(args: ParsedArgs, rpc: RpcClient, requestId: st
     case 'webhook rotate-secret':
     case 'webhook replay':
       return runWebhookCommand(action!, f, rpc, call);
+    case 'user create':
+    case 'user list':
+      return runUserCommand(action!, f, rpc, call);
     case 'activity':
       return runActivityCommand(f, rpc, call);
     default:

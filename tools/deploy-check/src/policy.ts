@@ -3,7 +3,7 @@
  * schemas: each broken rule as `Kind/name: [container <c>:] <field> <what is wrong>`.
  */
 import { containersOf, idOf, podSpecOf, type ContainerLike, type K8sObject } from './kustomize.js';
-import { REQUIRED_IN_CLUSTER, type EnvShape } from './services.js';
+import { HTTPS_IN_CLUSTER, REQUIRED_IN_CLUSTER, type EnvShape } from './services.js';
 
 /** Names of variables that hold secrets: never a literal value in a manifest or a ConfigMap. */
 export const SECRET_NAME = /(SECRET|PASSWORD|PASSWD|TOKEN|CREDENTIAL|PRIVATE|_KEY$|^DATABASE_URL$|^SMTP_URL$|^REDIS_URL_AUTH$)/;
@@ -151,6 +151,7 @@ function envProblems(where: string, c: ContainerLike, configMaps: Map<string, Re
     if (got.literal !== undefined) {
       const r = s.safeParse(got.literal);
       if (!r.success) out.push(`${where} env ${name}=${JSON.stringify(got.literal)} is refused by the service: ${r.error?.issues.map((i) => i.message).join('; ')}`);
+      else if (HTTPS_IN_CLUSTER.includes(name) && !got.literal.startsWith('https://')) out.push(`${where} env ${name}=${JSON.stringify(got.literal)} must be https in a deployment`);
     }
   }
   return out;

@@ -25,6 +25,7 @@ export async function containerEnvSchemas(): Promise<Record<string, EnvShape>> {
   const service = serviceEnv as unknown as EnvShape;
   return {
     gateway: await exported('apps/gateway/dist/src/config.js', 'gatewayEnv'),
+    console: await exported('apps/console/dist/src/config.js', 'consoleEnv'),
     accounts: { ...service, ...(await exported('apps/accounts/dist/src/config.js', 'accountsEnv')) },
     applicants: service,
     screening: { ...service, ...(await exported('apps/screening/dist/src/definition.js', 'screeningEnv')) },
@@ -41,4 +42,11 @@ export async function containerEnvSchemas(): Promise<Record<string, EnvShape>> {
  * Variables whose default is a loopback address or that a cluster's server demands: optional for `npm start`,
  * required of a deployment.
  */
-export const REQUIRED_IN_CLUSTER = ['DATABASE_URL', 'NATS_URL', 'NATS_PASSWORD', 'REDIS_URL', 'DOCS_BASE_URL'];
+export const REQUIRED_IN_CLUSTER = ['DATABASE_URL', 'NATS_URL', 'NATS_PASSWORD', 'REDIS_URL', 'DOCS_BASE_URL', 'CONSOLE_PUBLIC_ORIGIN'];
+
+/**
+ * Variables that must be https in a deployment (the TLS of the Ingress), beyond what their schema checks: the console
+ * refuses at start a plain-http CONSOLE_PUBLIC_ORIGIN that is not loopback (its session cookie would travel in the
+ * clear), in loadConsoleConfig, after the schema.
+ */
+export const HTTPS_IN_CLUSTER = ['CONSOLE_PUBLIC_ORIGIN'];

@@ -55,6 +55,7 @@ describe('the shipped overlays', () => {
       assert.equal(cfg['DOCS_BASE_URL'], `https://${r}.verity.example.com/docs`);
       assert.equal(cfg['EVENTS_STREAM_REPLICAS'], '3');
       assert.ok(cfg['TRUSTED_PROXIES'], 'TRUSTED_PROXIES is set');
+      assert.equal(cfg['CONSOLE_PUBLIC_ORIGIN'], `https://console.${r}.verity.example.com`);
       const job = find(objects, 'Job', 'verity-migrate');
       assert.deepEqual(containersOf(job)[0]!['env'], [
         { name: 'REGION', value: r },
@@ -63,6 +64,16 @@ describe('the shipped overlays', () => {
       const ingress = find(objects, 'Ingress', 'gateway')['spec'] as { rules: { host: string }[]; tls: { hosts: string[] }[] };
       assert.equal(ingress.rules[0]!.host, `${r}.verity.example.com`);
       assert.deepEqual(ingress.tls[0]!.hosts, [`${r}.verity.example.com`]);
+      // the console on a host of its own, with its own certificate: the host of CONSOLE_PUBLIC_ORIGIN
+      const consoleIngress = find(objects, 'Ingress', 'console')['spec'] as {
+        rules: { host: string; http: { paths: { backend: { service: { name: string } } }[] } }[];
+        tls: { hosts: string[]; secretName: string }[];
+      };
+      assert.equal(consoleIngress.rules[0]!.host, new URL(cfg['CONSOLE_PUBLIC_ORIGIN']!).host);
+      assert.deepEqual(consoleIngress.tls[0]!.hosts, [`console.${r}.verity.example.com`]);
+      assert.equal(consoleIngress.rules[0]!.http.paths[0]!.backend.service.name, 'console');
+      assert.notEqual(consoleIngress.tls[0]!.secretName, (find(objects, 'Ingress', 'gateway')['spec'] as { tls: { secretName: string }[] }).tls[0]!.secretName);
+      assert.match(String(containersOf(find(objects, 'Deployment', 'console'))[0]!.image), /^verity\/console:\d/);
       const other = r === 'us' ? 'eu' : 'us';
       const natsConf = objects.find((o) => o.kind === 'ConfigMap' && o.metadata.name.startsWith('verity-nats-config-'))!;
       const conf = (natsConf['data'] as Record<string, string>)['nats-server.conf']!;
@@ -89,6 +100,9 @@ describe('the shipped overlays', () => {
     assert.equal(refs.get('gateway INTERNAL_AUTH_SECRET'), 'verity-internal');
     assert.equal(refs.get('evidence INTERNAL_AUTH_SECRET'), 'verity-internal');
     assert.equal(refs.get('id-scan INTERNAL_AUTH_SECRET'), 'verity-internal');
+    assert.equal(refs.get('console INTERNAL_AUTH_SECRET'), 'verity-internal');
+    assert.equal(refs.get('console NATS_PASSWORD'), 'verity-nats-console');
+    assert.equal(refs.get('console DATABASE_URL'), undefined, 'the console has no database');
     assert.equal(refs.get('sessions CAPTURE_SECRET_KEY'), 'verity-capture');
     assert.equal(refs.get('sessions SMTP_URL'), 'verity-smtp (optional)');
     assert.equal(refs.get('webhook-delivery WEBHOOK_SECRET_KEY'), 'verity-webhook');
@@ -110,6 +124,40 @@ describe('the shipped overlays', () => {
         assert.equal((c[probe] as { httpGet: { port: string } }).httpGet.port, 'health', `${o.metadata.name} ${probe}`);
       }
     }
+  });
+
+  it('the console is reached from the ingress controller only, and reaches NATS, Redis and evidence:8090 (which accepts the gateway and the console)', () => {
+    const objects = region('us');
+    type Peer = { podSelector?: { matchLabels?: Record<string, string> }; namespaceSelector?: { matchLabels?: Record<string, string> } };
+    type Rule = { from?: Peer[]; to?: Peer[]; ports?: { port: number }[] };
+    type Spec = { podSelector: { matchLabels?: Record<string, string> }; policyTypes: string[]; ingress?: Rule[]; egress?: Rule[] };
+    const pod = (find(objects, 'Deployment', 'console')['spec'] as { template: { metadata: { labels: Record<string, string> } } }).template.metadata.labels;
+    const policies = objects.filter((o) => o.kind === 'NetworkPolicy').map((o) => o['spec'] as Spec);
+    const selects = (p: Spec, labels: Record<string, string>) => Object.entries(p.podSelector.matchLabels ?? {}).every(([k, v]) => labels[k] === v);
+    const peerOf = (peer: Peer) => JSON.stringify(peer);
+    const rules = (labels: Record<string, string>, dir: 'ingress' | 'egress') =>
+      policies
+        .filter((p) => selects(p, labels) && Object.keys(p.podSelector.matchLabels ?? {}).length > 0)
+        .flatMap((p) => (p[dir] ?? []).flatMap((r) => ((dir === 'ingress' ? r.from : r.to) ?? []).flatMap((peer) => (r.ports ?? []).map((port) => `${peerOf(peer)}:${port.port}`))));
+    const ingressController = peerOf({
+      namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': 'ingress-nginx' } },
+      podSelector: { matchLabels: { 'app.kubernetes.io/name': 'ingress-nginx' } },
+    });
+    assert.deepEqual(rules(pod, 'ingress'), [`${ingressController}:8080`]);
+    assert.deepEqual(rules(pod, 'egress').sort(), [
+      `${peerOf({ podSelector: { matchLabels: { app: 'evidence' } } })}:8090`,
+      `${peerOf({ podSelector: { matchLabels: { app: 'nats' } } })}:4222`,
+      `${peerOf({ podSelector: { matchLabels: { app: 'redis' } } })}:6379`,
+    ].sort());
+    assert.equal(pod['verity.dev/database'], undefined);
+    const evidencePod = (find(objects, 'Deployment', 'evidence')['spec'] as { template: { metadata: { labels: Record<string, string> } } }).template.metadata.labels;
+    assert.deepEqual(
+      rules(evidencePod, 'ingress').filter((r) => r.endsWith(':8090')).sort(),
+      [`${peerOf({ podSelector: { matchLabels: { app: 'console' } } })}:8090`, `${peerOf({ podSelector: { matchLabels: { app: 'gateway' } } })}:8090`],
+    );
+    // the NATS servers know the console's password
+    const nats = containersOf(find(objects, 'StatefulSet', 'nats'))[0]!['env'] as { name: string; valueFrom?: { secretKeyRef?: { name: string } } }[];
+    assert.equal(nats.find((e) => e.name === 'NATS_PASSWORD_CONSOLE')?.valueFrom?.secretKeyRef?.name, 'verity-nats-console');
   });
 
   it('NATS runs as a cluster of 3 with routes between its pods', () => {
@@ -182,6 +230,8 @@ describe('broken manifests are caught, each with a message naming the object and
     ['secret-literal', ['Secret/verity-capture: data committed in a Secret; secrets are created per region (tools/scripts/region-secrets.sh), never in deploy/']],
     ['missing-env', ['Deployment/sessions: container sessions: env CAPTURE_SECRET_KEY is required and not set (no default)']],
     ['missing-docs-url', ['Deployment/gateway: container gateway: env DOCS_BASE_URL is required and not set (no default)']],
+    ['missing-console-origin', ['Deployment/console: container console: env CONSOLE_PUBLIC_ORIGIN is required and not set (no default)']],
+    ['http-console-origin', ['Deployment/console: container console: env CONSOLE_PUBLIC_ORIGIN="http://console.us.verity.example.com" must be https in a deployment']],
     ['literal-password', ['Deployment/gateway: container gateway: env NATS_PASSWORD has a literal value; read it from a Secret (valueFrom.secretKeyRef)']],
     [
       'optional-secret',

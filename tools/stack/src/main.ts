@@ -35,6 +35,7 @@ if (problems.length > 0) {
 const stack = new Stack({
   regions,
   ports: { us: Number(process.env.PORT_US ?? 8080), eu: Number(process.env.PORT_EU ?? 8081) },
+  consolePorts: { us: Number(process.env.CONSOLE_PORT_US ?? 8090), eu: Number(process.env.CONSOLE_PORT_EU ?? 8091) },
   databaseUrl,
   // each region's own nats-server: its port, its JetStream store and its identities' passwords under .verity/
   nats: {
@@ -75,6 +76,7 @@ try {
 }
 const secs = ((Date.now() - started) / 1000).toFixed(1);
 process.stdout.write(`verity: ready in ${secs}s — us ${stack.baseUrl('us')}  eu ${stack.baseUrl('eu')}  (Ctrl-C stops)\n`);
+process.stdout.write(`verity: consoles — us ${stack.consoleUrl('us')}  eu ${stack.consoleUrl('eu')} (npm run admin -- user create … makes a sign-in)\n`);
 if (replicas !== undefined) {
   const apps = ['gateway', ...SERVICES] as const;
   process.stdout.write(`verity: replicas per region: ${apps.map((a) => `${a} ${stack.replicas(a)}`).join(', ')} (docs/scaling.md)\n`);

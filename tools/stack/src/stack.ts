@@ -15,7 +15,7 @@ export type Region = 'us' | 'eu';
 
 /** Every NATS service of a region, in start order. The gateway starts last. */
 export const SERVICES = ['accounts', 'applicants', 'screening', 'sessions', 'webhook-delivery', 'evidence', 'id-scan'] as const;
-export type ServiceName = (typeof SERVICES)[number] | 'gateway';
+export type ServiceName = (typeof SERVICES)[number] | 'gateway' | 'console';
 
 /** How many processes run each app: one number for every app (gateway included), or some apps' own (others 1). */
 export type Replicas = number | Partial<Record<ServiceName, number>>;
@@ -54,6 +54,8 @@ export interface StackOptions {
   regions: Region[];
   /** Gateway port of each region. */
   ports: Record<Region, number>;
+  /** The console's port of each region (docs/console.md); absent: no console is started. */
+  consolePorts?: Record<Region, number>;
   /** Database URL of each region. */
   databaseUrl: (region: Region) => string;
   /**
@@ -133,6 +135,8 @@ export class Stack {
 
   /** How many processes run `service` in each region. */
   replicas(service: ServiceName): number {
+    // one console per region: it keeps nothing in memory, but nothing here needs more
+    if (service === 'console') return this.opts.consolePorts ? 1 : 0;
     const r = this.opts.replicas;
     if (r === undefined) return 1;
     return typeof r === 'number' ? r : (r[service] ?? 1);
@@ -149,6 +153,13 @@ export class Stack {
   healthUrl(region: Region, service: ServiceName, replica = 0): string {
     const port = this.healthPorts.get(procId(region, service, replica));
     if (port === undefined) throw new Error(`no internal port for ${procId(region, service, replica)}: start or startNats first`);
+    return `http://127.0.0.1:${port}`;
+  }
+
+  /** The region's console (when the stack runs one). */
+  consoleUrl(region: Region): string {
+    const port = this.opts.consolePorts?.[region];
+    if (port === undefined) throw new Error('this stack runs no console: give consolePorts');
     return `http://127.0.0.1:${port}`;
   }
 
@@ -208,7 +219,7 @@ export class Stack {
     for (const [s, urlVar] of Object.entries(INTERNAL_HTTP_SERVICES)) {
       const port = this.internalPorts.get(`${region}/${s}`);
       if (port === undefined) continue;
-      if (service === 'gateway') internal[urlVar] = `http://127.0.0.1:${port}`;
+      if (service === 'gateway' || service === 'console') internal[urlVar] = `http://127.0.0.1:${port}`;
       if (service === s) internal.INTERNAL_PORT = String(this.internalPorts.get(procId(region, s, replica)) ?? port);
     }
     const healthPort = this.healthPorts.get(procId(region, service, replica));
@@ -232,6 +243,7 @@ export class Stack {
         : {}),
       // every doc_url points at this region's own error reference (GET /docs/errors) unless DOCS_BASE_URL is set
       ...(service === 'gateway' && !process.env.DOCS_BASE_URL ? { DOCS_BASE_URL: `${this.baseUrl(region)}/docs` } : {}),
+      ...(service === 'console' && this.opts.consolePorts ? { CONSOLE_PORT: String(this.opts.consolePorts[region]) } : {}),
       LOG_LEVEL: process.env.LOG_LEVEL ?? 'info',
       ...(this.opts.env ?? {}),
       ...(this.opts.serviceEnv?.[service] ?? {}),
@@ -332,7 +344,7 @@ export class Stack {
    */
   private async allocatePorts(): Promise<void> {
     for (const r of this.opts.regions) {
-      for (const s of [...SERVICES, 'gateway'] as const) {
+      for (const s of [...SERVICES, 'gateway', 'console'] as const) {
         const n = this.replicas(s);
         if (INTERNAL_HTTP_SERVICES[s] && !this.internalPorts.has(`${r}/${s}`)) this.internalPorts.set(`${r}/${s}`, await freePort());
         for (let i = 0; i < n; i++) {
@@ -365,6 +377,7 @@ export class Stack {
     for (const r of this.opts.regions) {
       for (const s of SERVICES) this.startService(r, s);
       this.startService(r, 'gateway');
+      this.startService(r, 'console');
     }
     await Promise.all(this.opts.regions.map((r) => this.waitReady(r)));
   }
@@ -383,6 +396,7 @@ export class Stack {
       ...SERVICES.flatMap((s) => each(s, (i) => `${this.healthUrl(region, s, i)}/health/ready`)),
       ...(this.replicas('gateway') === 1 ? [] : each('gateway', (i) => `${this.gatewayUrl(region, i)}/health/ready`)),
       { name: 'gateway', url: `${this.baseUrl(region)}/health/ready` },
+      ...each('console', (i) => `${this.healthUrl(region, 'console', i)}/health/ready`),
     ];
     let last = '';
     while (Date.now() < deadline) {

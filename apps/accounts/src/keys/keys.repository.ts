@@ -50,6 +50,15 @@ export class KeysRepository {
     };
   }
 
+  /** An organization's keys, revoked ones too, newest first; of one mode when given. */
+  async listByOrg(orgId: string, mode: Mode | null): Promise<KeyRow[]> {
+    return this.db.rows<KeyRow>(
+      `SELECT ${KEY_COLUMNS} FROM accounts.api_keys k WHERE k.org_id = $1 AND ($2::text IS NULL OR k.mode = $2)
+        ORDER BY k.created_at DESC, k.id DESC`,
+      [orgId, mode],
+    );
+  }
+
   /** An active key by id, or null when unknown or revoked. */
   async findActive(id: string): Promise<KeyRow | null> {
     const rows = await this.db.rows<KeyRow>(

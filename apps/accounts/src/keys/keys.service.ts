@@ -1,8 +1,9 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { EVENTS, type ApiKeyRecord, type CreatedApiKey, type KeyCreateRequest, type Principal } from '@verity/contracts';
+import { EVENTS, type ApiKeyRecord, type CreatedApiKey, type KeyCreateRequest, type KeyListRequest, type Principal } from '@verity/contracts';
 import { DomainError } from '@verity/errors';
 import { generateApiKey, hashApiKey, isId, isScope, newId, type Region, type Scope } from '@verity/keys';
 import { CONFIG, RpcClient, type ServiceConfig } from '@verity/platform';
+import { existingOrg } from '../console/existing-org.js';
 import { billingOf, OrganizationsRepository } from '../organizations/organizations.repository.js';
 import { KeysRepository, type KeyRow } from './keys.repository.js';
 
@@ -63,6 +64,14 @@ export class KeysService {
     const key = generateApiKey(req.type, this.cfg.REGION as Region, req.mode);
     const row = await this.keys.insert({ id: newId('key'), orgId: org.id, type: req.type, mode: req.mode, scopes, hash: hashApiKey(key) });
     return { ...this.record(row), key };
+  }
+
+  /** An organization's keys, newest first, revoked ones too (the console's key page); never a secret. */
+  async list(req: KeyListRequest): Promise<{ data: ApiKeyRecord[] }> {
+    if (req.mode !== undefined && req.mode !== null && req.mode !== 'test' && req.mode !== 'live') throw invalid('mode', 'mode must be test or live');
+    const org = await existingOrg(this.orgs, req.org_id);
+    const rows = await this.keys.listByOrg(org.id, req.mode ?? null);
+    return { data: rows.map((row) => this.record(row)) };
   }
 
   async revoke(keyId: string): Promise<ApiKeyRecord> {

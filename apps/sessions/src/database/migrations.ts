@@ -2,5 +2,6 @@ import { Init1763790000000 } from './migrations/1763790000000-Init.js';
 import { LiveCapture1764000100000 } from './migrations/1764000100000-LiveCapture.js';
 import { JobTrace1764100000000 } from './migrations/1764100000000-JobTrace.js';
 import { Erasure1764200000000 } from './migrations/1764200000000-Erasure.js';
+import { UsageDaily1764300000000 } from './migrations/1764300000000-UsageDaily.js';
 
-export const SESSIONS_MIGRATIONS = [Init1763790000000, LiveCapture1764000100000, JobTrace1764100000000, Erasure1764200000000];
+export const SESSIONS_MIGRATIONS = [Init1763790000000, LiveCapture1764000100000, JobTrace1764100000000, Erasure1764200000000, UsageDaily1764300000000];

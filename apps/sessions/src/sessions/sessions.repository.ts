@@ -2,6 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import type { CheckOutcome, CheckType, EvaluateReply, ExpectedOutcome, Idv, Owner, Principal, SessionOutcome, SessionStatus } from '@verity/contracts';
 import { randomAlphanumeric, type Mode } from '@verity/keys';
 import { currentTraceparent, MicroBatch, Sql, type Queryable } from '@verity/platform';
+import type { OutboxEvent } from './timeline.js';
 
 export interface SessionRow {
   seq: string;
@@ -108,6 +109,19 @@ interface PendingCreate {
   deadline: Date;
 }
 
+/**
+ * The metering of the sessions just written (CTE `s` of the create statement): each counts once per check of its
+ * `checks` on the UTC day of its `created_at` (docs/sessions.md, "Usage and timeline (console)"). Part of the create statement,
+ * so a create that writes nothing counts nothing. Grouped, so that one statement touches each counter once however
+ * many of the batch's creates share it; in key order, so that batches committing side by side lock shared counters
+ * in one order (no deadlock).
+ */
+const METER_CREATED = `INSERT INTO sessions.usage_daily (org_id, mode, day, "check", count)
+         SELECT s.org_id, s.mode, (s.created_at AT TIME ZONE 'UTC')::date AS day, c.type, count(*)
+           FROM s CROSS JOIN LATERAL (SELECT DISTINCT e->>'type' AS type FROM jsonb_array_elements(s.checks) e) c
+          GROUP BY 1, 2, 3, 4 ORDER BY 1, 2, 3, 4
+         ON CONFLICT (org_id, mode, day, "check") DO UPDATE SET count = usage_daily.count + EXCLUDED.count`;
+
 /** Every column of `SessionRow`, in a select list. */
 export const SESSION_COLUMNS = `seq, id, org_id, mode, applicant_id, workflow_template_id, template_version, status, outcome,
   expected_outcome, checks, metadata, platform_metadata, idv, capture_expires_at, capture_submitted_at, capture_acquisition,
@@ -122,7 +136,8 @@ export class SessionsRepository {
    * Writes a new session together with its background job and its email-log row, atomically. This is the hot
    * path of the API: creates arriving together are written by one statement (one round trip and one commit
    * for the lot, prepared once per connection). Writes nothing for a create, and returns null for it, once
-   * its `deadline` has passed by the database's clock when the statement runs.
+   * its `deadline` has passed by the database's clock when the statement runs. The same statement counts each
+   * session written in `sessions.usage_daily` (metering).
    */
   create(
     owner: Owner,
@@ -163,6 +178,8 @@ export class SessionsRepository {
        ), e AS (
          INSERT INTO sessions.email_log (id, org_id, mode, session_id, template, subject, recipient, status)
          SELECT r.email_id, r.org_id, r.mode, s.id, r.template, r.subject, r.recipient, r.email_status FROM s JOIN r ON r.id = s.id WHERE r.email_id IS NOT NULL
+       ), m AS (
+         ${METER_CREATED}
        )
        SELECT * FROM s`,
       [
@@ -270,6 +287,18 @@ export class SessionsRepository {
       [id, note, now.toISOString(), now, maxBytes],
     );
     return rows[0] ?? null;
+  }
+
+  /**
+   * The domain events of a session recorded in the outbox, in the order they were written (`outbox_session_idx`):
+   * the type, the status carried and its instant. Whoever owns the session: the caller has scoped it.
+   */
+  async events(sessionId: string): Promise<OutboxEvent[]> {
+    return this.db.rows<OutboxEvent>(
+      `SELECT type, event->'data'->>'status' AS status, COALESCE(event->'data'->>'occurredAt', event->>'timestamp') AS at
+         FROM sessions.outbox WHERE session_id = $1 ORDER BY seq`,
+      [sessionId],
+    );
   }
 
   /** The screening reply of the session's last run: undefined without a run, null for a run without screening. */

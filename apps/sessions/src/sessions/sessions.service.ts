@@ -12,6 +12,7 @@ import {
   type Session,
   type SessionScreening,
   type TemplateVersion,
+  type TimelineEntry,
 } from '@verity/contracts';
 import { DomainError, type Issue } from '@verity/errors';
 import { captureSecretFor, hashCaptureSecret, isId, MODES, newId, type IdKind, type Mode } from '@verity/keys';
@@ -27,6 +28,7 @@ import { validateCreateBody, validateDecisionBody, validateNoteBody, validateRea
 import { TemplatePins } from './template-pins.js';
 import { captureLink, type CaptureLinks } from './capture-link.js';
 import { SessionsRepository, type PlatformMetadata, type SessionRow } from './sessions.repository.js';
+import { timelineOf } from './timeline.js';
 import { actionTarget } from './transitions.js';
 
 /** The read shape of docs/sessions.md; `idv` only for the read of one session that ran an identity check. */
@@ -197,6 +199,16 @@ export class SessionsService {
       }
     }
     return session;
+  }
+
+  /**
+   * `sessions.timeline.v1` (the console's verification page): the session's creation, its events and its notes,
+   * oldest first. Scoped like `get`: another owner's session, or a malformed id, is 404 like an unknown one.
+   */
+  async timeline(owner: Owner, id: unknown): Promise<{ data: TimelineEntry[] }> {
+    const row = isId('session', id) ? await this.repo.find(owner, id) : null;
+    if (!row) throw DomainError.notFound();
+    return { data: timelineOf(row, await this.repo.events(row.id)) };
   }
 
   async list(owner: Owner, query: ListQuery): Promise<Page<Session>> {

@@ -1,0 +1,58 @@
+import { Inject, Injectable } from '@nestjs/common';
+import type { ConsoleRole, ConsoleUser } from '@verity/contracts';
+import { Sql } from '@verity/platform';
+
+export interface ConsoleUserRow {
+  id: string;
+  org_id: string;
+  email: string;
+  role: ConsoleRole;
+  created_at: Date;
+}
+
+/** The columns a user is answered with: never the password hash. */
+const USER_COLUMNS = 'id, org_id, email, role, created_at';
+
+export function toConsoleUser(row: ConsoleUserRow): ConsoleUser {
+  return { id: row.id, object: 'console_user', org_id: row.org_id, email: row.email, role: row.role, created_at: row.created_at.toISOString() };
+}
+
+@Injectable()
+export class ConsoleUsersRepository {
+  constructor(@Inject(Sql) private readonly db: Sql) {}
+
+  /** The new user, or null when the address is already in use in the region (nothing is written then). */
+  async insert(u: { id: string; orgId: string; email: string; role: ConsoleRole; passwordHash: string }): Promise<ConsoleUserRow | null> {
+    const rows = await this.db.rows<ConsoleUserRow>(
+      `INSERT INTO accounts.console_users (id, org_id, email, role, password_hash) VALUES ($1, $2, $3, $4, $5)
+       ON CONFLICT (email) DO NOTHING RETURNING ${USER_COLUMNS}`,
+      [u.id, u.orgId, u.email, u.role, u.passwordHash],
+    );
+    return rows[0] ?? null;
+  }
+
+  /** An organization's users, oldest first. */
+  async listByOrg(orgId: string): Promise<ConsoleUserRow[]> {
+    return this.db.rows<ConsoleUserRow>(
+      `SELECT ${USER_COLUMNS} FROM accounts.console_users WHERE org_id = $1 ORDER BY created_at, id`,
+      [orgId],
+    );
+  }
+
+  async find(id: string): Promise<ConsoleUserRow | null> {
+    const rows = await this.db.rows<ConsoleUserRow>(`SELECT ${USER_COLUMNS} FROM accounts.console_users WHERE id = $1`, [id]);
+    return rows[0] ?? null;
+  }
+
+  /** The user with this (normalized) address and the hash to check a password against, or null. */
+  async findForLogin(email: string): Promise<{ user: ConsoleUserRow; passwordHash: string } | null> {
+    const rows = await this.db.rows<ConsoleUserRow & { password_hash: string }>(
+      `SELECT ${USER_COLUMNS}, password_hash FROM accounts.console_users WHERE email = $1`,
+      [email],
+    );
+    const r = rows[0];
+    if (!r) return null;
+    const { password_hash: passwordHash, ...user } = r;
+    return { user, passwordHash };
+  }
+}

@@ -1,0 +1,96 @@
+import { describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { DomainError } from '@verity/errors';
+import { activityOf, emailOf, loginPasswordOf, newPasswordOf, normalizeEmail, roleOf } from './console-validation.js';
+import { hashPassword, verifyNobody, verifyPassword } from './passwords.js';
+
+function paramOf(f: () => unknown): string | undefined {
+  try {
+    f();
+  } catch (e) {
+    assert.ok(e instanceof DomainError);
+    assert.equal(e.code, 'validation_error');
+    return e.param;
+  }
+  assert.fail('not refused');
+}
+
+const ACTIVITY = {
+  org_id: 'org_AAAAAAAAAAAAAAAAAAAAAAAA',
+  mode: 'test' as const,
+  actor_id: 'usr_AAAAAAAAAAAAAAAAAAAAAAAA',
+  actor_email: 'Ada@Example.com',
+  action: 'console.key.created',
+  target_id: 'key_AAAAAAAAAAAAAAAAAAAAAAAA',
+  details: { scopes: 'applicants:read', live: false, n: 2, none: null },
+};
+
+describe('console users: validation', () => {
+  it('addresses are trimmed and lower-cased; anything else is refused', () => {
+    assert.equal(normalizeEmail('  Ada.Lovelace@Example.COM '), 'ada.lovelace@example.com');
+    for (const v of ['', 'ada', 'ada@', '@example.com', 'ada example@x.com', `${'a'.repeat(64)}@${'b'.repeat(190)}.com`, 5, null, undefined]) {
+      assert.equal(normalizeEmail(v), null, String(v));
+      assert.equal(paramOf(() => emailOf(v)), 'email');
+    }
+    assert.equal(normalizeEmail(`${'a'.repeat(60)}@${'b'.repeat(185)}.com`)?.length, 250);
+  });
+
+  it('roles are the four of CONSOLE_ROLES', () => {
+    for (const r of ['owner', 'admin', 'developer', 'reviewer']) assert.equal(roleOf(r), r);
+    for (const r of ['Owner', 'root', '', null]) assert.equal(paramOf(() => roleOf(r)), 'role');
+  });
+
+  it('a new password is 12 to 256 characters, counted as characters; the refusal never repeats it', () => {
+    assert.equal(newPasswordOf('x'.repeat(12)), 'x'.repeat(12));
+    assert.equal(newPasswordOf('😀'.repeat(256)), '😀'.repeat(256));
+    for (const p of ['short-pass1', 'x'.repeat(257), 12345678901234, null]) {
+      try {
+        newPasswordOf(p);
+        assert.fail('accepted');
+      } catch (e) {
+        assert.ok(e instanceof DomainError);
+        assert.equal(e.param, 'password');
+        assert.ok(!JSON.stringify(e.toData()).includes(String(p)), 'the password is not in the error');
+      }
+    }
+    assert.equal(loginPasswordOf('x'), 'x');
+    for (const p of ['', 'x'.repeat(257), undefined]) assert.equal(paramOf(() => loginPasswordOf(p)), 'password');
+  });
+
+  it('an activity entry: mode, actor, action, target and scalar details of at most 4 KiB', () => {
+    const { org_id: _, ...expected } = ACTIVITY;
+    assert.deepEqual(activityOf(ACTIVITY), { ...expected, actor_email: 'ada@example.com' });
+    const none = activityOf({ ...ACTIVITY, mode: null, target_id: null, details: {} });
+    assert.deepEqual([none.mode, none.target_id, none.details], [null, null, {}]);
+    const cases: Array<[Record<string, unknown>, string]> = [
+      [{ mode: 'prod' }, 'mode'],
+      [{ actor_id: 'key_AAAAAAAAAAAAAAAAAAAAAAAA' }, 'actor_id'],
+      [{ actor_email: 'nobody' }, 'actor_email'],
+      [{ action: 'key.created' }, 'action'],
+      [{ action: 'console.Key.Created' }, 'action'],
+      [{ action: 'console.' + 'a'.repeat(100) }, 'action'],
+      [{ target_id: 'not an id' }, 'target_id'],
+      [{ details: [] }, 'details'],
+      [{ details: null }, 'details'],
+      [{ details: { nested: { a: 1 } } }, 'details'],
+      [{ details: { list: [1] } }, 'details'],
+      [{ details: { big: 'x'.repeat(4096) } }, 'details'],
+    ];
+    for (const [over, param] of cases) {
+      assert.equal(paramOf(() => activityOf({ ...ACTIVITY, ...over } as typeof ACTIVITY)), param, JSON.stringify(over).slice(0, 80));
+    }
+  });
+});
+
+describe('console users: passwords', () => {
+  it('Argon2id with m=19456, t=2, p=1 and a salt of its own; verifies the right password only', async () => {
+    const [a, b] = await Promise.all([hashPassword('correct horse battery'), hashPassword('correct horse battery')]);
+    assert.match(a, /^\$argon2id\$v=19\$m=19456,t=2,p=1\$/);
+    assert.notEqual(a, b, 'salted');
+    assert.ok(!a.includes('correct horse'));
+    assert.equal(await verifyPassword(a, 'correct horse battery'), true);
+    assert.equal(await verifyPassword(a, 'correct horse batterY'), false);
+    assert.equal(await verifyPassword('not a hash', 'correct horse battery'), false);
+    await verifyNobody('correct horse battery');
+  });
+});

@@ -1,0 +1,285 @@
+/**
+ * The accounts side of the console (docs/console.md) against real Postgres and NATS, called as the console and the
+ * admin CLI call it (operator subjects, no principal): console users and their sign-in, an organization's keys,
+ * and the console's activity log.
+ */
+import { after, before, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { SUBJECTS, type ConsoleActivityRecordRequest, type ReqOf, type ResOf, type Subject } from '@verity/contracts';
+import { query, refusal, startServiceUnderTest, testPrincipal, type ServiceUnderTest } from '@verity/testing';
+import { AccountsModule } from '../src/app.module.js';
+import { ACCOUNTS_SERVICE } from '../src/definition.js';
+
+let db: ServiceUnderTest<unknown>['db'];
+let rpc: ServiceUnderTest<unknown>['rpc'];
+let svc: ServiceUnderTest<unknown> | undefined;
+
+before(async () => {
+  svc = await startServiceUnderTest({ def: ACCOUNTS_SERVICE, module: AccountsModule });
+  ({ db, rpc } = svc);
+});
+
+after(() => svc?.close());
+
+/** An operator call, as the console and the admin CLI make it (no principal). */
+function call<S extends Subject>(subject: S, payload: ReqOf<S>): Promise<ResOf<S>> {
+  return rpc.call(subject, payload, { principal: null, requestId: 'req_int_console_users' });
+}
+
+const UNKNOWN_ORG = `org_${'Z'.repeat(24)}`;
+const PASSWORD = 'correct horse battery staple';
+let n = 0;
+/** An address no other test uses (one address per region). */
+const email = (label: string) => `${label}.${Date.now()}.${n++}@example.com`;
+
+async function newOrg(name = 'Console'): Promise<string> {
+  return (await call(SUBJECTS.accountsOrgCreate, { name })).id;
+}
+
+describe('console users', () => {
+  it('create, get and list: lower-cased address, usr_ id, oldest first, only the organization\'s own', async () => {
+    const org = await newOrg();
+    const other = await newOrg('Other');
+    const address = email('Ada');
+    const owner = await call(SUBJECTS.accountsConsoleUserCreate, { org_id: org, email: `  ${address.toUpperCase()} `, role: 'owner', password: PASSWORD });
+    assert.match(owner.id, /^usr_[A-Za-z0-9]{24}$/);
+    assert.ok(!Number.isNaN(Date.parse(owner.created_at)));
+    assert.deepEqual({ ...owner, created_at: undefined }, { id: owner.id, object: 'console_user', org_id: org, email: address.toLowerCase(), role: 'owner', created_at: undefined });
+    assert.deepEqual(Object.keys(owner).sort(), ['created_at', 'email', 'id', 'object', 'org_id', 'role'], 'no password nor hash in the reply');
+
+    const reviewer = await call(SUBJECTS.accountsConsoleUserCreate, { org_id: org, email: email('grace'), role: 'reviewer', password: PASSWORD });
+    await call(SUBJECTS.accountsConsoleUserCreate, { org_id: other, email: email('alan'), role: 'admin', password: PASSWORD });
+
+    assert.deepEqual(await call(SUBJECTS.accountsConsoleUserGet, { user_id: owner.id }), owner);
+    assert.deepEqual(await call(SUBJECTS.accountsConsoleUserList, { org_id: org }), { data: [owner, reviewer] });
+    assert.deepEqual((await call(SUBJECTS.accountsConsoleUserList, { org_id: await newOrg('Empty') })).data, []);
+
+    for (const user_id of [`usr_${'Z'.repeat(24)}`, 'usr_short', `org_${'A'.repeat(24)}`, '']) {
+      const e = await refusal(call(SUBJECTS.accountsConsoleUserGet, { user_id }));
+      assert.deepEqual([e.code, e.param], ['resource_not_found', 'user_id'], user_id);
+    }
+    for (const org_id of [UNKNOWN_ORG, 'nope']) {
+      const e = await refusal(call(SUBJECTS.accountsConsoleUserList, { org_id }));
+      assert.deepEqual([e.code, e.param], ['resource_not_found', 'org_id'], org_id);
+    }
+  });
+
+  it('stores an Argon2id hash only: no column holds the password', async () => {
+    const org = await newOrg();
+    const user = await call(SUBJECTS.accountsConsoleUserCreate, { org_id: org, email: email('hash'), role: 'developer', password: PASSWORD });
+    const [row] = await query<Record<string, unknown>>(db.url, 'SELECT * FROM accounts.console_users WHERE id = $1', [user.id]);
+    assert.ok(row);
+    assert.match(String(row.password_hash), /^\$argon2id\$v=19\$m=19456,t=2,p=1\$/);
+    for (const [column, value] of Object.entries(row)) {
+      const text = value instanceof Date ? value.toISOString() : JSON.stringify(value);
+      assert.ok(!text.includes(PASSWORD) && !text.includes('horse'), `column ${column} holds no part of the password`);
+    }
+  });
+
+  it('an address in use in the region is refused, whatever its case or organization, and nothing is written', async () => {
+    const [org, other] = [await newOrg(), await newOrg('Other')];
+    const address = email('dup');
+    await call(SUBJECTS.accountsConsoleUserCreate, { org_id: org, email: address, role: 'owner', password: PASSWORD });
+    for (const req of [
+      { org_id: org, email: address, role: 'admin' as const, password: `${PASSWORD} 2` },
+      { org_id: other, email: address.toUpperCase(), role: 'owner' as const, password: `${PASSWORD} 3` },
+    ]) {
+      const e = await refusal(call(SUBJECTS.accountsConsoleUserCreate, req));
+      assert.deepEqual([e.code, e.param, e.message], ['validation_error', 'email', 'email is already in use']);
+      assert.ok(!JSON.stringify(e.toData()).includes(req.password), 'the password is not in the error');
+    }
+    const rows = await query<{ org_id: string; role: string }>(db.url, 'SELECT org_id, role FROM accounts.console_users WHERE email = $1', [address]);
+    assert.deepEqual(rows, [{ org_id: org, role: 'owner' }]);
+    assert.deepEqual((await call(SUBJECTS.accountsConsoleUserList, { org_id: other })).data, []);
+
+    // two creates of one address at once: one wins, the other is refused
+    const racing = email('race');
+    const results = await Promise.allSettled(
+      [org, other].map((org_id) => call(SUBJECTS.accountsConsoleUserCreate, { org_id, email: racing, role: 'owner', password: PASSWORD })),
+    );
+    assert.equal(results.filter((r) => r.status === 'fulfilled').length, 1);
+    const lost = results.find((r) => r.status === 'rejected') as PromiseRejectedResult;
+    assert.equal((lost.reason as { param?: string }).param, 'email');
+    const [count] = await query<{ n: number }>(db.url, 'SELECT count(*)::int AS n FROM accounts.console_users WHERE email = $1', [racing]);
+    assert.equal(count!.n, 1);
+  });
+
+  it('refuses bad addresses, roles and passwords naming the field, and unknown organizations with 404 on org_id; writes nothing', async () => {
+    const org = await newOrg();
+    const secret = 'never-echo-this-secret';
+    const ok = { org_id: org, email: email('valid'), role: 'admin' as const, password: `${secret}-long-enough` };
+    const cases: Array<[Record<string, unknown>, string, string]> = [
+      [{ email: 'not-an-address' }, 'validation_error', 'email'],
+      [{ email: `${'a'.repeat(64)}@${'b'.repeat(186)}.com` }, 'validation_error', 'email'],
+      [{ email: 42 }, 'validation_error', 'email'],
+      [{ role: 'superuser' }, 'validation_error', 'role'],
+      [{ role: undefined }, 'validation_error', 'role'],
+      [{ password: secret.slice(0, 11) }, 'validation_error', 'password'],
+      [{ password: `${secret}${'x'.repeat(256)}` }, 'validation_error', 'password'],
+      [{ password: undefined }, 'validation_error', 'password'],
+      [{ org_id: UNKNOWN_ORG }, 'resource_not_found', 'org_id'],
+      [{ org_id: 'org_nope' }, 'resource_not_found', 'org_id'],
+    ];
+    for (const [over, code, param] of cases) {
+      const e = await refusal(call(SUBJECTS.accountsConsoleUserCreate, { ...ok, ...over } as typeof ok));
+      assert.deepEqual([e.code, e.param], [code, param], JSON.stringify(over).slice(0, 80));
+      assert.ok(!JSON.stringify(e.toData()).includes(secret.slice(0, 11)), 'the password is not in the error');
+    }
+    const e = await refusal(call(SUBJECTS.accountsConsoleUserCreate, { ...ok, password: 'short' }));
+    assert.equal(e.message, 'password must be 12 to 256 characters');
+    const [count] = await query<{ n: number }>(db.url, 'SELECT count(*)::int AS n FROM accounts.console_users WHERE org_id = $1', [org]);
+    assert.equal(count!.n, 0);
+  });
+
+  it('operator subjects only: a request carrying a principal is refused', async () => {
+    const org = await newOrg();
+    const e = await refusal(
+      rpc.call(SUBJECTS.accountsConsoleUserList, { org_id: org }, { principal: testPrincipal({ org_id: org }), requestId: 'req_int_console_users' }),
+    );
+    assert.equal(e.code, 'internal_error');
+  });
+});
+
+describe('console sign-in', () => {
+  it('the right password answers the user (any case of the address); a wrong one and an unknown address both answer null', async () => {
+    const org = await newOrg();
+    const address = email('login');
+    const user = await call(SUBJECTS.accountsConsoleUserCreate, { org_id: org, email: address, role: 'developer', password: PASSWORD });
+    assert.deepEqual(await call(SUBJECTS.accountsConsoleLogin, { email: address, password: PASSWORD }), { user });
+    assert.deepEqual(await call(SUBJECTS.accountsConsoleLogin, { email: ` ${address.toUpperCase()}`, password: PASSWORD }), { user });
+    for (const req of [
+      { email: address, password: `${PASSWORD}!` },
+      { email: address, password: PASSWORD.toUpperCase() },
+      { email: email('nobody'), password: PASSWORD },
+    ]) {
+      assert.deepEqual(await call(SUBJECTS.accountsConsoleLogin, req), { user: null }, req.email);
+    }
+  });
+
+  it('malformed input is refused with the field named', async () => {
+    const cases: Array<[Record<string, unknown>, string]> = [
+      [{ email: 'not-an-address', password: PASSWORD }, 'email'],
+      [{ email: null, password: PASSWORD }, 'email'],
+      [{ email: email('x'), password: '' }, 'password'],
+      [{ email: email('x'), password: 12345678901234 }, 'password'],
+      [{ email: email('x'), password: 'x'.repeat(257) }, 'password'],
+    ];
+    for (const [req, param] of cases) {
+      const e = await refusal(call(SUBJECTS.accountsConsoleLogin, req as { email: string; password: string }));
+      assert.deepEqual([e.code, e.param], ['validation_error', param], JSON.stringify(req).slice(0, 80));
+    }
+  });
+});
+
+describe('key list', () => {
+  it("an organization's keys newest first, revoked ones too, of one mode when asked; never a secret", async () => {
+    const org = await newOrg();
+    const a = await call(SUBJECTS.accountsKeyCreate, { org_id: org, mode: 'test', type: 'sk', scopes: ['applicants:read'] });
+    const b = await call(SUBJECTS.accountsKeyCreate, { org_id: org, mode: 'live', type: 'pk', scopes: [] });
+    const c = await call(SUBJECTS.accountsKeyCreate, { org_id: org, mode: 'test', type: 'sk', scopes: ['sessions:read'] });
+    await call(SUBJECTS.accountsKeyCreate, { org_id: await newOrg('Other'), mode: 'test', type: 'sk', scopes: [] });
+    const revoked = await call(SUBJECTS.accountsKeyRevoke, { key_id: a.id });
+    const strip = ({ key: _, ...record }: typeof a) => record;
+
+    const all = await call(SUBJECTS.accountsKeyList, { org_id: org });
+    assert.deepEqual(all.data, [strip(c), strip(b), revoked]);
+    assert.equal(all.data[2]!.revoked, true);
+    assert.ok(all.data.every((k) => !('key' in k)), 'no secret in a listed key');
+    assert.deepEqual((await call(SUBJECTS.accountsKeyList, { org_id: org, mode: 'test' })).data.map((k) => k.id), [c.id, a.id]);
+    assert.deepEqual((await call(SUBJECTS.accountsKeyList, { org_id: org, mode: 'live' })).data.map((k) => k.id), [b.id]);
+    assert.deepEqual((await call(SUBJECTS.accountsKeyList, { org_id: await newOrg('No keys') })).data, []);
+
+    const bad = await refusal(call(SUBJECTS.accountsKeyList, { org_id: org, mode: 'prod' as 'test' }));
+    assert.deepEqual([bad.code, bad.param], ['validation_error', 'mode']);
+    const unknown = await refusal(call(SUBJECTS.accountsKeyList, { org_id: UNKNOWN_ORG }));
+    assert.deepEqual([unknown.code, unknown.param], ['resource_not_found', 'org_id']);
+  });
+});
+
+describe('console activity', () => {
+  const entry = (org_id: string, over: Partial<ConsoleActivityRecordRequest> = {}): ConsoleActivityRecordRequest => ({
+    org_id,
+    mode: 'test',
+    actor_id: `usr_${'A'.repeat(24)}`,
+    actor_email: 'Ada@Example.com',
+    action: 'console.key.created',
+    target_id: `key_${'B'.repeat(24)}`,
+    details: { scopes: 'applicants:read', live: false, count: 2, note: null },
+    ...over,
+  });
+
+  it('record answers the entry as stored; list pages newest first by before', async () => {
+    const org = await newOrg();
+    const other = await newOrg('Other');
+    const first = await call(SUBJECTS.accountsActivityRecord, entry(org));
+    assert.match(first.id, /^act_[A-Za-z0-9]{24}$/);
+    assert.deepEqual({ ...first, created_at: undefined }, { ...entry(org), actor_email: 'ada@example.com', id: first.id, object: 'console_activity', created_at: undefined });
+    const [row] = await query(db.url, 'SELECT mode, action, target_id, details FROM accounts.console_activity WHERE id = $1', [first.id]);
+    assert.deepEqual(row, { mode: 'test', action: 'console.key.created', target_id: `key_${'B'.repeat(24)}`, details: entry(org).details });
+
+    const rest = [];
+    for (let i = 1; i < 25; i++) {
+      rest.push(await call(SUBJECTS.accountsActivityRecord, entry(org, { action: 'console.user.created', mode: null, target_id: null, details: { i } })));
+    }
+    await call(SUBJECTS.accountsActivityRecord, entry(other));
+    const newestFirst = [first, ...rest].reverse().map((e) => e.id);
+
+    const page1 = await call(SUBJECTS.accountsActivityList, { org_id: org });
+    assert.deepEqual(page1.data.map((e) => e.id), newestFirst.slice(0, 20), 'newest first, 20 by default');
+    assert.deepEqual(page1.data[0], rest[rest.length - 1]);
+    assert.deepEqual([page1.data[0]!.mode, page1.data[0]!.target_id], [null, null]);
+    const page2 = await call(SUBJECTS.accountsActivityList, { org_id: org, before: page1.data[19]!.id });
+    assert.deepEqual(page2.data.map((e) => e.id), newestFirst.slice(20));
+    assert.deepEqual(page2.data.at(-1), first);
+
+    const small: string[] = [];
+    let before: string | undefined;
+    for (;;) {
+      const page = await call(SUBJECTS.accountsActivityList, { org_id: org, limit: 7, before });
+      small.push(...page.data.map((e) => e.id));
+      if (page.data.length < 7) break;
+      before = page.data.at(-1)!.id;
+    }
+    assert.deepEqual(small, newestFirst, 'pages of 7 walk the whole log once');
+    assert.equal((await call(SUBJECTS.accountsActivityList, { org_id: org, limit: 100 })).data.length, 25);
+    assert.deepEqual((await call(SUBJECTS.accountsActivityList, { org_id: other })).data.map((e) => e.org_id), [other]);
+  });
+
+  it('refuses malformed entries and list requests naming the field; unknown organizations are 404 on org_id', async () => {
+    const org = await newOrg();
+    const other = await newOrg('Other');
+    const elsewhere = await call(SUBJECTS.accountsActivityRecord, entry(other));
+    const cases: Array<[Partial<ConsoleActivityRecordRequest> & Record<string, unknown>, string]> = [
+      [{ action: 'key.created' }, 'action'],
+      [{ action: 'console.Key' }, 'action'],
+      [{ mode: 'prod' as 'test' }, 'mode'],
+      [{ actor_id: 'someone' }, 'actor_id'],
+      [{ actor_email: 'someone' }, 'actor_email'],
+      [{ target_id: 'not an id' }, 'target_id'],
+      [{ details: { nested: { a: 1 } } as unknown as Record<string, string> }, 'details'],
+      [{ details: ['a'] as unknown as Record<string, string> }, 'details'],
+      [{ details: { big: 'x'.repeat(4100) } }, 'details'],
+    ];
+    for (const [over, param] of cases) {
+      const e = await refusal(call(SUBJECTS.accountsActivityRecord, entry(org, over)));
+      assert.deepEqual([e.code, e.param], ['validation_error', param], JSON.stringify(over).slice(0, 80));
+    }
+    const unknown = await refusal(call(SUBJECTS.accountsActivityRecord, entry(UNKNOWN_ORG)));
+    assert.deepEqual([unknown.code, unknown.param], ['resource_not_found', 'org_id']);
+    const [count] = await query<{ n: number }>(db.url, 'SELECT count(*)::int AS n FROM accounts.console_activity WHERE org_id = $1', [org]);
+    assert.equal(count!.n, 0, 'nothing written');
+
+    for (const [req, code, param] of [
+      [{ org_id: org, limit: 0 }, 'validation_error', 'limit'],
+      [{ org_id: org, limit: 101 }, 'validation_error', 'limit'],
+      [{ org_id: org, limit: 2.5 }, 'validation_error', 'limit'],
+      [{ org_id: org, before: 'act_nope' }, 'validation_error', 'before'],
+      // an entry of another organization is no place in this one's log
+      [{ org_id: org, before: elsewhere.id }, 'validation_error', 'before'],
+      [{ org_id: UNKNOWN_ORG }, 'resource_not_found', 'org_id'],
+    ] as const) {
+      const e = await refusal(call(SUBJECTS.accountsActivityList, req));
+      assert.deepEqual([e.code, e.param], [code, param], JSON.stringify(req));
+    }
+  });
+});

@@ -1,0 +1,259 @@
+import { timingSafeEqual } from 'node:crypto';
+import type { ConsoleUser, Organization, Principal, ReqOf, ResOf, Subject } from '@verity/contracts';
+import { SUBJECTS } from '@verity/contracts';
+import { DomainError } from '@verity/errors';
+import { newId, type Mode } from '@verity/keys';
+import { TtlCache, type Logger, type RpcClient } from '@verity/platform';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { Redis } from 'ioredis';
+import { mayOpen, pageDef, scopesOf, type PageName } from './auth/roles.js';
+import type { ConsoleSession, LoginLimiter, SessionStore } from './auth/session-store.js';
+import type { ConsoleConfig } from './config.js';
+import { html, type Html } from './html.js';
+import { bare, layout, notice, type Frame } from './layout.js';
+
+export const SESSION_COOKIE = 'verity_console';
+
+/** What the console's pages share: its configuration, the region's services and its own state in Redis. */
+export interface ConsoleDeps {
+  cfg: ConsoleConfig;
+  log: Logger;
+  rpc: RpcClient;
+  redis: Redis;
+  sessions: SessionStore;
+  limiter: LoginLimiter;
+}
+
+/** The signed-in person behind a request, as the services know them now (role and organization re-read). */
+export interface Viewer {
+  user: ConsoleUser;
+  org: Organization;
+  session: ConsoleSession;
+  token: string;
+}
+
+/** What a page answers: HTML (200 unless said), or a redirect after a change (post, then redirect, then get). */
+export type PageResult = { html: string; status?: number } | { redirect: string };
+
+/**
+ * One request to a page, signed in and allowed: the person, the mode they work in, the query and (for a post)
+ * the form, and the region's services called on their behalf.
+ */
+export class PageContext {
+  readonly requestId: string;
+
+  constructor(
+    readonly deps: ConsoleDeps,
+    readonly req: FastifyRequest,
+    readonly reply: FastifyReply,
+    readonly viewer: Viewer,
+    readonly page: PageName,
+  ) {
+    this.requestId = String(req.id);
+  }
+
+  get mode(): Mode {
+    return this.viewer.session.mode;
+  }
+
+  get orgId(): string {
+    return this.viewer.org.id;
+  }
+
+  get csrf(): string {
+    return this.viewer.session.csrf;
+  }
+
+  get query(): URLSearchParams {
+    return new URLSearchParams((this.req.url.split('?')[1] ?? '').replace(/\+/g, '%20'));
+  }
+
+  /** The posted form (empty on a GET). */
+  get form(): URLSearchParams {
+    return this.req.body instanceof URLSearchParams ? this.req.body : new URLSearchParams();
+  }
+
+  /** The principal the console acts with for this person: their organization, the mode they chose, their role's scopes. */
+  principal(): Principal {
+    const { user, org } = this.viewer;
+    return {
+      org_id: org.id,
+      key_id: user.id,
+      key_type: 'sk',
+      mode: this.mode,
+      region: this.deps.cfg.REGION,
+      scopes: scopesOf(user.role),
+      tier: org.tier,
+      custom_limits: org.custom_limits,
+      billing: org.billing,
+    };
+  }
+
+  /** A principal-scoped call: the service scopes it by this person's organization and mode, as for an API key. */
+  call<S extends Subject>(subject: S, payload: ReqOf<S>): Promise<ResOf<S>> {
+    return this.deps.rpc.call(subject, payload, { principal: this.principal(), requestId: this.requestId });
+  }
+
+  /** An operator call: the page passes this person's organization itself (never one from the request). */
+  operator<S extends Subject>(subject: S, payload: ReqOf<S>): Promise<ResOf<S>> {
+    return this.deps.rpc.call(subject, payload, { principal: null, requestId: this.requestId });
+  }
+
+  /** Writes a change to the organization's activity log, with who made it; a failure to log is logged, never shown. */
+  async record(action: string, target_id: string | null, details: Record<string, string | number | boolean | null> = {}, mode: Mode | null = this.mode): Promise<void> {
+    const { user, org } = this.viewer;
+    await this.operator(SUBJECTS.accountsActivityRecord, { org_id: org.id, mode, actor_id: user.id, actor_email: user.email, action, target_id, details }).catch((err: unknown) =>
+      this.deps.log.error({ err, action, request_id: this.requestId }, 'console activity not recorded'),
+    );
+  }
+
+  /** The page in the signed-in frame. */
+  render(title: string, content: Html, status = 200): PageResult {
+    return { html: layout(this.frame(), title, content), status };
+  }
+
+  frame(): Frame {
+    const { user, org, session } = this.viewer;
+    return { region: this.deps.cfg.REGION, email: user.email, role: user.role, orgName: org.name, mode: session.mode, csrf: session.csrf, current: this.page };
+  }
+}
+
+export type PageHandler = (ctx: PageContext) => Promise<PageResult>;
+
+/** The console's routes: each page's handlers, behind sign-in, the page's roles and (for posts) the form checks. */
+export class ConsoleApp {
+  private readonly orgs = new TtlCache<string, Organization>(5000, 1000);
+
+  constructor(
+    readonly deps: ConsoleDeps,
+    readonly http: FastifyInstance,
+  ) {}
+
+  get(page: PageName, path: string, handler: PageHandler): void {
+    this.http.get(path, (req, reply) => this.serve(page, req, reply, handler));
+  }
+
+  post(page: PageName, path: string, handler: PageHandler): void {
+    this.http.post(path, (req, reply) => this.serve(page, req, reply, handler));
+  }
+
+  /** The signed-in person of a request, or null (no cookie, expired, or a user that no longer exists). */
+  async viewerOf(req: FastifyRequest): Promise<Viewer | null> {
+    const token = cookieOf(req, SESSION_COOKIE);
+    if (!token) return null;
+    const session = await this.deps.sessions.get(token);
+    if (!session) return null;
+    const ctx = { principal: null, requestId: String(req.id) };
+    let user: ConsoleUser;
+    try {
+      user = await this.deps.rpc.call(SUBJECTS.accountsConsoleUserGet, { user_id: session.user_id }, ctx);
+    } catch (e) {
+      if (e instanceof DomainError && e.code === 'resource_not_found') {
+        await this.deps.sessions.destroy(token);
+        return null;
+      }
+      throw e;
+    }
+    let org = this.orgs.get(user.org_id);
+    if (!org) {
+      org = await this.deps.rpc.call(SUBJECTS.accountsOrgGet, { org_id: user.org_id }, ctx);
+      this.orgs.set(user.org_id, org);
+    }
+    return { user, org, session, token };
+  }
+
+  private async serve(page: PageName, req: FastifyRequest, reply: FastifyReply, handler: PageHandler): Promise<void> {
+    if (req.method === 'POST' && !sameOrigin(req, this.deps.cfg.CONSOLE_PUBLIC_ORIGIN)) return sendPage(reply, crossSitePage());
+    const viewer = await this.viewerOf(req);
+    if (!viewer) return sendPage(reply, { redirect: `/login?next=${encodeURIComponent(req.url)}` });
+    const ctx = new PageContext(this.deps, req, reply, viewer, page);
+    if (!mayOpen(viewer.user.role, page)) return sendPage(reply, forbiddenPage(ctx));
+    if (req.method === 'POST' && !tokensEqual(ctx.form.get('_csrf') ?? '', viewer.session.csrf)) return sendPage(reply, crossSitePage());
+    try {
+      return sendPage(reply, await handler(ctx));
+    } catch (e) {
+      return sendPage(reply, errorResult(ctx, e));
+    }
+  }
+}
+
+export function sendPage(reply: FastifyReply, r: PageResult): void {
+  if ('redirect' in r) {
+    void reply.code(303).header('location', r.redirect).send();
+    return;
+  }
+  void reply
+    .code(r.status ?? 200)
+    .type('text/html; charset=utf-8')
+    .send(r.html);
+}
+
+/** The value of one cookie of the request. */
+export function cookieOf(req: FastifyRequest, name: string): string | null {
+  for (const part of (req.headers.cookie ?? '').split(';')) {
+    const i = part.indexOf('=');
+    if (i > 0 && part.slice(0, i).trim() === name) return part.slice(i + 1).trim();
+  }
+  return null;
+}
+
+export function tokensEqual(a: string, b: string): boolean {
+  const x = Buffer.from(a);
+  const y = Buffer.from(b);
+  return x.length === y.length && x.length > 0 && timingSafeEqual(x, y);
+}
+
+/**
+ * A state-changing request must come from the console's own pages: its `Origin` (or, when a browser sends
+ * none, its `Referer`) is the console's origin, and the browser does not call it cross-site.
+ */
+export function sameOrigin(req: FastifyRequest, origin: string): boolean {
+  if (req.headers['sec-fetch-site'] === 'cross-site' || req.headers['sec-fetch-site'] === 'same-site') return false;
+  const o = req.headers.origin;
+  if (typeof o === 'string') return o === origin;
+  const ref = req.headers.referer;
+  return typeof ref === 'string' && (ref === origin || ref.startsWith(`${origin}/`));
+}
+
+function crossSitePage(): PageResult {
+  return {
+    status: 403,
+    html: bare(
+      'Request refused',
+      html`<h1>Request refused</h1><p>This request did not come from a page of this console, so nothing was changed.</p><p><a href="/">Go to the console</a></p>`,
+    ),
+  };
+}
+
+function forbiddenPage(ctx: PageContext): PageResult {
+  const def = pageDef(ctx.page);
+  return ctx.render(
+    'Not available to your role',
+    html`${notice('info', html`The <strong>${def.title}</strong> page is for ${def.roles.join(', ')} roles; you are signed in as <strong>${ctx.viewer.user.role}</strong>.`)}
+<p>Ask an owner of your organization if you need it. <a href="/">Back to the console</a></p>`,
+    403,
+  );
+}
+
+/** A refusal from a service, shown in the frame; anything unexpected is logged and shown without detail. */
+function errorResult(ctx: PageContext, e: unknown): PageResult {
+  if (e instanceof DomainError) {
+    if (e.code === 'resource_not_found') return ctx.render('Not found', html`${notice('error', 'There is nothing here for your organization in this mode.')}<p><a href="/">Back to the console</a></p>`, 404);
+    if (e.code === 'service_unavailable') return ctx.render('Try again', notice('error', 'A service of this region did not answer in time. Nothing was changed; please try again.'), 503);
+    if (e.code === 'validation_error') return ctx.render('Check the form', html`${notice('error', e.message)}<p><a href="${pageDef(ctx.page).path}">Back to ${pageDef(ctx.page).title}</a></p>`, 422);
+    if (e.code !== 'internal_error') return ctx.render('Not possible', notice('error', e.message), 409);
+  }
+  ctx.deps.log.error({ err: e, request_id: ctx.requestId }, 'console page failed');
+  return ctx.render('Something went wrong', notice('error', html`Something went wrong on our side. Reference: <code>${ctx.requestId}</code>`), 500);
+}
+
+/** Refusal messages of a validation error, one per issue, for a form. */
+export function issuesOf(e: DomainError): string[] {
+  const issues = (e.details as { issues?: Array<{ message?: string }> } | undefined)?.issues;
+  const list = Array.isArray(issues) ? issues.map((i) => i.message ?? '').filter(Boolean) : [];
+  return list.length > 0 ? list : [e.message];
+}
+
+export function newRequestId(): string {
+  return newId('request');
+}

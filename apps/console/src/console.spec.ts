@@ -1,0 +1,66 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import type { FastifyRequest } from 'fastify';
+import { sameOrigin, tokensEqual } from './app.js';
+import { mayOpen, PAGES, scopesOf } from './auth/roles.js';
+import { html, raw } from './html.js';
+import { safeNext } from './server.js';
+
+describe('console html', () => {
+  it('escapes every interpolated value unless the code built it as markup', () => {
+    const name = `<script>alert("x")</script>&'`;
+    assert.equal(html`<p title="${name}">${name}</p>`.text, '<p title="&lt;script&gt;alert(&quot;x&quot;)&lt;/script&gt;&amp;&#39;">&lt;script&gt;alert(&quot;x&quot;)&lt;/script&gt;&amp;&#39;</p>');
+    assert.equal(html`<ul>${['a<b', html`<li>ok</li>`]}</ul>`.text, '<ul>a&lt;b<li>ok</li></ul>');
+    assert.equal(html`${null}${undefined}${false}${0}`.text, '0');
+    assert.equal(html`${raw('<br>')}`.text, '<br>');
+  });
+});
+
+describe('console roles', () => {
+  it('follow contract §19, and only owners manage the team', () => {
+    const who = Object.fromEntries(PAGES.map((p) => [p.name, (['owner', 'admin', 'developer', 'reviewer'] as const).filter((r) => mayOpen(r, p.name))]));
+    assert.deepEqual(who, {
+      verifications: ['owner', 'admin', 'developer', 'reviewer'],
+      review: ['owner', 'admin', 'reviewer'],
+      keys: ['owner', 'admin', 'developer'],
+      webhooks: ['owner', 'admin'],
+      'test-data': ['owner', 'admin'],
+      logs: ['owner', 'admin', 'developer'],
+      usage: ['owner', 'admin'],
+      users: ['owner'],
+    });
+  });
+
+  it('give a developer no write scope and a reviewer no workflow or webhook write', () => {
+    assert.deepEqual(scopesOf('developer').filter((s) => s.endsWith(':write')), []);
+    assert.equal(scopesOf('reviewer').includes('workflows:write'), false);
+    assert.equal(scopesOf('reviewer').includes('sessions:write'), true, 'a reviewer decides');
+  });
+});
+
+describe('console requests', () => {
+  const req = (headers: Record<string, string>) => ({ headers }) as unknown as FastifyRequest;
+  const origin = 'https://console.us.example.com';
+
+  it("accept a post only from the console's own origin", () => {
+    assert.equal(sameOrigin(req({ origin }), origin), true);
+    assert.equal(sameOrigin(req({ origin: 'https://evil.example' }), origin), false);
+    assert.equal(sameOrigin(req({ origin: 'null' }), origin), false);
+    assert.equal(sameOrigin(req({ referer: `${origin}/keys` }), origin), true, 'no Origin: the Referer decides');
+    assert.equal(sameOrigin(req({ referer: `${origin}.evil.example/keys` }), origin), false);
+    assert.equal(sameOrigin(req({}), origin), false, 'neither: refused');
+    assert.equal(sameOrigin(req({ origin, 'sec-fetch-site': 'cross-site' }), origin), false);
+  });
+
+  it('compare form tokens whole, and never accept an empty one', () => {
+    assert.equal(tokensEqual('abc', 'abc'), true);
+    assert.equal(tokensEqual('abc', 'abd'), false);
+    assert.equal(tokensEqual('', ''), false);
+    assert.equal(tokensEqual('ab', 'abc'), false);
+  });
+
+  it('redirect after sign-in only to a path of the console', () => {
+    assert.equal(safeNext('/verifications?status=completed'), '/verifications?status=completed');
+    for (const bad of ['//evil.example', '/\\evil.example', 'https://evil.example', 'javascript:alert(1)', '/login', null, '']) assert.equal(safeNext(bad), '/', String(bad));
+  });
+});

@@ -1,0 +1,64 @@
+import { randomBytes } from 'node:crypto';
+import { CONSOLE_ROLES, SUBJECTS, type ConsoleRole, type ConsoleUser } from '@verity/contracts';
+import { DomainError } from '@verity/errors';
+import { issuesOf, type ConsoleApp, type PageContext, type PageResult } from '../app.js';
+import { html } from '../html.js';
+import { badge, csrfField, notice, table, when } from '../layout.js';
+
+const ROLE_HINTS: Record<ConsoleRole, string> = {
+  owner: 'everything, and the team',
+  admin: 'keys, webhooks, verifications, review, test data, logs, usage',
+  developer: 'keys, verifications, logs',
+  reviewer: 'verifications and the review queue',
+};
+
+/** Team (owners): the organization's people in this region; an owner adds one with a password shown once. */
+export function registerUsers(app: ConsoleApp): void {
+  app.get('users', '/users', (ctx) => usersPage(ctx));
+
+  app.post('users', '/users', async (ctx) => {
+    const email = (ctx.form.get('email') ?? '').trim();
+    const role = ctx.form.get('role') ?? '';
+    // a generated first password, shown once to the owner who hands it over (as the admin CLI does)
+    const password = randomBytes(18).toString('base64url');
+    let user: ConsoleUser;
+    try {
+      user = await ctx.operator(SUBJECTS.accountsConsoleUserCreate, { org_id: ctx.orgId, email, role: role as ConsoleRole, password });
+    } catch (e) {
+      if (e instanceof DomainError && e.code === 'validation_error') return usersPage(ctx, { error: issuesOf(e), status: 422, email });
+      throw e;
+    }
+    await ctx.record('console.user.created', user.id, { role: user.role }, null);
+    return usersPage(ctx, { created: { user, password } });
+  });
+}
+
+async function usersPage(ctx: PageContext, opts: { created?: { user: ConsoleUser; password: string }; error?: string[]; status?: number; email?: string } = {}): Promise<PageResult> {
+  const { data } = await ctx.operator(SUBJECTS.accountsConsoleUserList, { org_id: ctx.orgId });
+  const rows = data.map((u) => [html`${u.email}${u.id === ctx.viewer.user.id ? html` <span class="muted">(you)</span>` : ''}`, badge(u.role), when(u.created_at)]);
+  return ctx.render(
+    'Team',
+    html`${opts.created
+      ? html`<section class="panel" aria-labelledby="created-title">
+<h2 id="created-title">${opts.created.user.email} can sign in</h2>
+<p>Give them this first password through a channel you trust. It is shown only now.</p>
+<code class="secret" data-testid="new-password">${opts.created.password}</code>
+</section>`
+      : ''}
+${opts.error ? notice('error', html`<ul>${opts.error.map((m) => html`<li>${m}</li>`)}</ul>`) : ''}
+<p class="muted">People of ${ctx.viewer.org.name} who can sign in to this region's console. Accounts are per region.</p>
+${table('Team', ['Email', 'Role', 'Added'], rows)}
+<h2 id="add-person">Add a person</h2>
+<form method="post" action="/users" class="panel" aria-labelledby="add-person">
+  ${csrfField(ctx.csrf)}
+  <label for="email">Email</label>
+  <input id="email" name="email" type="email" required value="${opts.email ?? ''}">
+  <label for="role">Role</label>
+  <select id="role" name="role">
+    ${CONSOLE_ROLES.map((r) => html`<option value="${r}"${r === 'developer' ? html` selected` : ''}>${r}: ${ROLE_HINTS[r]}</option>`)}
+  </select>
+  <button type="submit">Add</button>
+</form>`,
+    opts.status,
+  );
+}

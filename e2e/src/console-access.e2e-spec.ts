@@ -1,0 +1,274 @@
+/**
+ * The console's doors (docs/console.md), in headless Chromium against the real stacks: sign-in and its limit,
+ * the roles' navigation and the friendly 403, requests from another origin refused, the API keys page (a
+ * developer creates a key, sees it once, and it works against the API; rotate; revoke), the Team page, and no
+ * other organization's or region's data. Screenshots: login, keys, key-created, forbidden, team, keys-phone.
+ */
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import type { Browser } from 'playwright-core';
+import { browser, CONSOLE, createPerson, PHONE, shot, signedIn, switchMode, team, type Team } from './console-support.js';
+import { client, closeOperators, createKey, rows } from './support.js';
+
+let b: Browser;
+let us: Team;
+
+before(async () => {
+  b = await browser();
+  us = await team('us');
+});
+
+after(async () => {
+  await b?.close();
+  await closeOperators();
+});
+
+/** A form post as another site would make it: the browser's Origin is not the console's. */
+async function postFrom(origin: string | null, path: string, body: Record<string, string>, cookie = ''): Promise<Response> {
+  return fetch(`${CONSOLE.us}${path}`, {
+    method: 'POST',
+    redirect: 'manual',
+    headers: { 'content-type': 'application/x-www-form-urlencoded', cookie, ...(origin ? { origin } : {}) },
+    body: new URLSearchParams(body),
+  });
+}
+
+describe('console: signing in', () => {
+  it('signs in with the right password, refuses a wrong one with the same words as an unknown email, and shows the sign-in page', async () => {
+    const context = await b.newContext({ viewport: { width: 1280, height: 860 }, baseURL: CONSOLE.us });
+    const page = await context.newPage();
+    const res = await page.goto('/verifications');
+    assert.equal(new URL(page.url()).pathname, '/login', 'a page asks for sign-in first');
+    assert.equal(res?.status(), 200);
+    const cookie = (await context.cookies()).find((c) => c.name === 'verity_console_login');
+    assert.equal(cookie?.httpOnly, true);
+    assert.equal(cookie?.sameSite, 'Strict');
+    await shot(page, 'login');
+
+    await page.getByLabel('Email').fill(us.people.developer.user.email);
+    await page.getByLabel('Password').fill('not the password at all');
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    const wrong = await page.locator('.notice.error').innerText();
+    await page.getByLabel('Email').fill('nobody-here@example.com');
+    await page.getByLabel('Password').fill('not the password at all');
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    assert.equal(await page.locator('.notice.error').innerText(), wrong, 'unknown email and wrong password read the same');
+
+    await page.getByLabel('Email').fill(us.people.developer.user.email);
+    await page.getByLabel('Password').fill(us.people.developer.password);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.waitForURL((u) => u.pathname === '/verifications');
+    const session = (await context.cookies()).find((c) => c.name === 'verity_console');
+    assert.ok(session, 'a session cookie is set');
+    assert.equal(session.httpOnly, true);
+    assert.equal(session.sameSite, 'Strict');
+    await context.close();
+  });
+
+  it('refuses sign-in past the failures allowed for an email address, even with the right password (429)', async () => {
+    const victim = await createPerson('us', us.org.id, 'developer');
+    const context = await b.newContext({ baseURL: CONSOLE.us });
+    const page = await context.newPage();
+    await page.goto('/login');
+    for (let i = 0; i < 5; i++) {
+      await page.getByLabel('Email').fill(victim.user.email);
+      await page.getByLabel('Password').fill(`wrong-${i}-password`);
+      await page.getByRole('button', { name: 'Sign in' }).click();
+      await page.waitForSelector('.notice.error');
+    }
+    await page.getByLabel('Email').fill(victim.user.email);
+    await page.getByLabel('Password').fill(victim.password);
+    const [answer] = await Promise.all([page.waitForResponse((r) => r.url().endsWith('/login') && r.request().method() === 'POST'), page.getByRole('button', { name: 'Sign in' }).click()]);
+    assert.equal(answer.status(), 429);
+    assert.match(await page.locator('.notice.error').innerText(), /Too many failed sign-ins\. Try again in \d+ minutes?\./);
+    assert.equal(new URL(page.url()).pathname, '/login');
+    await context.close();
+  });
+
+  it('signs out: the session no longer opens a page', async () => {
+    const { context, page } = await signedIn(b, 'us', us.people.reviewer);
+    const cookie = (await context.cookies()).find((c) => c.name === 'verity_console')!;
+    await page.getByRole('button', { name: 'Sign out' }).click();
+    await page.waitForURL((u) => u.pathname === '/login');
+    const again = await fetch(`${CONSOLE.us}/verifications`, { redirect: 'manual', headers: { cookie: `verity_console=${cookie.value}` } });
+    assert.equal(again.status, 303);
+    assert.match(again.headers.get('location') ?? '', /^\/login/);
+    await context.close();
+  });
+
+  it("a person of one region cannot sign in to the other region's console", async () => {
+    const context = await b.newContext({ baseURL: CONSOLE.eu });
+    const page = await context.newPage();
+    await page.goto('/login');
+    await page.getByLabel('Email').fill(us.people.owner.user.email);
+    await page.getByLabel('Password').fill(us.people.owner.password);
+    const [answer] = await Promise.all([page.waitForResponse((r) => r.url().endsWith('/login') && r.request().method() === 'POST'), page.getByRole('button', { name: 'Sign in' }).click()]);
+    assert.equal(answer.status(), 401);
+    await context.close();
+  });
+});
+
+describe('console: roles', () => {
+  it("shows each role its own pages, and answers a page outside the role with a friendly 403", async () => {
+    const expected = {
+      owner: ['Verifications', 'Review queue', 'API keys', 'Webhooks', 'Test data', 'Logs', 'Usage', 'Team'],
+      admin: ['Verifications', 'Review queue', 'API keys', 'Webhooks', 'Test data', 'Logs', 'Usage'],
+      developer: ['Verifications', 'API keys', 'Logs'],
+      reviewer: ['Verifications', 'Review queue'],
+    } as const;
+    for (const role of ['owner', 'admin', 'developer', 'reviewer'] as const) {
+      const { context, page } = await signedIn(b, 'us', us.people[role]);
+      const nav = await page.locator('nav.nav a').allInnerTexts();
+      assert.deepEqual(nav, expected[role], role);
+      await context.close();
+    }
+    const { context, page } = await signedIn(b, 'us', us.people.reviewer);
+    for (const path of ['/keys', '/webhooks', '/users', '/test-data']) {
+      const res = await page.goto(path);
+      assert.equal(res?.status(), 403, path);
+      assert.match(await page.locator('main').innerText(), /is for .* roles; you are signed in as reviewer/);
+    }
+    await page.goto('/keys');
+    await shot(page, 'forbidden');
+    await context.close();
+  });
+});
+
+describe('console: requests from another origin', () => {
+  it('refuses a form post from another origin, or without the form token, and changes nothing', async () => {
+    const { context, page } = await signedIn(b, 'us', us.people.developer);
+    await page.goto('/keys');
+    const csrf = await page.locator('input[name=_csrf]').first().inputValue();
+    const cookie = (await context.cookies()).map((c) => `${c.name}=${c.value}`).join('; ');
+    const before = await rows('us', 'SELECT count(*)::int AS n FROM accounts.api_keys WHERE org_id = $1', [us.org.id]);
+
+    const fromElsewhere = await postFrom('https://attacker.example', '/keys', { _csrf: csrf, type: 'sk', scopes: 'sessions:read' }, cookie);
+    assert.equal(fromElsewhere.status, 403);
+    assert.match(await fromElsewhere.text(), /did not come from a page of this console/);
+    const noToken = await postFrom(CONSOLE.us, '/keys', { type: 'sk', scopes: 'sessions:read' }, cookie);
+    assert.equal(noToken.status, 403);
+    const crossSite = await fetch(`${CONSOLE.us}/keys`, {
+      method: 'POST',
+      redirect: 'manual',
+      headers: { 'content-type': 'application/x-www-form-urlencoded', cookie, origin: CONSOLE.us, 'sec-fetch-site': 'cross-site' },
+      body: new URLSearchParams({ _csrf: csrf, type: 'sk', scopes: 'sessions:read' }),
+    });
+    assert.equal(crossSite.status, 403);
+    const login = await postFrom('https://attacker.example', '/login', { email: us.people.developer.user.email, password: us.people.developer.password });
+    assert.equal(login.status, 403);
+    assert.equal(login.headers.get('set-cookie')?.includes('verity_console='), undefined);
+
+    assert.deepEqual(await rows('us', 'SELECT count(*)::int AS n FROM accounts.api_keys WHERE org_id = $1', [us.org.id]), before, 'no key was made');
+    // the same post from the console's own page works
+    const own = await postFrom(CONSOLE.us, '/keys', { _csrf: csrf, type: 'sk', scopes: 'sessions:read' }, cookie);
+    assert.equal(own.status, 200);
+    await context.close();
+  });
+
+  it('serves every page with a policy that allows no script and nothing from elsewhere', async () => {
+    const res = await fetch(`${CONSOLE.us}/login`);
+    const csp = res.headers.get('content-security-policy') ?? '';
+    assert.match(csp, /default-src 'none'/);
+    assert.doesNotMatch(csp, /script-src/);
+    assert.match(csp, /frame-ancestors 'none'/);
+    assert.equal(res.headers.get('cache-control'), 'no-store');
+  });
+});
+
+describe('console: API keys', () => {
+  it('a developer creates a key, sees it once, and it works against the API; rotating and revoking take effect', async () => {
+    const { context, page } = await signedIn(b, 'us', us.people.developer);
+    await page.goto('/keys');
+    await switchMode(page, 'test');
+    await page.getByLabel('Type').selectOption('sk');
+    await page.locator('input[name=scopes][value="applicants:read"]').check();
+    await page.locator('input[name=scopes][value="sessions:read"]').check();
+    await page.getByRole('button', { name: 'Create key' }).click();
+    const key = (await page.getByTestId('new-key').innerText()).trim();
+    assert.match(key, /^idv_sk_us_test_[A-Za-z0-9]{43}$/);
+    await shot(page, 'key-created');
+    await page.goto('/keys');
+    assert.equal(await page.getByTestId('new-key').count(), 0, 'the key is not shown again');
+    assert.ok(!(await page.content()).includes(key));
+
+    const api = client('us', key);
+    assert.equal((await api('GET', '/v1/applicants')).status, 200, 'the new key reads applicants');
+    assert.equal((await api('POST', '/v1/applicants', { body: { given_names: ['Ada'], family_name: 'Lovelace' } })).status, 403, 'and only what its scopes allow');
+
+    const id = (await page.locator('table tbody tr').first().locator('td').first().innerText()).trim();
+    await page.getByRole('button', { name: `Rotate ${id}` }).click();
+    const rotated = (await page.getByTestId('new-key').innerText()).trim();
+    assert.notEqual(rotated, key);
+    const deadline = Date.now() + 10_000;
+    while ((await api('GET', '/v1/applicants')).status !== 401 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 200));
+    assert.equal((await api('GET', '/v1/applicants')).status, 401, 'the old secret stops working');
+    assert.equal((await client('us', rotated)('GET', '/v1/applicants')).status, 200, 'the new one works');
+
+    await page.goto('/keys');
+    await page.getByRole('button', { name: `Revoke ${id}` }).click();
+    assert.match(await page.locator('.notice.success').innerText(), /was revoked/);
+    const until = Date.now() + 10_000;
+    while ((await client('us', rotated)('GET', '/v1/applicants')).status !== 401 && Date.now() < until) await new Promise((r) => setTimeout(r, 200));
+    assert.equal((await client('us', rotated)('GET', '/v1/applicants')).status, 401);
+    await shot(page, 'keys');
+
+    const actions = await rows<{ action: string; actor_email: string }>('us', `SELECT action, actor_email FROM accounts.console_activity WHERE org_id = $1 AND target_id = $2 ORDER BY seq`, [us.org.id, id]);
+    assert.deepEqual(actions.map((a) => a.action), ['console.key.created', 'console.key.rotated', 'console.key.revoked']);
+    assert.ok(actions.every((a) => a.actor_email === us.people.developer.user.email), 'each change names who made it');
+    await context.close();
+  });
+
+  it("lists only this organization's keys of the mode shown, and refuses to touch another organization's key", async () => {
+    const other = await team('us');
+    const theirs = await createKey('us', other.org.id, { mode: 'test' });
+    const liveOwn = await createKey('us', us.org.id, { mode: 'live' });
+    const { context, page } = await signedIn(b, 'us', us.people.admin);
+    await page.goto('/keys');
+    await switchMode(page, 'test');
+    const text = await page.locator('main').innerText();
+    assert.ok(!text.includes(theirs.id), "another organization's key is not listed");
+    assert.ok(!text.includes(liveOwn.id), 'a live key is not listed in test mode');
+    await switchMode(page, 'live');
+    assert.ok((await page.locator('main').innerText()).includes(liveOwn.id), 'it is in live mode');
+
+    const csrf = await page.locator('input[name=_csrf]').first().inputValue();
+    const cookie = (await context.cookies()).map((c) => `${c.name}=${c.value}`).join('; ');
+    const res = await postFrom(CONSOLE.us, `/keys/${theirs.id}/revoke`, { _csrf: csrf }, cookie);
+    assert.equal(res.status, 404);
+    const [row] = await rows<{ revoked_at: string | null }>('us', 'SELECT revoked_at FROM accounts.api_keys WHERE id = $1', [theirs.id]);
+    assert.equal(row!.revoked_at, null, "another organization's key is untouched");
+    await context.close();
+  });
+
+  it('reads well on a phone', async () => {
+    const { context, page } = await signedIn(b, 'us', us.people.developer, PHONE);
+    await page.goto('/keys');
+    await shot(page, 'keys-phone');
+    const overflow = await page.evaluate('document.documentElement.scrollWidth - document.documentElement.clientWidth') as number;
+    assert.ok(overflow <= 1, `the page fits the phone's width (overflow ${overflow}px)`);
+    await context.close();
+  });
+});
+
+describe('console: team', () => {
+  it('an owner adds a person, whose first password is shown once and signs them in', async () => {
+    const { context, page } = await signedIn(b, 'us', us.people.owner);
+    await page.goto('/users');
+    const email = `new.${Date.now()}@example.com`;
+    await page.getByLabel('Email').fill(email);
+    await page.getByLabel('Role').selectOption('reviewer');
+    await page.getByRole('button', { name: 'Add' }).click();
+    const password = (await page.getByTestId('new-password').innerText()).trim();
+    assert.ok(password.length >= 20);
+    assert.ok((await page.locator('table').innerText()).includes(email));
+    await shot(page, 'team');
+    await page.getByLabel('Email').fill(email);
+    await page.getByRole('button', { name: 'Add' }).click();
+    assert.equal(await page.locator('.notice.error').count(), 1, 'the same email twice is refused');
+    await context.close();
+
+    const { context: theirs, page: theirPage } = await signedIn(b, 'us', { user: { ...us.people.reviewer.user, email }, password });
+    assert.deepEqual(await theirPage.locator('nav.nav a').allInnerTexts(), ['Verifications', 'Review queue']);
+    await theirs.close();
+  });
+});

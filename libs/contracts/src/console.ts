@@ -1,0 +1,99 @@
+import type { Mode } from '@verity/keys';
+import type { CheckType } from './screening.js';
+
+/** The console's roles (docs/console.md): what each may do is the console's own table, `CONSOLE_PAGES`. */
+export const CONSOLE_ROLES = ['owner', 'admin', 'developer', 'reviewer'] as const;
+export type ConsoleRole = (typeof CONSOLE_ROLES)[number];
+
+/** A person who signs in to a region's console, as stored by accounts: never the password or its hash. */
+export interface ConsoleUser {
+  /** `usr_…` */
+  id: string;
+  object: 'console_user';
+  org_id: string;
+  /** Lower-cased; unique in the region. */
+  email: string;
+  role: ConsoleRole;
+  created_at: string;
+}
+
+/** Operator request of `accounts.admin.console-user.create.v1` (the admin CLI, or an owner in the console). */
+export interface ConsoleUserCreateRequest {
+  org_id: string;
+  email: string;
+  role: ConsoleRole;
+  /** 12 to 256 characters; hashed with Argon2id, never stored or logged as given. */
+  password: string;
+}
+
+/** Operator request of `accounts.admin.console-user.login.v1`: `user` is null for an unknown email or a wrong password alike. */
+export interface ConsoleLoginRequest {
+  email: string;
+  password: string;
+}
+export interface ConsoleLoginReply {
+  user: ConsoleUser | null;
+}
+
+/**
+ * One change made in the console, with who made it (docs/console.md): written by the console after each change
+ * succeeds. `details` holds identifiers and settings only (a key's scopes, a URL's host), never a secret.
+ */
+export interface ConsoleActivityRecordRequest {
+  org_id: string;
+  /** The mode the change was made in; null for changes that have none (a user created). */
+  mode: Mode | null;
+  actor_id: string;
+  actor_email: string;
+  /** `console.key.created`, `console.webhook.replayed`, `console.session.decided`, … */
+  action: string;
+  /** The changed object's id (`key_…`, `whs_…`, `ses_…`, `usr_…`), if any. */
+  target_id: string | null;
+  details: Record<string, string | number | boolean | null>;
+}
+
+export interface ConsoleActivityEntry extends ConsoleActivityRecordRequest {
+  /** `act_…` */
+  id: string;
+  object: 'console_activity';
+  created_at: string;
+}
+
+/** Operator request of `accounts.admin.activity.list.v1`: newest first; `before` is an entry id from the previous page. */
+export interface ConsoleActivityListRequest {
+  org_id: string;
+  limit?: number;
+  before?: string;
+}
+
+/** Operator request of `accounts.admin.key.list.v1`: the organization's keys, newest first, revoked ones too. */
+export interface KeyListRequest {
+  org_id: string;
+  mode?: Mode;
+}
+
+/**
+ * Operator request of `sessions.admin.usage.v1`: verifications created per UTC day, by check and mode, from the
+ * metering counters (kept when test data is purged). `from` and `to` are `YYYY-MM-DD`, both included, at most 366 days.
+ */
+export interface UsageRequest {
+  org_id: string;
+  from: string;
+  to: string;
+}
+export interface UsageRow {
+  day: string;
+  mode: Mode;
+  check: CheckType;
+  count: number;
+}
+
+/** One entry of a session's timeline (`sessions.timeline.v1`, principal-scoped): its events and notes, oldest first. */
+export interface TimelineEntry {
+  kind: 'created' | 'event' | 'note';
+  /** The event type for `event` entries (`kyc.session.completed`, …); null otherwise. */
+  type: string | null;
+  /** The note's text for `note` entries; the status reached for `event` entries. */
+  text: string | null;
+  at: string;
+}
