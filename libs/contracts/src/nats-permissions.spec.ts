@@ -19,6 +19,10 @@ describe('NATS grants', () => {
     }
   });
 
+  it("acknowledges the event stream's messages as responses, never through a grant of the ack subjects", () => {
+    for (const id of NATS_IDENTITIES) assert.equal(natsPermissions(id, 'us').publish.some((s) => s.startsWith('$JS.ACK')), false, id);
+  });
+
   it('the console never creates organizations, changes tiers or billing, or runs a data subject request', () => {
     const calls = NATS_GRANTS.console.calls as readonly string[];
     for (const s of [SUBJECTS.accountsOrgCreate, SUBJECTS.accountsOrgSetTier, SUBJECTS.accountsBillingSet, SUBJECTS.applicantsDsarCreate, SUBJECTS.sessionsPrivacyErase, SUBJECTS.evidencePrivacyErase]) {
