@@ -23,7 +23,8 @@ let sender: SenderThread;
 let rx: WebhookReceiver;
 
 before(async () => {
-  sender = new SenderThread({ allowPrivateNetworks: true, dnsServers: '', timeoutMs: 400 }, log);
+  // a timeout far above a loopback answer: sixty TLS handshakes at once on a busy machine must not time out
+  sender = new SenderThread({ allowPrivateNetworks: true, dnsServers: '', timeoutMs: 5000 }, log);
   rx = await startWebhookReceiver({ tls: testTls() });
 });
 

@@ -64,7 +64,9 @@ async function ensureSeeded(scale: Scale, reseed: boolean): Promise<string> {
   await c.connect();
   const have = await currentCounts(c).finally(() => c.end());
   const want = expectedCounts(spec);
-  const matches = Object.entries(want).every(([t, n]) => have[t] === n);
+  // the planner's counts are estimates once a run's relay backlog has come and gone (ANALYZE samples): a seeded
+  // database is within a few rows in a thousand of its shape, an interrupted seed far from it
+  const matches = Object.entries(want).every(([t, n]) => Math.abs((have[t] ?? -1) - n) <= n * 0.005);
   if (matches && !reseed) {
     process.stdout.write(`${scale}: ${db} reused (${Object.entries(have).map(([t, n]) => `${t} ${n.toLocaleString('en')}`).join(', ')})\n`);
     return url;

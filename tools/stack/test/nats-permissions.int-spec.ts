@@ -107,7 +107,7 @@ describe('NATS permissions of the shipped configuration', () => {
     );
   });
 
-  it('each identity gets answers on exactly the subjects it calls: no other service subject, and the admin subjects only as the operator', async () => {
+  it('each identity gets answers on exactly the subjects it calls: no other service subject, and the admin subjects only as the operator and the console', async () => {
     for (const id of DEPLOYED) {
       const results = await Promise.all(ALL_SUBJECTS.map(async (s) => [s, await answered(as(id), s)] as const));
       const reached = results.filter(([, ok]) => ok).map(([s]) => s).sort();
@@ -115,8 +115,12 @@ describe('NATS permissions of the shipped configuration', () => {
     }
     for (const s of ADMIN_SUBJECTS) {
       const callers = DEPLOYED.filter((id) => (NATS_GRANTS[id].calls as readonly string[]).includes(s));
-      assert.deepEqual(callers, s === SUBJECTS.accountsOrgGet ? ['webhook-delivery', 'operator'] : ['operator'], s);
+      const console = (NATS_GRANTS.console.calls as readonly string[]).includes(s) ? ['console'] : [];
+      assert.deepEqual(callers, s === SUBJECTS.accountsOrgGet ? ['webhook-delivery', ...console, 'operator'] : [...console, 'operator'], s);
     }
+    // the console, for a signed-in person, never makes organizations or changes tiers and billing
+    assert.equal(await answered(as('console'), SUBJECTS.accountsOrgCreate), false);
+    assert.equal(await answered(as('console'), SUBJECTS.accountsBillingSet), false);
     // e.g. sessions, a rightful caller of screening, cannot mint a key or act as the gateway
     assert.equal(await answered(as('sessions'), SUBJECTS.accountsKeyCreate), false);
     assert.equal(await answered(as('webhook-delivery'), SUBJECTS.sessionsCreate), false);
