@@ -64,7 +64,7 @@ function nodeTest(label, files, env, concurrency) {
   return new Promise((resolve) => {
     const child = spawn(
       process.execPath,
-      ['--enable-source-maps', '--test', `--test-concurrency=${concurrency}`, '--test-timeout=180000', '--test-reporter=spec', '--test-reporter-destination=stdout', '--test-reporter=tap', `--test-reporter-destination=${path.join(root, `.test-${label}.tap`)}`, ...files],
+      ['--enable-source-maps', '--test', `--test-concurrency=${concurrency}`, '--test-timeout=300000', '--test-reporter=spec', '--test-reporter-destination=stdout', '--test-reporter=tap', `--test-reporter-destination=${path.join(root, `.test-${label}.tap`)}`, ...files],
       { env: { ...process.env, ...env }, stdio: ['ignore', 'inherit', 'inherit'] },
     );
     child.on('exit', async (code) => {
