@@ -1,51 +1,75 @@
 import nx from '@nx/eslint-plugin';
 import tseslint from 'typescript-eslint';
 
-/** The house's dependency rules between projects (ARCHITECTURE.md); `allow` names imports exempt from them. */
-const boundaries = (allow) => [
-  'error',
-  {
-    enforceBuildableLibDependency: false,
-    allow,
-    depConstraints: [
-      // kind: apps may use every kind of lib; libs never use apps
-      { sourceTag: 'type:app', onlyDependOnLibsWithTags: ['type:contracts', 'type:core', 'type:platform'] },
-      { sourceTag: 'type:tool', onlyDependOnLibsWithTags: ['type:contracts', 'type:core', 'type:platform', 'type:tool'] },
-      { sourceTag: 'type:e2e', onlyDependOnLibsWithTags: ['type:contracts', 'type:core', 'type:platform', 'type:tool'] },
-      { sourceTag: 'type:platform', onlyDependOnLibsWithTags: ['type:contracts', 'type:core', 'type:platform'] },
-      { sourceTag: 'type:contracts', onlyDependOnLibsWithTags: ['type:contracts', 'type:core'] },
-      { sourceTag: 'type:core', onlyDependOnLibsWithTags: ['type:core'] },
-      // scope: a service's code uses shared libs and its own scope only
-      { sourceTag: 'scope:shared', onlyDependOnLibsWithTags: ['scope:shared'] },
-      { sourceTag: 'scope:gateway', onlyDependOnLibsWithTags: ['scope:shared', 'scope:gateway'] },
-      { sourceTag: 'scope:accounts', onlyDependOnLibsWithTags: ['scope:shared', 'scope:accounts'] },
-      { sourceTag: 'scope:applicants', onlyDependOnLibsWithTags: ['scope:shared', 'scope:applicants'] },
-      { sourceTag: 'scope:screening', onlyDependOnLibsWithTags: ['scope:shared', 'scope:screening'] },
-      { sourceTag: 'scope:sessions', onlyDependOnLibsWithTags: ['scope:shared', 'scope:sessions'] },
-      { sourceTag: 'scope:evidence', onlyDependOnLibsWithTags: ['scope:shared', 'scope:evidence'] },
-      { sourceTag: 'scope:id-scan', onlyDependOnLibsWithTags: ['scope:shared', 'scope:id-scan'] },
-      { sourceTag: 'scope:webhook-delivery', onlyDependOnLibsWithTags: ['scope:shared', 'scope:webhook-delivery'] },
-      { sourceTag: 'scope:console', onlyDependOnLibsWithTags: ['scope:shared', 'scope:console'] },
-      { sourceTag: 'scope:tools', onlyDependOnLibsWithTags: ['scope:shared', 'scope:tools'] },
-    ],
-  },
-];
+/** Test code: specs of every kind, and the helpers in a project's `test/` folder. */
+const TEST_FILES = ['**/*.spec.ts', '**/*.int-spec.ts', '**/*.e2e-spec.ts', '**/test/**/*.ts'];
+
+/**
+ * Files that break the rules on purpose: tools/deploy-check/src/boundaries.spec.ts lints them with this config and
+ * asserts the errors. `npm run lint` skips them.
+ */
+const LINT_FIXTURES = 'tools/deploy-check/lint-fixtures';
+
+/**
+ * The house's dependency rules between projects (ARCHITECTURE.md). `type:testing` projects (libs/testing, e2e,
+ * tools/bench) exist only to test or measure the system: production sources never import them, test files may.
+ */
+const boundaries = ({ tests }) => {
+  const testing = tests ? ['type:testing'] : [];
+  return [
+    'error',
+    {
+      enforceBuildableLibDependency: false,
+      depConstraints: [
+        // kind: apps may use every kind of lib; libs never use apps
+        { sourceTag: 'type:app', onlyDependOnLibsWithTags: ['type:contracts', 'type:core', 'type:platform', ...testing] },
+        { sourceTag: 'type:tool', onlyDependOnLibsWithTags: ['type:contracts', 'type:core', 'type:platform', 'type:tool', ...testing] },
+        { sourceTag: 'type:platform', onlyDependOnLibsWithTags: ['type:contracts', 'type:core', 'type:platform', ...testing] },
+        { sourceTag: 'type:contracts', onlyDependOnLibsWithTags: ['type:contracts', 'type:core', ...testing] },
+        { sourceTag: 'type:core', onlyDependOnLibsWithTags: ['type:core', ...testing] },
+        { sourceTag: 'type:testing', onlyDependOnLibsWithTags: ['type:contracts', 'type:core', 'type:platform', 'type:tool', 'type:testing'] },
+        // scope: a service's code uses shared libs and its own scope only
+        { sourceTag: 'scope:shared', onlyDependOnLibsWithTags: ['scope:shared'] },
+        { sourceTag: 'scope:gateway', onlyDependOnLibsWithTags: ['scope:shared', 'scope:gateway'] },
+        { sourceTag: 'scope:accounts', onlyDependOnLibsWithTags: ['scope:shared', 'scope:accounts'] },
+        { sourceTag: 'scope:applicants', onlyDependOnLibsWithTags: ['scope:shared', 'scope:applicants'] },
+        { sourceTag: 'scope:screening', onlyDependOnLibsWithTags: ['scope:shared', 'scope:screening'] },
+        { sourceTag: 'scope:sessions', onlyDependOnLibsWithTags: ['scope:shared', 'scope:sessions'] },
+        { sourceTag: 'scope:evidence', onlyDependOnLibsWithTags: ['scope:shared', 'scope:evidence'] },
+        { sourceTag: 'scope:id-scan', onlyDependOnLibsWithTags: ['scope:shared', 'scope:id-scan'] },
+        { sourceTag: 'scope:webhook-delivery', onlyDependOnLibsWithTags: ['scope:shared', 'scope:webhook-delivery'] },
+        { sourceTag: 'scope:console', onlyDependOnLibsWithTags: ['scope:shared', 'scope:console'] },
+        { sourceTag: 'scope:tools', onlyDependOnLibsWithTags: ['scope:shared', 'scope:tools'] },
+      ],
+    },
+  ];
+};
 
 export default [
-  { ignores: ['**/dist/**', '**/node_modules/**', '**/*.mjs', '**/*.js', '**/*.d.ts'] },
+  { ignores: ['**/dist/**', '**/node_modules/**', '**/*.mjs', '**/*.js', '**/*.d.ts', `${LINT_FIXTURES}/**`] },
   ...tseslint.configs.recommended,
   {
     files: ['**/*.ts'],
     plugins: { '@nx': nx },
+    languageOptions: {
+      // type information from each file's own tsconfig; the fixtures belong to none
+      parserOptions: {
+        projectService: { allowDefaultProject: [`${LINT_FIXTURES}/*.ts`], defaultProject: 'tsconfig.base.json' },
+        tsconfigRootDir: import.meta.dirname,
+      },
+    },
     rules: {
       '@typescript-eslint/no-explicit-any': 'error',
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
-      '@nx/enforce-module-boundaries': boundaries([]),
+      // a promise nobody awaits loses its error, and so does an async function passed where a callback's result is
+      // ignored; node:test's describe and it are exempt, the runner awaits what they return
+      '@typescript-eslint/no-floating-promises': ['error', { allowForKnownSafeCalls: [{ from: 'package', package: 'node:test', name: ['describe', 'it', 'test', 'suite'] }] }],
+      '@typescript-eslint/no-misused-promises': 'error',
+      '@nx/enforce-module-boundaries': boundaries({ tests: false }),
     },
   },
   {
-    files: ['**/*.spec.ts', '**/*.int-spec.ts', '**/*.e2e-spec.ts'],
-    // tests of every project may use the test helpers (fixtures, a real database, Chromium)
-    rules: { '@typescript-eslint/no-non-null-assertion': 'off', '@nx/enforce-module-boundaries': boundaries(['@verity/testing']) },
+    files: TEST_FILES,
+    rules: { '@typescript-eslint/no-non-null-assertion': 'off', '@nx/enforce-module-boundaries': boundaries({ tests: true }) },
   },
 ];

@@ -345,7 +345,7 @@ describe('the live capture flow in Chromium, against the real stack', () => {
     assert.equal(checks.document, 'pass');
     assert.ok(checks.face_match === 'fail' || checks.face_match === 'review', `face_match ${checks.face_match}`);
     // with the default thresholds (0.6 / 0.45; the stack inherits this process's environment) two different
-    // people score far below review (0.13–0.26, docs/reading.md): declined
+    // people score far below review (docs/reading.md, "Thresholds"): declined
     if (process.env.FACE_MATCH_THRESHOLD === undefined && process.env.FACE_MATCH_REVIEW_THRESHOLD === undefined) {
       assert.deepEqual([done.status, done.outcome, checks.face_match], ['completed', 'declined', 'fail']);
     }

@@ -34,9 +34,8 @@ const GATEWAY_PEAK = 512 * MiB;
 const DECODER_PEAK = 1024 * MiB;
 /**
  * Decompression bombs sent at once, and how much they may raise the peak of id-scan and of evidence. libvips
- * decodes a 100-megapixel image a band at a time (about 80 to 130 MiB for such a PNG, far from the 300 MB of its
- * pixels), a bounded number at a time (ID_SCAN_IMAGE_CONCURRENCY, EVIDENCE_IMAGE_CONCURRENCY); 8 of each raised
- * each peak by 220 to 340 MiB here.
+ * decodes a 100-megapixel image a band at a time, far below the size of its pixels, a bounded number at a time
+ * (ID_SCAN_IMAGE_CONCURRENCY, EVIDENCE_IMAGE_CONCURRENCY); the peaks measured are in docs/security.md.
  */
 const SCANS = 8;
 const UPLOADS = 8;

@@ -1,5 +1,5 @@
 /**
- * Hostile input that once answered 500 or a misleading 503: text Postgres cannot store (NUL, unpaired surrogates)
+ * Hostile input that must never answer 500 or a misleading 503: text Postgres cannot store (NUL, unpaired surrogates)
  * in bodies and query strings, rows that grow past what one NATS message carries, and bodies near its limit.
  * Each is refused with the envelope and the right code, names the parameter, echoes nothing and stores nothing.
  */

@@ -58,8 +58,7 @@ describe('Postgres faults on a stack and a Postgres of its own', () => {
         'webhook-delivery': {
           WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true',
           WEBHOOK_RETRY_SCHEDULE: '1s,2s,4s,8s',
-          WEBHOOK_SWEEP_INTERVAL_MS: '1000',
-          WEBHOOK_SWEEP_GRACE_MS: '2000',
+          WEBHOOK_POLL_MS: '200',
           NODE_EXTRA_CA_CERTS: process.env.NODE_EXTRA_CA_CERTS ?? '',
         },
       },

@@ -1,10 +1,8 @@
 import { Module } from '@nestjs/common';
-import { CONFIG, type ServiceConfig } from '@verity/platform';
 import { AccountsRpcController } from './accounts.rpc.controller.js';
 import { BillingService } from './billing/billing.service.js';
 import { SettleSweep } from './billing/settle-sweep.js';
 import { WalletDebitsRepository } from './billing/wallet-debits.repository.js';
-import { ACCOUNTS_CONFIG, accountsConfigOf } from './config.js';
 import { ConsoleActivityRepository } from './console/console-activity.repository.js';
 import { ConsoleActivityService } from './console/console-activity.service.js';
 import { ConsoleUsersRepository } from './console/console-users.repository.js';
@@ -16,7 +14,6 @@ import { OrganizationsService } from './organizations/organizations.service.js';
 
 @Module({
   providers: [
-    { provide: ACCOUNTS_CONFIG, inject: [CONFIG], useFactory: (cfg: ServiceConfig) => accountsConfigOf(cfg) },
     OrganizationsRepository,
     OrganizationsService,
     KeysRepository,

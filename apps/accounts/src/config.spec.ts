@@ -2,20 +2,20 @@ import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { ConfigError, loadConfig, serviceEnv } from '@verity/platform';
 import { DEFAULT_CHECK_PRICES } from './billing/pricing.js';
-import { accountsConfigOf, accountsEnv } from './config.js';
+import { accountsEnv } from './config.js';
 
 const load = (vars: Record<string, string>) => loadConfig({ ...serviceEnv, ...accountsEnv }, { REGION: 'us', ...vars });
 
 describe('accounts configuration', () => {
   it('defaults: the default prices, settle after 5 minutes', () => {
-    const cfg = accountsConfigOf(load({}));
-    assert.deepEqual(cfg.prices, DEFAULT_CHECK_PRICES);
+    const cfg = load({});
+    assert.deepEqual(cfg.CHECK_PRICES, DEFAULT_CHECK_PRICES);
     assert.equal(cfg.BILLING_SETTLE_AFTER_MS, 300_000);
   });
 
   it('CHECK_PRICES overrides named checks; BILLING_SETTLE_AFTER_MS takes durations', () => {
-    const cfg = accountsConfigOf(load({ CHECK_PRICES: 'document=90,device=0', BILLING_SETTLE_AFTER_MS: '10m' }));
-    assert.deepEqual(cfg.prices, { ...DEFAULT_CHECK_PRICES, document: 90, device: 0 });
+    const cfg = load({ CHECK_PRICES: 'document=90,device=0', BILLING_SETTLE_AFTER_MS: '10m' });
+    assert.deepEqual(cfg.CHECK_PRICES, { ...DEFAULT_CHECK_PRICES, document: 90, device: 0 });
     assert.equal(cfg.BILLING_SETTLE_AFTER_MS, 600_000);
   });
 

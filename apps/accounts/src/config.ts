@@ -1,6 +1,8 @@
-import { configSection, durationEnv, type ServiceConfig } from '@verity/platform';
+import { SUBJECTS } from '@verity/contracts';
+import { durationEnv, type ServiceConfigOf, type ServiceDefinition } from '@verity/platform';
 import { z } from 'zod';
-import { parseCheckPrices, type CheckPrices } from './billing/pricing.js';
+import { parseCheckPrices } from './billing/pricing.js';
+import { ACCOUNTS_MIGRATIONS } from './database/migrations.js';
 
 /** Configuration of the accounts service beyond the platform's (validated at start like the rest). */
 export const accountsEnv = {
@@ -11,9 +13,11 @@ export const accountsEnv = {
   CHECK_PRICES: z
     .string()
     .default('')
-    .superRefine((text, ctx) => {
+    .transform((text, ctx) => {
       const parsed = parseCheckPrices(text);
-      if (!parsed.ok) ctx.addIssue({ code: 'custom', message: parsed.message });
+      if (parsed.ok) return parsed.value;
+      ctx.addIssue({ code: 'custom', message: parsed.message });
+      return z.NEVER;
     }),
   /**
    * How old an unsettled debit must be before the settle sweep asks whether its session exists (then settles or
@@ -23,16 +27,12 @@ export const accountsEnv = {
   BILLING_SETTLE_AFTER_MS: durationEnv('5m', 120_000, 7 * 86_400_000),
 };
 
-/** The section as loaded, with the prices read out of `CHECK_PRICES`. */
-export type AccountsConfig = z.infer<z.ZodObject<typeof accountsEnv>> & { prices: CheckPrices };
+export const ACCOUNTS_SERVICE: ServiceDefinition<typeof accountsEnv> = {
+  name: 'accounts',
+  migrations: ACCOUNTS_MIGRATIONS,
+  healthSubject: SUBJECTS.accountsHealth,
+  env: accountsEnv,
+};
 
-export const ACCOUNTS_CONFIG = Symbol('ACCOUNTS_CONFIG');
-
-/** The accounts part of a service configuration; defaults apply to what an in-process caller leaves out. */
-export function accountsConfigOf(cfg: ServiceConfig): AccountsConfig {
-  const section = configSection(accountsEnv, cfg);
-  const prices = parseCheckPrices(section.CHECK_PRICES);
-  // validated with the rest of the configuration at start: a bad value never gets here
-  if (!prices.ok) throw new Error(`CHECK_PRICES: ${prices.message}`);
-  return { ...section, prices: prices.value };
-}
+/** What `CONFIG` holds in this service: the platform's variables and the ones above, as loaded. */
+export type AccountsConfig = ServiceConfigOf<typeof accountsEnv>;

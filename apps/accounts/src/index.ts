@@ -1,1 +1,1 @@
-export { ACCOUNTS_SERVICE } from './definition.js';
+export { ACCOUNTS_SERVICE, accountsEnv, type AccountsConfig } from './config.js';

@@ -1,6 +1,5 @@
 import { runService } from '@verity/platform';
 import { AccountsModule } from './app.module.js';
-import { accountsEnv } from './config.js';
-import { ACCOUNTS_SERVICE } from './definition.js';
+import { ACCOUNTS_SERVICE } from './config.js';
 
-await runService(ACCOUNTS_SERVICE, AccountsModule, accountsEnv);
+await runService(ACCOUNTS_SERVICE, AccountsModule);

@@ -1,4 +1,4 @@
 import { runMigrations } from '@verity/platform';
-import { ACCOUNTS_SERVICE } from './definition.js';
+import { ACCOUNTS_SERVICE } from './config.js';
 
 await runMigrations(ACCOUNTS_SERVICE.name, ACCOUNTS_SERVICE.migrations);

@@ -6,7 +6,7 @@ import { hashApiKey } from '@verity/keys';
 import { RpcClient } from '@verity/platform';
 import { query, refusal, startServiceUnderTest, type ServiceUnderTest } from '@verity/testing';
 import { AccountsModule } from '../src/app.module.js';
-import { ACCOUNTS_SERVICE } from '../src/definition.js';
+import { ACCOUNTS_SERVICE } from '../src/config.js';
 
 
 let db: ServiceUnderTest<unknown>['db'];

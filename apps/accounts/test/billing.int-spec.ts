@@ -13,8 +13,7 @@ import { query, refusal, startServiceUnderTest, testPrincipal, type ServiceUnder
 import { AccountsModule } from '../src/app.module.js';
 import { SettleSweep } from '../src/billing/settle-sweep.js';
 import { WalletDebitsRepository } from '../src/billing/wallet-debits.repository.js';
-import { accountsEnv } from '../src/config.js';
-import { ACCOUNTS_SERVICE } from '../src/definition.js';
+import { ACCOUNTS_SERVICE, accountsEnv } from '../src/config.js';
 
 let svc: ServiceUnderTest<unknown>;
 let peers: RpcServer;

@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { SUBJECTS, type ConsoleActivityRecordRequest, type ReqOf, type ResOf, type Subject } from '@verity/contracts';
 import { query, refusal, startServiceUnderTest, testPrincipal, type ServiceUnderTest } from '@verity/testing';
 import { AccountsModule } from '../src/app.module.js';
-import { ACCOUNTS_SERVICE } from '../src/definition.js';
+import { ACCOUNTS_SERVICE } from '../src/config.js';
 
 let db: ServiceUnderTest<unknown>['db'];
 let rpc: ServiceUnderTest<unknown>['rpc'];

@@ -1,9 +1,9 @@
 import { Module } from '@nestjs/common';
-import { CONFIG, type ServiceConfig } from '@verity/platform';
+import { CONFIG } from '@verity/platform';
 import { ApplicantsRpcController } from './applicants.rpc.controller.js';
 import { ApplicantsRepository } from './applicants/applicants.repository.js';
 import { ApplicantsService } from './applicants/applicants.service.js';
-import { APPLICANTS_CONFIG, applicantsConfigOf, type ApplicantsConfig } from './config.js';
+import type { ApplicantsConfig } from './config.js';
 import { DsarRepository } from './privacy/dsar.repository.js';
 import { DsarRunner } from './privacy/dsar.runner.js';
 import { DsarService } from './privacy/dsar.service.js';
@@ -12,10 +12,9 @@ import { ERASURE_KEYS } from './privacy/tokens.js';
 
 @Module({
   providers: [
-    { provide: APPLICANTS_CONFIG, inject: [CONFIG], useFactory: (cfg: ServiceConfig) => applicantsConfigOf(cfg) },
     {
       provide: ERASURE_KEYS,
-      inject: [APPLICANTS_CONFIG],
+      inject: [CONFIG],
       useFactory: (cfg: ApplicantsConfig) => ErasureKeys.load(cfg.ERASURE_SIGNING_KEY, cfg.ERASURE_RETIRED_PUBLIC_KEYS),
     },
     ApplicantsRepository,

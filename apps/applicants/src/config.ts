@@ -1,5 +1,7 @@
-import { configSection, durationEnv, type ServiceConfig } from '@verity/platform';
+import { SUBJECTS } from '@verity/contracts';
+import { durationEnv, type ServiceConfigOf, type ServiceDefinition } from '@verity/platform';
 import { z } from 'zod';
+import { APPLICANTS_MIGRATIONS } from './database/migrations.js';
 
 /** An Ed25519 private key as the base64 of its 32-byte seed (`openssl rand -base64 32`). */
 const seed = z.string().refine((s) => Buffer.from(s, 'base64').length === 32 && /^[A-Za-z0-9+/]{43}=$/.test(s), {
@@ -26,10 +28,12 @@ export const applicantsEnv = {
   DSAR_POLL_MS: durationEnv('1s', 50, 60_000),
 };
 
-export type ApplicantsConfig = z.infer<z.ZodObject<typeof applicantsEnv>>;
+export const APPLICANTS_SERVICE: ServiceDefinition<typeof applicantsEnv> = {
+  name: 'applicants',
+  migrations: APPLICANTS_MIGRATIONS,
+  healthSubject: SUBJECTS.applicantsHealth,
+  env: applicantsEnv,
+};
 
-export const APPLICANTS_CONFIG = Symbol('APPLICANTS_CONFIG');
-
-export function applicantsConfigOf(cfg: ServiceConfig): ApplicantsConfig {
-  return configSection(applicantsEnv, cfg);
-}
+/** What `CONFIG` holds in this service: the platform's variables and the ones above, as loaded. */
+export type ApplicantsConfig = ServiceConfigOf<typeof applicantsEnv>;

@@ -1,1 +1,1 @@
-export { APPLICANTS_SERVICE } from './definition.js';
+export { APPLICANTS_SERVICE, applicantsEnv, type ApplicantsConfig } from './config.js';

@@ -1,6 +1,5 @@
 import { runService } from '@verity/platform';
 import { ApplicantsModule } from './app.module.js';
-import { applicantsEnv } from './config.js';
-import { APPLICANTS_SERVICE } from './definition.js';
+import { APPLICANTS_SERVICE } from './config.js';
 
-await runService(APPLICANTS_SERVICE, ApplicantsModule, applicantsEnv);
+await runService(APPLICANTS_SERVICE, ApplicantsModule);

@@ -7,8 +7,7 @@ import { newId } from '@verity/keys';
 import { decodeJson, encodeJson, RpcClient } from '@verity/platform';
 import { query, refusal, type ServiceUnderTest, startServiceUnderTest, testPrincipal } from '@verity/testing';
 import { ApplicantsModule } from '../src/app.module.js';
-import { applicantsEnv } from '../src/config.js';
-import { APPLICANTS_SERVICE } from '../src/definition.js';
+import { APPLICANTS_SERVICE, applicantsEnv } from '../src/config.js';
 
 /** The applicants service's own configuration in a test: a signing key of its own. */
 const APPLICANTS_TEST_VARS = { ERASURE_SIGNING_KEY: randomBytes(32).toString('base64') };

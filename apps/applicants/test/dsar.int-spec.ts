@@ -14,8 +14,7 @@ import { createLogger, RpcClient, RpcServer } from '@verity/platform';
 import { query, refusal, type ServiceUnderTest, startServiceUnderTest, testPrincipal, waitFor } from '@verity/testing';
 import { compactVerify, createLocalJWKSet, jwtVerify } from 'jose';
 import { ApplicantsModule } from '../src/app.module.js';
-import { applicantsEnv } from '../src/config.js';
-import { APPLICANTS_SERVICE } from '../src/definition.js';
+import { APPLICANTS_SERVICE, applicantsEnv } from '../src/config.js';
 
 const signingKey = randomBytes(32).toString('base64');
 let svc: ServiceUnderTest<unknown>;

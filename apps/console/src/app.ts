@@ -3,9 +3,10 @@ import type { ConsoleUser, Organization, Principal, ReqOf, ResOf, Subject } from
 import { SUBJECTS } from '@verity/contracts';
 import { DomainError } from '@verity/errors';
 import { newId, type Mode } from '@verity/keys';
-import { TtlCache, type Logger, type RpcClient } from '@verity/platform';
+import type { Logger, RpcClient } from '@verity/platform';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Redis } from 'ioredis';
+import { LRUCache } from 'lru-cache';
 import { mayOpen, pageDef, scopesOf, type PageName } from './auth/roles.js';
 import type { ConsoleSession, LoginLimiter, SessionStore } from './auth/session-store.js';
 import type { ConsoleConfig } from './config.js';
@@ -122,7 +123,7 @@ export type PageHandler = (ctx: PageContext) => Promise<PageResult>;
 
 /** The console's routes: each page's handlers, behind sign-in, the page's roles and (for posts) the form checks. */
 export class ConsoleApp {
-  private readonly orgs = new TtlCache<string, Organization>(5000, 1000);
+  private readonly orgs = new LRUCache<string, Organization>({ max: 1000, ttl: 5000 });
 
   constructor(
     readonly deps: ConsoleDeps,

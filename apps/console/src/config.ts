@@ -1,4 +1,4 @@
-import { baseEnv, ConfigError, durationEnv, healthEnv, loadConfig, natsEnv, redisEnv, tracingEnv } from '@verity/platform';
+import { baseEnv, durationEnv, healthEnv, loadConfig, natsEnv, redisEnv, tracingEnv } from '@verity/platform';
 import { z } from 'zod';
 
 /** The console's configuration (docs/configuration.md, "Console"), validated at start like every service's. */
@@ -35,14 +35,22 @@ export const consoleEnv = {
   INTERNAL_AUTH_SECRET: z.string().min(32),
 };
 
-export type ConsoleConfig = ReturnType<typeof loadConsoleConfig>;
+/** The console's configuration: the variables above and the defaults that depend on the region or the port. */
+export const consoleSchema = z
+  .object(consoleEnv)
+  .transform((cfg) => {
+    const port = cfg.CONSOLE_PORT ?? (cfg.REGION === 'us' ? 8090 : 8091);
+    return { ...cfg, CONSOLE_PORT: port, CONSOLE_PUBLIC_ORIGIN: cfg.CONSOLE_PUBLIC_ORIGIN ?? `http://127.0.0.1:${port}` };
+  })
+  .superRefine((cfg, ctx) => {
+    if (cfg.CONSOLE_PUBLIC_ORIGIN.startsWith('http://') && !/^http:\/\/(127\.0\.0\.1|localhost|\[::1\])(:\d+)?$/.test(cfg.CONSOLE_PUBLIC_ORIGIN)) {
+      ctx.addIssue({ code: 'custom', path: ['CONSOLE_PUBLIC_ORIGIN'], message: 'must be https unless it is loopback (session cookies would travel in the clear)' });
+    }
+  });
 
-export function loadConsoleConfig(env: NodeJS.ProcessEnv = process.env) {
-  const cfg = loadConfig(consoleEnv, env);
-  const port = cfg.CONSOLE_PORT ?? (cfg.REGION === 'us' ? 8090 : 8091);
-  const origin = cfg.CONSOLE_PUBLIC_ORIGIN ?? `http://127.0.0.1:${port}`;
-  if (origin.startsWith('http://') && !/^http:\/\/(127\.0\.0\.1|localhost|\[::1\])(:\d+)?$/.test(origin)) {
-    throw new ConfigError(['CONSOLE_PUBLIC_ORIGIN must be https unless it is loopback (session cookies would travel in the clear)']);
-  }
-  return { ...cfg, CONSOLE_PORT: port, CONSOLE_PUBLIC_ORIGIN: origin };
+/** What the console's code is given (`createConsole`). */
+export type ConsoleConfig = z.infer<typeof consoleSchema>;
+
+export function loadConsoleConfig(env: NodeJS.ProcessEnv = process.env): ConsoleConfig {
+  return loadConfig(consoleSchema, env);
 }

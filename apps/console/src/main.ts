@@ -1,22 +1,8 @@
-import { answersWithin, connectNats, createLogger, createRedis, explainStartupFailure, initMetrics, initTracing, natsAnswers, natsCredentialsOf, serveInternalPort } from '@verity/platform';
-import { loadConsoleConfig, type ConsoleConfig } from './config.js';
+import { answersWithin, natsAnswers, runHttpApp, serveInternalPort } from '@verity/platform';
+import { loadConsoleConfig } from './config.js';
 import { createConsole } from './server.js';
 
-let cfg: ConsoleConfig;
-try {
-  cfg = loadConsoleConfig();
-} catch (e) {
-  process.stderr.write(`console: ${(e as Error).message}\n`);
-  process.exit(78);
-}
-const log = createLogger('console', cfg.REGION, cfg.LOG_LEVEL);
-initMetrics('console');
-initTracing('console', cfg.REGION, cfg);
-
-try {
-  const nc = await connectNats(cfg.NATS_URL, `console-${cfg.REGION}`, natsCredentialsOf(cfg, 'console'));
-  const redis = createRedis(cfg.REDIS_URL, `console-${cfg.REGION}`);
-  redis.on('error', () => undefined); // reported through readiness
+await runHttpApp('console', loadConsoleConfig, async ({ cfg, log, nc, redis }) => {
   const app = await createConsole(cfg, log, nc, redis);
   await app.listen({ port: cfg.CONSOLE_PORT, host: cfg.HOST });
   for (const signal of ['SIGTERM', 'SIGINT'] as const) {
@@ -32,8 +18,4 @@ try {
     });
   }
   log.info({ port: cfg.CONSOLE_PORT }, 'ready');
-} catch (e) {
-  log.fatal({ err: e }, 'failed to start');
-  process.stderr.write(`console: ${explainStartupFailure(e, cfg)}\n`);
-  process.exit(1);
-}
+});

@@ -1,13 +1,11 @@
 import { Module } from '@nestjs/common';
-import { CONFIG, configSection, DATA_SOURCE } from '@verity/platform';
-import type pg from 'pg';
+import { CONFIG, Sql } from '@verity/platform';
 import sharp from 'sharp';
-import type { DataSource } from 'typeorm';
 import { ActivityRepository } from './activity/activity.repository.js';
 import { ARTIFACT_STORE, DEFAULT_CHUNK_BYTES, PostgresArtifactStore } from './artifacts/artifact-store.js';
 import { EvidenceRepository } from './artifacts/evidence.repository.js';
 import { EvidenceService } from './artifacts/evidence.service.js';
-import { retentionEnv, type EvidenceConfig } from './definition.js';
+import type { EvidenceConfig } from './config.js';
 import { EvidenceHttp } from './evidence.http.js';
 import { EvidenceRpcController } from './evidence.rpc.controller.js';
 import { CAPTURE_DECODER, CaptureService } from './capture/capture.service.js';
@@ -16,7 +14,7 @@ import { UploadsRepository } from './capture/uploads.repository.js';
 import { ImageDecoder } from '@verity/images';
 import { PrivacyService } from './privacy/privacy.service.js';
 import { StoredImagesRepository } from './privacy/stored-images.repository.js';
-import { RETENTION_CONFIG, RetentionSweeper } from './retention/retention.sweeper.js';
+import { RetentionSweeper } from './retention/retention.sweeper.js';
 
 // once per process: every image is new (synthetic ones are rendered once), and concurrency is decided by the
 // decoder's slots and the reader's threads, not multiplied inside libvips
@@ -27,12 +25,8 @@ sharp.concurrency(1);
   providers: [
     {
       provide: ARTIFACT_STORE,
-      inject: [DATA_SOURCE, CONFIG],
-      useFactory: (ds: DataSource, cfg: EvidenceConfig) => {
-        const pool = (ds.driver as unknown as { master?: pg.Pool }).master;
-        if (!pool) throw new Error('the data source is not initialized');
-        return new PostgresArtifactStore(pool, cfg.EVIDENCE_READ_CHUNK_BYTES ?? DEFAULT_CHUNK_BYTES);
-      },
+      inject: [Sql, CONFIG],
+      useFactory: (sql: Sql, cfg: EvidenceConfig) => new PostgresArtifactStore(sql.pool, cfg.EVIDENCE_READ_CHUNK_BYTES ?? DEFAULT_CHUNK_BYTES),
     },
     EvidenceRepository,
     ActivityRepository,
@@ -43,8 +37,6 @@ sharp.concurrency(1);
     EvidenceService,
     StoredImagesRepository,
     PrivacyService,
-    // defaults fill what an in-process caller's configuration leaves out
-    { provide: RETENTION_CONFIG, inject: [CONFIG], useFactory: (cfg: EvidenceConfig) => configSection(retentionEnv, cfg) },
     RetentionSweeper,
     EvidenceRpcController,
     EvidenceHttp,

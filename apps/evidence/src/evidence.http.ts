@@ -5,7 +5,7 @@ import { CONFIG, InternalHttpHost, LOGGER, sendData, type InternalCaller, type L
 import type { OpenedBlob } from './artifacts/artifact-store.js';
 import { EvidenceService } from './artifacts/evidence.service.js';
 import { CaptureService } from './capture/capture.service.js';
-import type { EvidenceConfig } from './definition.js';
+import type { EvidenceConfig } from './config.js';
 import { PrivacyService } from './privacy/privacy.service.js';
 
 /**

@@ -1,1 +1,1 @@
-export { EVIDENCE_SERVICE, evidenceEnv } from './definition.js';
+export { EVIDENCE_SERVICE, evidenceEnv, type EvidenceConfig } from './config.js';

@@ -1,5 +1,5 @@
 import { runService } from '@verity/platform';
 import { EvidenceModule } from './app.module.js';
-import { EVIDENCE_SERVICE, evidenceEnv } from './definition.js';
+import { EVIDENCE_SERVICE } from './config.js';
 
-await runService(EVIDENCE_SERVICE, EvidenceModule, evidenceEnv);
+await runService(EVIDENCE_SERVICE, EvidenceModule);

@@ -1,4 +1,4 @@
 import { runMigrations } from '@verity/platform';
-import { EVIDENCE_SERVICE } from './definition.js';
+import { EVIDENCE_SERVICE } from './config.js';
 
 await runMigrations(EVIDENCE_SERVICE.name, EVIDENCE_SERVICE.migrations);

@@ -7,7 +7,7 @@ import { RpcClient } from '@verity/platform';
 import { query, refusal, type ServiceApp, type ServiceUnderTest, startServiceUnderTest, testPrincipal } from '@verity/testing';
 import { ARTIFACT_STORE, type ArtifactStore } from '../src/artifacts/artifact-store.js';
 import { EvidenceModule } from '../src/app.module.js';
-import { EVIDENCE_SERVICE, evidenceEnv } from '../src/definition.js';
+import { EVIDENCE_SERVICE, evidenceEnv } from '../src/config.js';
 import { EvidenceHttp } from '../src/evidence.http.js';
 import { internalClient, type Got, type Signer } from './internal-http.js';
 

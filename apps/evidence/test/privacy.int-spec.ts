@@ -6,7 +6,7 @@ import { newId } from '@verity/keys';
 import type { RpcClient } from '@verity/platform';
 import { query, refusal, sampleImage, type ServiceUnderTest, startServiceUnderTest, testPrincipal } from '@verity/testing';
 import { EvidenceModule } from '../src/app.module.js';
-import { EVIDENCE_SERVICE, evidenceEnv } from '../src/definition.js';
+import { EVIDENCE_SERVICE, evidenceEnv } from '../src/config.js';
 import { EvidenceHttp } from '../src/evidence.http.js';
 import { errorCode, internalClient } from './internal-http.js';
 

@@ -4,14 +4,13 @@ import { randomBytes } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { SUBJECTS, type Principal } from '@verity/contracts';
 import { newId } from '@verity/keys';
-import { LOGGER, type Logger, type RpcClient } from '@verity/platform';
+import { CONFIG, LOGGER, type Logger, type RpcClient } from '@verity/platform';
 import { query, sampleImage, type ServiceUnderTest, startServiceUnderTest, testPrincipal } from '@verity/testing';
 import { EvidenceModule } from '../src/app.module.js';
-import { EVIDENCE_SERVICE, evidenceEnv } from '../src/definition.js';
+import { EVIDENCE_SERVICE, evidenceEnv, type RetentionConfig } from '../src/config.js';
 import { EvidenceHttp } from '../src/evidence.http.js';
 import { StoredImagesRepository } from '../src/privacy/stored-images.repository.js';
-import { RETENTION_CONFIG, RetentionSweeper, type RetentionCounts } from '../src/retention/retention.sweeper.js';
-import type { RetentionConfig } from '../src/definition.js';
+import { RetentionSweeper, type RetentionCounts } from '../src/retention/retention.sweeper.js';
 import { errorCode, internalClient } from './internal-http.js';
 
 const SECRET = randomBytes(32).toString('base64url');
@@ -119,7 +118,7 @@ describe('retention', () => {
 
   it('several replicas sweeping at once delete each row exactly once, in batches', async () => {
     const app = svc!.app;
-    const cfg = app.get<RetentionConfig>(RETENTION_CONFIG);
+    const cfg = app.get<RetentionConfig>(CONFIG);
     const log = app.get<Logger>(LOGGER);
     const repo = app.get(StoredImagesRepository);
     const own = app.get(RetentionSweeper);

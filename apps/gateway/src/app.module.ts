@@ -1,14 +1,15 @@
 import { Module, type DynamicModule, type OnApplicationShutdown, Inject, Injectable } from '@nestjs/common';
 import type { NatsConnection } from '@nats-io/transport-node';
 import { subjectRoot } from '@verity/contracts';
-import { RpcClient, shutdownTracing, type Logger } from '@verity/platform';
+import { CONFIG, LOGGER, NATS, REDIS, RpcClient, shutdownTracing, type Logger } from '@verity/platform';
 import type { Redis } from 'ioredis';
 import { AccessService } from './access/access.service.js';
 import { CaptureController } from './capture/capture.controller.js';
 import { CapturePageController } from './capture/capture-page.controller.js';
 import { RateLimiter } from './access/rate-limiter.js';
+import { Routes } from './access/routes.js';
 import { ApplicantsController } from './applicants/applicants.controller.js';
-import { GATEWAY_CONFIG, type GatewayConfig } from './config.js';
+import type { GatewayConfig } from './config.js';
 import { ErrorDocsController } from './docs/error-docs.controller.js';
 import { HealthController } from './health/health.controller.js';
 import { MeController } from './me/me.controller.js';
@@ -22,13 +23,12 @@ import { IdvImageController } from './streams/idv-image.controller.js';
 import { StreamProxy } from './streams/stream-proxy.js';
 import { WebhookEventsController } from './webhooks/webhook-events.controller.js';
 import { WorkflowTemplatesController } from './workflow-templates/workflow-templates.controller.js';
-import { GATEWAY_LOGGER, GATEWAY_NATS, GATEWAY_REDIS } from './tokens.js';
 
 @Injectable()
 class GatewayLifecycle implements OnApplicationShutdown {
   constructor(
-    @Inject(GATEWAY_NATS) private readonly nc: NatsConnection,
-    @Inject(GATEWAY_REDIS) private readonly redis: Redis,
+    @Inject(NATS) private readonly nc: NatsConnection,
+    @Inject(REDIS) private readonly redis: Redis,
   ) {}
 
   async onApplicationShutdown(): Promise<void> {
@@ -39,21 +39,41 @@ class GatewayLifecycle implements OnApplicationShutdown {
   }
 }
 
+/** Every controller of the gateway: their `@Route` declarations are its route table. */
+export const GATEWAY_CONTROLLERS = [
+  HealthController,
+  MeController,
+  ApplicantsController,
+  WorkflowTemplatesController,
+  SessionsController,
+  WebhookEventsController,
+  IdScanController,
+  IdvImageController,
+  CaptureController,
+  CapturePageController,
+  DataSubjectRequestsController,
+  ErasureKeysController,
+  ErrorDocsController,
+  OpenApiController,
+  ReferenceController,
+];
+
 @Module({})
 export class GatewayModule {
   static forRoot(cfg: GatewayConfig, log: Logger, nc: NatsConnection, redis: Redis): DynamicModule {
     return {
       module: GatewayModule,
-      controllers: [HealthController, MeController, ApplicantsController, WorkflowTemplatesController, SessionsController, WebhookEventsController, IdScanController, IdvImageController, CaptureController, CapturePageController, DataSubjectRequestsController, ErasureKeysController, ErrorDocsController, OpenApiController, ReferenceController],
+      controllers: GATEWAY_CONTROLLERS,
       providers: [
-        { provide: GATEWAY_CONFIG, useValue: cfg },
-        { provide: GATEWAY_LOGGER, useValue: log },
-        { provide: GATEWAY_NATS, useValue: nc },
-        { provide: GATEWAY_REDIS, useValue: redis },
+        { provide: CONFIG, useValue: cfg },
+        { provide: LOGGER, useValue: log },
+        { provide: NATS, useValue: nc },
+        { provide: REDIS, useValue: redis },
         {
           provide: RpcClient,
           useFactory: () => new RpcClient(nc, subjectRoot(cfg.REGION, cfg.NATS_SUBJECT_PREFIX), cfg.RPC_TIMEOUT_MS),
         },
+        { provide: Routes, useValue: Routes.of(GATEWAY_CONTROLLERS) },
         { provide: RateLimiter, useFactory: () => new RateLimiter(redis, cfg.REDIS_KEY_PREFIX, log) },
         AccessService,
         StreamProxy,

@@ -1,6 +1,7 @@
-import { baseEnv, ConfigError, healthEnv, loadConfig, natsEnv, redisEnv, tracingEnv } from '@verity/platform';
+import { baseEnv, healthEnv, loadConfig, natsEnv, redisEnv, tracingEnv } from '@verity/platform';
 import { z } from 'zod';
 
+/** The variables the gateway reads (docs/configuration.md). */
 export const gatewayEnv = {
   ...baseEnv,
   ...natsEnv,
@@ -58,31 +59,40 @@ export const gatewayEnv = {
   HTTP_MAX_CONNECTIONS: z.coerce.number().int().min(1).default(10_000),
 };
 
-export type GatewayConfig = ReturnType<typeof loadGatewayConfig>;
+/**
+ * The gateway's configuration: the variables above, the rules between them, and the defaults that depend on the
+ * region or the port.
+ */
+export const gatewaySchema = z
+  .object(gatewayEnv)
+  .superRefine((cfg, ctx) => {
+    const problem = (path: string, message: string) => ctx.addIssue({ code: 'custom', path: [path], message });
+    if (cfg.HTTP_HEADERS_TIMEOUT_MS > cfg.HTTP_REQUEST_TIMEOUT_MS) problem('HTTP_HEADERS_TIMEOUT_MS', 'must not be longer than HTTP_REQUEST_TIMEOUT_MS');
+    if (cfg.HTTP_KEEP_ALIVE_TIMEOUT_MS > cfg.HTTP_IDLE_TIMEOUT_MS) {
+      problem('HTTP_KEEP_ALIVE_TIMEOUT_MS', 'must not be longer than HTTP_IDLE_TIMEOUT_MS (the idle timeout would cut kept-alive connections first)');
+    }
+    // the idle timeout cuts a connection whatever its state: one waiting for a service's answer must get the 503
+    // of its own deadline first, never a connection closed without an answer
+    if (cfg.HTTP_IDLE_TIMEOUT_MS <= Math.max(cfg.ID_SCAN_TIMEOUT_MS, cfg.CAPTURE_UPLOAD_TIMEOUT_MS, cfg.RPC_TIMEOUT_MS)) {
+      problem(
+        'HTTP_IDLE_TIMEOUT_MS',
+        'must be longer than ID_SCAN_TIMEOUT_MS, CAPTURE_UPLOAD_TIMEOUT_MS and RPC_TIMEOUT_MS (a request waiting for a service would be cut off without an answer)',
+      );
+    }
+  })
+  .transform((cfg) => {
+    const port = cfg.PORT ?? (cfg.REGION === 'us' ? 8080 : 8081);
+    return {
+      ...cfg,
+      PORT: port,
+      DOCS_BASE_URL: cfg.DOCS_BASE_URL ?? `http://127.0.0.1:${port}/docs`,
+      REDIS_KEY_PREFIX: cfg.REDIS_KEY_PREFIX ?? `${cfg.REGION}:`,
+    };
+  });
 
-export function loadGatewayConfig(env: NodeJS.ProcessEnv = process.env) {
-  const cfg = loadConfig(gatewayEnv, env);
-  if (cfg.HTTP_HEADERS_TIMEOUT_MS > cfg.HTTP_REQUEST_TIMEOUT_MS) {
-    throw new ConfigError(['HTTP_HEADERS_TIMEOUT_MS must not be longer than HTTP_REQUEST_TIMEOUT_MS']);
-  }
-  if (cfg.HTTP_KEEP_ALIVE_TIMEOUT_MS > cfg.HTTP_IDLE_TIMEOUT_MS) {
-    throw new ConfigError(['HTTP_KEEP_ALIVE_TIMEOUT_MS must not be longer than HTTP_IDLE_TIMEOUT_MS (the idle timeout would cut kept-alive connections first)']);
-  }
-  // the idle timeout cuts a connection whatever its state: one waiting for a service's answer must get the 503
-  // of its own deadline first, never a connection closed without an answer
-  const longestWait = Math.max(cfg.ID_SCAN_TIMEOUT_MS, cfg.CAPTURE_UPLOAD_TIMEOUT_MS, cfg.RPC_TIMEOUT_MS);
-  if (cfg.HTTP_IDLE_TIMEOUT_MS <= longestWait) {
-    throw new ConfigError([
-      'HTTP_IDLE_TIMEOUT_MS must be longer than ID_SCAN_TIMEOUT_MS, CAPTURE_UPLOAD_TIMEOUT_MS and RPC_TIMEOUT_MS (a request waiting for a service would be cut off without an answer)',
-    ]);
-  }
-  const port = cfg.PORT ?? (cfg.REGION === 'us' ? 8080 : 8081);
-  return {
-    ...cfg,
-    PORT: port,
-    DOCS_BASE_URL: cfg.DOCS_BASE_URL ?? `http://127.0.0.1:${port}/docs`,
-    REDIS_KEY_PREFIX: cfg.REDIS_KEY_PREFIX ?? `${cfg.REGION}:`,
-  };
+/** What `CONFIG` holds in the gateway. */
+export type GatewayConfig = z.infer<typeof gatewaySchema>;
+
+export function loadGatewayConfig(env: NodeJS.ProcessEnv = process.env): GatewayConfig {
+  return loadConfig(gatewaySchema, env);
 }
-
-export const GATEWAY_CONFIG = Symbol('GATEWAY_CONFIG');

@@ -11,7 +11,7 @@ import { newId } from '@verity/keys';
 import type { Logger } from '@verity/platform';
 import { errorPage, PAGE_CACHE_CONTROL, SECURITY_HEADERS } from '@verity/capture-page';
 import { AccessService } from './access/access.service.js';
-import { ROUTES } from './access/routes.js';
+import { Routes } from './access/routes.js';
 import { GatewayModule } from './app.module.js';
 import type { GatewayConfig } from './config.js';
 import { EnvelopeFilter } from './http/envelope.filter.js';
@@ -69,6 +69,7 @@ export async function createGateway(cfg: GatewayConfig, log: Logger, nc: NatsCon
   // a bound on open connections: past it Node closes a new connection at once, and those open are still served
   fastify.server.maxConnections = cfg.HTTP_MAX_CONNECTIONS;
   const access = app.get(AccessService);
+  const routes = app.get(Routes);
   // first of all hooks: every request is counted, logged once and (when tracing) the root of its trace
   observeRequests(fastify, log);
 
@@ -81,23 +82,26 @@ export async function createGateway(cfg: GatewayConfig, log: Logger, nc: NatsCon
   const json = fastify.getDefaultJsonParser('error', 'error');
   fastify.addContentTypeParser('application/json', { parseAs: 'buffer' }, (req, body: Buffer, done) => {
     noteBody(req, body);
-    json(req, body.toString('utf8'), done);
+    // the default parser answers through `done`; its type allows a promise, which it never returns
+    void json(req, body.toString('utf8'), done);
   });
-  // Multipart is streamed, unread, to the one route that takes it; anywhere else it is not JSON.
+  // Multipart is streamed, unread, to the routes declared to take it; anywhere else it is not JSON.
+  const multipart = routes.withBody('multipart');
   fastify.addContentTypeParser('multipart/form-data', (req, payload, done) => {
-    if (req.routeOptions.url === '/v1/id-verification') done(null, payload);
+    if (multipart.has(`${req.method} ${req.routeOptions.url}`)) done(null, payload);
     else done(new DomainError('invalid_json'), undefined);
   });
-  // A capture image is the raw body, of whatever declared type: streamed, unread, to the evidence service.
+  // An image body (a capture image) is the raw body, of whatever declared type: streamed, unread, to the evidence service.
+  const image = routes.withBody('image');
   fastify.addContentTypeParser('*', (req, payload, done) => {
-    if (req.method === 'PUT' && req.routeOptions.url === '/v1/capture/images/:artifact') done(null, payload);
+    if (image.has(`${req.method} ${req.routeOptions.url}`)) done(null, payload);
     else done(new DomainError('invalid_json'), undefined);
   });
-  // Fail closed: a /v1 route without an entry in the access table would be reachable unauthenticated.
+  // Fail closed: a /v1 route not declared with @Route (access/routes.ts) would be reachable unauthenticated.
   fastify.addHook('onRoute', (route) => {
     for (const method of [route.method].flat()) {
-      if (route.url.startsWith('/v1') && !ROUTES[`${method} ${route.url}`]) {
-        throw new Error(`route ${method} ${route.url} has no entry in the access table (apps/gateway/src/access/routes.ts)`);
+      if (route.url.startsWith('/v1') && !routes.access(method, route.url)) {
+        throw new Error(`route ${method} ${route.url} is not declared with @Route (apps/gateway/src/access/routes.ts)`);
       }
     }
   });
@@ -108,17 +112,22 @@ export async function createGateway(cfg: GatewayConfig, log: Logger, nc: NatsCon
     const path = req.url.split('?')[0]!;
     // the matched route decides as well as the path, so no spelling of a /v1 route escapes the access check
     if (path === '/v1' || path.startsWith('/v1/') || req.routeOptions.url?.startsWith('/v1')) await access.authorize(req, reply);
-    // readiness fans out to every service, the erasure key set asks one: both count against the
-    // pre-authentication budget per address
-    else if (path === '/health/ready' || path === '/.well-known/erasure-keys.json') await access.limitIp(req, reply);
-    // the hosted capture page counts against the same pre-authentication budget per address (its assets do not)
-    else if (path.startsWith('/verify/') && !path.startsWith('/verify/assets/') && !(await access.pageAllowed(req, reply))) {
-      const page = errorPage('busy');
-      await reply.code(page.status).headers(SECURITY_HEADERS).header('cache-control', PAGE_CACHE_CONTROL).header('content-type', 'text/html; charset=utf-8').send(page.html);
+    // the hosted capture page counts against the pre-authentication budget per address (its assets do not), and
+    // says so as a page of its own
+    else if (path.startsWith('/verify/')) {
+      if (!path.startsWith('/verify/assets/') && !(await access.pageAllowed(req, reply))) {
+        const page = errorPage('busy');
+        await reply.code(page.status).headers(SECURITY_HEADERS).header('cache-control', PAGE_CACHE_CONTROL).header('content-type', 'text/html; charset=utf-8').send(page.html);
+      }
+    }
+    // other routes outside /v1 that are declared to count against it (readiness, the erasure key set)
+    else {
+      const declared = routes.access(req.method, req.routeOptions.url);
+      if (declared?.auth === 'public' && declared.ipLimited) await access.limitIp(req, reply);
     }
   });
   // Idempotency-Key on every POST under /v1: after the access hook, so that replays are authenticated and counted
-  registerIdempotency(fastify, new IdempotencyStore(redis), { prefix: cfg.REDIS_KEY_PREFIX, rpcTimeoutMs: cfg.RPC_TIMEOUT_MS, log });
+  registerIdempotency(fastify, new IdempotencyStore(redis), { prefix: cfg.REDIS_KEY_PREFIX, rpcTimeoutMs: cfg.RPC_TIMEOUT_MS, log, streamed: routes.streamedPosts() });
   // Nest installs the Fastify error handler at init; it hands hook and parser errors to this filter too.
   app.useGlobalFilters(new EnvelopeFilter(log, cfg.DOCS_BASE_URL));
   return app;

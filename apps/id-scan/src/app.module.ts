@@ -2,7 +2,7 @@ import { Inject, Injectable, Module, type OnApplicationShutdown } from '@nestjs/
 import { CONFIG, observeReadingPool } from '@verity/platform';
 import { ReadingPool } from '@verity/reading';
 import { AuditRepository } from './audit/audit.repository.js';
-import type { IdScanConfig } from './definition.js';
+import type { IdScanConfig } from './config.js';
 import { IdScanRpcController } from './id-scan.rpc.controller.js';
 import { EXTRACTORS, SyntheticExtractor, type Extractors } from './scan/extractor.js';
 import { configureSharp, ImageDecoder } from '@verity/images';
@@ -16,13 +16,7 @@ const READING_POOL = Symbol('READING_POOL');
 
 /** The live document reader: its threads load their engines before the service takes its first request. */
 async function startReadingPool(cfg: IdScanConfig): Promise<ReadingPool> {
-  const pool = new ReadingPool({ threads: cfg.READING_THREADS });
-  try {
-    await pool.warm();
-  } catch (e) {
-    await pool.close().catch(() => undefined);
-    throw e;
-  }
+  const pool = await ReadingPool.start({ threads: cfg.READING_THREADS });
   observeReadingPool(pool);
   return pool;
 }

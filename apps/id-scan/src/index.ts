@@ -1,1 +1,1 @@
-export { ID_SCAN_SERVICE, idScanEnv } from './definition.js';
+export { ID_SCAN_SERVICE, idScanEnv, type IdScanConfig } from './config.js';

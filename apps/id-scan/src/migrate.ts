@@ -1,4 +1,4 @@
 import { runMigrations } from '@verity/platform';
-import { ID_SCAN_SERVICE } from './definition.js';
+import { ID_SCAN_SERVICE } from './config.js';
 
 await runMigrations(ID_SCAN_SERVICE.name, ID_SCAN_SERVICE.migrations);

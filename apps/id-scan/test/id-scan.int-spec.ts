@@ -5,7 +5,7 @@ import { SUBJECTS, type Principal } from '@verity/contracts';
 import { RpcClient, signInternalRequest, STREAMED_BODY } from '@verity/platform';
 import { query, refusal, sampleImage, type ServiceApp, type ServiceUnderTest, startServiceUnderTest, testPrincipal } from '@verity/testing';
 import { IdScanModule } from '../src/app.module.js';
-import { ID_SCAN_SERVICE, idScanEnv } from '../src/definition.js';
+import { ID_SCAN_SERVICE, idScanEnv } from '../src/config.js';
 import { ScanHttp } from '../src/scan/scan.http.js';
 import { ScanClient } from './scan-client.js';
 

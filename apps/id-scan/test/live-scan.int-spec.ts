@@ -9,7 +9,7 @@ import type { Principal } from '@verity/contracts';
 import { catalogueSpecimen, type Specimen } from '@verity/specimens';
 import { photographBlankPage, photographDocument, query, startServiceUnderTest, testPrincipal, type DocumentPhotos, type ServiceUnderTest } from '@verity/testing';
 import { IdScanModule } from '../src/app.module.js';
-import { ID_SCAN_SERVICE, idScanEnv } from '../src/definition.js';
+import { ID_SCAN_SERVICE, idScanEnv } from '../src/config.js';
 import { ScanHttp } from '../src/scan/scan.http.js';
 import { ScanClient, type Answer } from './scan-client.js';
 

@@ -1,2 +1,1 @@
-export { SCREENING_SERVICE, screeningEnv, type ScreeningConfig } from './definition.js';
-export { ScreeningModule } from './app.module.js';
+export { SCREENING_SERVICE, screeningEnv, type ScreeningConfig } from './config.js';

@@ -1,5 +1,5 @@
 import { runService } from '@verity/platform';
 import { ScreeningModule } from './app.module.js';
-import { SCREENING_SERVICE, screeningEnv } from './definition.js';
+import { SCREENING_SERVICE } from './config.js';
 
-await runService(SCREENING_SERVICE, ScreeningModule, screeningEnv);
+await runService(SCREENING_SERVICE, ScreeningModule);

@@ -1,4 +1,4 @@
 import { runMigrations } from '@verity/platform';
-import { SCREENING_SERVICE } from './definition.js';
+import { SCREENING_SERVICE } from './config.js';
 
 await runMigrations(SCREENING_SERVICE.name, SCREENING_SERVICE.migrations);

@@ -7,7 +7,7 @@ import { type DomainError, type ErrorData } from '@verity/errors';
 import { decodeJson, encodeJson, RpcClient } from '@verity/platform';
 import { query, refusal, type ServiceApp, type ServiceUnderTest, startServiceUnderTest, testPrincipal } from '@verity/testing';
 import { ScreeningModule } from '../src/app.module.js';
-import { SCREENING_SERVICE, screeningEnv } from '../src/definition.js';
+import { SCREENING_SERVICE, screeningEnv } from '../src/config.js';
 import { EvaluationService } from '../src/evaluation/evaluation.service.js';
 
 

@@ -1,7 +1,5 @@
 import { Module } from '@nestjs/common';
-import { CONFIG, type ServiceConfig } from '@verity/platform';
 import { SessionExistsRpc } from './billing/session-exists.rpc.js';
-import { SESSIONS_CONFIG, sessionsConfigOf } from './config.js';
 import { EmailLogRepository } from './emails/email-log.repository.js';
 import { Mailer } from './emails/mailer.js';
 import { Outbox } from './events/outbox.js';
@@ -20,7 +18,6 @@ import { UsageService } from './usage/usage.service.js';
 
 @Module({
   providers: [
-    { provide: SESSIONS_CONFIG, inject: [CONFIG], useFactory: (cfg: ServiceConfig) => sessionsConfigOf(cfg) },
     SessionsRepository,
     EmailLogRepository,
     Mailer,

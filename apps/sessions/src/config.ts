@@ -1,5 +1,7 @@
-import { configSection, durationEnv, eventStreamEnv, type ServiceConfig } from '@verity/platform';
+import { SUBJECTS } from '@verity/contracts';
+import { durationEnv, eventStreamEnv, type ServiceConfigOf, type ServiceDefinition } from '@verity/platform';
 import { z } from 'zod';
+import { SESSIONS_MIGRATIONS } from './database/migrations.js';
 
 /** Configuration of the sessions service beyond the platform's (validated at start like the rest). */
 export const sessionsEnv = {
@@ -42,11 +44,12 @@ export const sessionsEnv = {
   ...eventStreamEnv,
 };
 
-export type SessionsConfig = z.infer<z.ZodObject<typeof sessionsEnv>>;
+export const SESSIONS_SERVICE: ServiceDefinition<typeof sessionsEnv> = {
+  name: 'sessions',
+  migrations: SESSIONS_MIGRATIONS,
+  healthSubject: SUBJECTS.sessionsHealth,
+  env: sessionsEnv,
+};
 
-export const SESSIONS_CONFIG = Symbol('SESSIONS_CONFIG');
-
-/** The sessions part of a service configuration; defaults apply to what an in-process caller leaves out. */
-export function sessionsConfigOf(cfg: ServiceConfig): SessionsConfig {
-  return configSection(sessionsEnv, cfg);
-}
+/** What `CONFIG` holds in this service: the platform's variables and the ones above, as loaded. */
+export type SessionsConfig = ServiceConfigOf<typeof sessionsEnv>;

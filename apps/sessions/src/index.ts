@@ -1,1 +1,1 @@
-export { SESSIONS_SERVICE } from './definition.js';
+export { SESSIONS_SERVICE, sessionsEnv, type SessionsConfig } from './config.js';

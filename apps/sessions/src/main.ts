@@ -1,6 +1,5 @@
 import { runService } from '@verity/platform';
 import { SessionsModule } from './app.module.js';
-import { sessionsEnv } from './config.js';
-import { SESSIONS_SERVICE } from './definition.js';
+import { SESSIONS_SERVICE } from './config.js';
 
-await runService(SESSIONS_SERVICE, SessionsModule, sessionsEnv);
+await runService(SESSIONS_SERVICE, SessionsModule);

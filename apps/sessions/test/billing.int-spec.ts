@@ -13,8 +13,7 @@ import { newId } from '@verity/keys';
 import { createLogger, RpcServer } from '@verity/platform';
 import { query, refusal, startServiceUnderTest, testPrincipal, waitFor, type ServiceUnderTest } from '@verity/testing';
 import { SessionsModule } from '../src/app.module.js';
-import { sessionsEnv } from '../src/config.js';
-import { SESSIONS_SERVICE } from '../src/definition.js';
+import { SESSIONS_SERVICE, sessionsEnv } from '../src/config.js';
 
 let svc: ServiceUnderTest<unknown>;
 let peers: RpcServer;

@@ -14,8 +14,7 @@ import { newId } from '@verity/keys';
 import { connectNats, createLogger, createServiceApp, loadConfig, RpcClient, RpcServer, serviceEnv } from '@verity/platform';
 import { cloneTestDatabase, isolationPrefix, query, startSmtpServer, testPrincipal, waitFor, type SmtpServer } from '@verity/testing';
 import { SessionsModule } from '../src/app.module.js';
-import { sessionsEnv } from '../src/config.js';
-import { SESSIONS_SERVICE } from '../src/definition.js';
+import { SESSIONS_SERVICE, sessionsEnv } from '../src/config.js';
 import { acceptEveryDebit } from './peers.js';
 
 const ADDRESS = 'marguerite.yourcenar@example.org';

@@ -29,8 +29,7 @@ import { newId } from '@verity/keys';
 import { createLogger, RpcServer } from '@verity/platform';
 import { query, refusal, startServiceUnderTest, testPrincipal, waitFor, type ServiceUnderTest } from '@verity/testing';
 import { SessionsModule } from '../src/app.module.js';
-import { sessionsEnv } from '../src/config.js';
-import { SESSIONS_SERVICE } from '../src/definition.js';
+import { SESSIONS_SERVICE, sessionsEnv } from '../src/config.js';
 import { ERASED_TEXT, ERASURE_CANCELLATION_REASON } from '../src/privacy/privacy.repository.js';
 import { acceptEveryDebit, cleanScreening } from './peers.js';
 

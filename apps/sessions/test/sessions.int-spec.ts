@@ -31,8 +31,7 @@ import { connectNats, createLogger, createServiceApp, loadConfig, RpcClient, Rpc
 import { cloneTestDatabase, isolationPrefix, query, refusal, sessionEvent, testPrincipal, waitFor } from '@verity/testing';
 import { SessionsModule } from '../src/app.module.js';
 import { Outbox } from '../src/events/outbox.js';
-import { sessionsEnv } from '../src/config.js';
-import { SESSIONS_SERVICE } from '../src/definition.js';
+import { SESSIONS_SERVICE, sessionsEnv, type SessionsConfig } from '../src/config.js';
 import { acceptEveryDebit, cleanScreening } from './peers.js';
 
 type App = Awaited<ReturnType<typeof createServiceApp>>;
@@ -42,7 +41,7 @@ let app: App | null = null;
 let nc: NatsConnection;
 let rpc: RpcClient;
 let root: string;
-let cfg: ReturnType<typeof loadConfig<typeof serviceEnv & typeof sessionsEnv>>;
+let cfg: SessionsConfig;
 
 const log = createLogger('sessions-int', 'us', 'silent');
 const applicants = new Map<string, Applicant>();

@@ -26,9 +26,8 @@ import { createLogger, RpcServer } from '@verity/platform';
 import { cloneTestDatabase, query, refusal, startServiceUnderTest, testPrincipal, waitFor, type ServiceUnderTest } from '@verity/testing';
 import type { QueryRunner } from 'typeorm';
 import { SessionsModule } from '../src/app.module.js';
-import { sessionsEnv } from '../src/config.js';
+import { SESSIONS_SERVICE, sessionsEnv } from '../src/config.js';
 import { UsageDaily1764300000000 } from '../src/database/migrations/1764300000000-UsageDaily.js';
-import { SESSIONS_SERVICE } from '../src/definition.js';
 import { SessionsRepository, type NewSession } from '../src/sessions/sessions.repository.js';
 import { acceptEveryDebit, cleanScreening } from './peers.js';
 

@@ -1,12 +1,13 @@
-import { configSection, envBool, eventStreamEnv, redisEnv, type ServiceConfig } from '@verity/platform';
+import { SUBJECTS } from '@verity/contracts';
+import { durationEnv, envBool, eventStreamEnv, type ServiceConfigOf, type ServiceDefinition } from '@verity/platform';
+import { resolverOf } from '@verity/ssrf';
 import { z } from 'zod';
+import { WEBHOOK_DELIVERY_MIGRATIONS } from './database/migrations.js';
 import { DEFAULT_RETRY_SCHEDULE, parseRetrySchedule, RetryScheduleError } from './delivery/retry-schedule.js';
-import { resolverOf } from './delivery/receiver.client.js';
 import { isSecretKey } from './subscriptions/secret-box.js';
 
 /** Configuration of the webhook-delivery service beyond the platform's (validated at start like the rest). */
 export const webhookEnv = {
-  ...redisEnv,
   /**
    * 32 bytes, standard base64: the AES-256-GCM key that encrypts subscription signing secrets at rest.
    * Required; `npm start` supplies a per-checkout development key (docs/configuration.md).
@@ -28,46 +29,32 @@ export const webhookEnv = {
         ctx.addIssue({ code: 'custom', message: `not a list of address[:port]: ${(e as Error).message}` });
       }
     }),
-  /** Delays before each retry after a failed attempt (docs/webhooks.md). */
+  /** Delays before each retry after a failed attempt (docs/webhooks.md), as milliseconds once loaded. */
   WEBHOOK_RETRY_SCHEDULE: z
     .string()
     .default(DEFAULT_RETRY_SCHEDULE)
-    .superRefine((v, ctx) => {
+    .transform((v, ctx) => {
       try {
-        parseRetrySchedule(v);
+        return parseRetrySchedule(v);
       } catch (e) {
         if (!(e instanceof RetryScheduleError)) throw e;
         ctx.addIssue({ code: 'custom', message: e.message });
+        return z.NEVER;
       }
     }),
   /** Attempts in flight at once per process. */
   WEBHOOK_CONCURRENCY: z.coerce.number().int().min(1).max(1000).default(64),
-  /** How often the sweeper looks for due deliveries without a queued job (after a Redis loss) and stale attempts. */
-  WEBHOOK_SWEEP_INTERVAL_MS: z.coerce.number().int().min(100).max(600_000).default(5000),
-  /** How long past its due time a delivery may wait in the queue before the sweeper enqueues it again. */
-  WEBHOOK_SWEEP_GRACE_MS: z.coerce.number().int().min(0).max(3_600_000).default(60_000),
+  /** How often the dispatcher looks for due attempts besides being woken (retries come due, a crashed process's leases run out). */
+  WEBHOOK_POLL_MS: durationEnv('1s', 20, 60_000),
   ...eventStreamEnv,
 };
 
-type WebhookEnv = z.infer<z.ZodObject<typeof webhookEnv>>;
+export const WEBHOOK_DELIVERY_SERVICE: ServiceDefinition<typeof webhookEnv> = {
+  name: 'webhook-delivery',
+  migrations: WEBHOOK_DELIVERY_MIGRATIONS,
+  healthSubject: SUBJECTS.webhooksHealth,
+  env: webhookEnv,
+};
 
-export interface WebhookConfig extends Omit<WebhookEnv, 'WEBHOOK_RETRY_SCHEDULE'> {
-  REGION: ServiceConfig['REGION'];
-  /** Redis key prefix of the region (`<region>:` unless configured). */
-  REDIS_KEY_PREFIX: string;
-  /** Retry delays in milliseconds. */
-  WEBHOOK_RETRY_SCHEDULE: number[];
-}
-
-export const WEBHOOK_CONFIG = Symbol('WEBHOOK_CONFIG');
-
-/** The webhook-delivery part of a service configuration; defaults apply to what an in-process caller leaves out. */
-export function webhookConfigOf(cfg: ServiceConfig): WebhookConfig {
-  const w = configSection(webhookEnv, cfg);
-  return {
-    ...w,
-    REGION: cfg.REGION,
-    REDIS_KEY_PREFIX: w.REDIS_KEY_PREFIX ?? `${cfg.REGION}:`,
-    WEBHOOK_RETRY_SCHEDULE: parseRetrySchedule(w.WEBHOOK_RETRY_SCHEDULE),
-  };
-}
+/** What `CONFIG` holds in this service: the platform's variables and the ones above, as loaded. */
+export type WebhookConfig = ServiceConfigOf<typeof webhookEnv>;

@@ -1,2 +1,1 @@
-export { WEBHOOK_DELIVERY_SERVICE } from './definition.js';
-export { webhookEnv } from './config.js';
+export { WEBHOOK_DELIVERY_SERVICE, webhookEnv, type WebhookConfig } from './config.js';

@@ -1,6 +1,5 @@
 import { runService } from '@verity/platform';
 import { WebhookDeliveryModule } from './app.module.js';
-import { webhookEnv } from './config.js';
-import { WEBHOOK_DELIVERY_SERVICE } from './definition.js';
+import { WEBHOOK_DELIVERY_SERVICE } from './config.js';
 
-await runService(WEBHOOK_DELIVERY_SERVICE, WebhookDeliveryModule, webhookEnv);
+await runService(WEBHOOK_DELIVERY_SERVICE, WebhookDeliveryModule);

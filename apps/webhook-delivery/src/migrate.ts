@@ -1,4 +1,4 @@
 import { runMigrations } from '@verity/platform';
-import { WEBHOOK_DELIVERY_SERVICE } from './definition.js';
+import { WEBHOOK_DELIVERY_SERVICE } from './config.js';
 
 await runMigrations(WEBHOOK_DELIVERY_SERVICE.name, WEBHOOK_DELIVERY_SERVICE.migrations);

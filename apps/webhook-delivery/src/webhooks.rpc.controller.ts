@@ -2,8 +2,7 @@ import { Inject, Injectable, type OnApplicationBootstrap } from '@nestjs/common'
 import { SUBJECTS } from '@verity/contracts';
 import { requireOperator, requirePrincipal, RpcServer } from '@verity/platform';
 import { AttemptsService } from './attempts/attempts.service.js';
-import { PurgeService } from './delivery/purge.service.js';
-import { ReplayService } from './delivery/replay.service.js';
+import { DeliveryOperations } from './delivery/operations.js';
 import { SubscriptionsService } from './subscriptions/subscriptions.service.js';
 
 @Injectable()
@@ -12,8 +11,7 @@ export class WebhooksRpcController implements OnApplicationBootstrap {
     @Inject(RpcServer) private readonly server: RpcServer,
     private readonly attempts: AttemptsService,
     private readonly subscriptions: SubscriptionsService,
-    private readonly replays: ReplayService,
-    private readonly purge: PurgeService,
+    private readonly operations: DeliveryOperations,
   ) {}
 
   onApplicationBootstrap(): void {
@@ -26,7 +24,7 @@ export class WebhooksRpcController implements OnApplicationBootstrap {
     this.server.handle(SUBJECTS.webhookSubscriptionList, (p) => this.subscriptions.list(p));
     this.server.handle(SUBJECTS.webhookSubscriptionDisable, (p) => this.subscriptions.disable(p.subscription_id));
     this.server.handle(SUBJECTS.webhookSubscriptionRotateSecret, (p) => this.subscriptions.rotateSecret(p.subscription_id));
-    this.server.handle(SUBJECTS.webhookReplay, (p) => this.replays.replay(p));
-    this.server.handle(SUBJECTS.webhooksPurgeTestData, (p, ctx) => this.purge.purgeTestData(p, requireOperator(ctx)));
+    this.server.handle(SUBJECTS.webhookReplay, (p) => this.operations.replay(p));
+    this.server.handle(SUBJECTS.webhooksPurgeTestData, (p, ctx) => this.operations.purgeTestData(p, requireOperator(ctx)));
   }
 }

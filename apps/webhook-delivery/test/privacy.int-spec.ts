@@ -7,12 +7,12 @@ import assert from 'node:assert/strict';
 import { SUBJECTS, type DomainEvent } from '@verity/contracts';
 import { newId, type Mode } from '@verity/keys';
 import { refusal, startWebhookReceiver, testTls, waitFor, type WebhookReceiver } from '@verity/testing';
-import type { Job } from 'bullmq';
+import { Sql } from '@verity/platform';
 import pg from 'pg';
 import { EXPORT_MAX_ATTEMPTS } from '../src/attempts/attempts.service.js';
-import { DeliveriesRepository, deliveryId } from '../src/delivery/deliveries.repository.js';
-import { DeliveryQueue, jobIdOf, type DeliverJobData } from '../src/delivery/delivery.queue.js';
-import { DeliveryWorker } from '../src/delivery/delivery.worker.js';
+import { claimDue } from '../src/delivery/dispatcher.js';
+import { deliveryId, insertDeliveries } from '../src/delivery/fanout.js';
+import { Ledger } from '../src/delivery/ledger.js';
 import { harness, principal, sessionEvent, type Harness } from './support.js';
 
 let h: Harness;
@@ -169,30 +169,31 @@ describe('webhook-delivery.admin.purge-test-data.v1', () => {
     assert.equal((await h.attempts(org, 'test')).length, 1);
   });
 
-  it('a retry queued for a purged delivery finds nothing to claim: no request, no row comes back, the job completes', async () => {
+  it('a retry due for a purged delivery finds nothing to claim: no request, and no row comes back', async () => {
     const org = await h.createOrg();
     const sub = await h.subscribe(org, 'test', `${rx.url}/retry`);
     const e = eventOf(org, 'test', newId('session'));
     rx.respond = (req) => (req.headers['webhook-id'] === e.id ? 503 : 200);
     await delivered([e], 1);
     const id = deliveryId(e.id, sub.id);
-    const queue = h.app!.get(DeliveryQueue).queue;
-    const job = await waitFor(async () => queue.getJob(jobIdOf(id, 1)), 5000);
-    assert.ok(await job.isDelayed(), 'the retry is queued');
+    const [pending] = await h.rows<{ status: string; later: boolean }>(
+      `SELECT status, next_attempt_at > now() AS later FROM webhook_delivery.deliveries WHERE id = $1`,
+      [id],
+    );
+    assert.deepEqual(pending, { status: 'pending', later: true }, 'the retry is due later');
     assert.deepEqual(await purge(org), { removed: { deliveries: 1, attempts: 1 } });
 
-    // what the worker does when the job comes due: nothing to claim, so it completes
-    await h.app!.get(DeliveryWorker).process({ data: { deliveryId: id, round: 1 } } as Job<DeliverJobData, void>);
+    // past the retry's due time the dispatcher finds nothing of it
     await new Promise((r) => setTimeout(r, RETRY_MS + 1500));
     rx.respond = () => 200;
     assert.equal(rx.byId(e.id).length, 1, 'no attempt after the purge');
-    assert.equal(await queue.getJob(jobIdOf(id, 1)), undefined, 'the job ran and was removed');
     assert.deepEqual(await ledgerOf(org, 'test'), { deliveries: [], attempts: [] });
   });
 
   it('an attempt in flight whose outcome is recorded while the purge commits leaves no row behind', async () => {
     const org = newId('org');
-    const repo = h.app!.get(DeliveriesRepository);
+    const sql = h.app!.get(Sql);
+    const ledger = h.app!.get(Ledger);
     const sub = newId('webhookSubscription');
     await h.rows(
       `INSERT INTO webhook_delivery.subscriptions (id, org_id, mode, url, event_types, secret_sealed) VALUES ($1, $2, 'test', 'https://hooks.example.com/x', '{kyc.session.completed}', 'sealed')`,
@@ -207,12 +208,14 @@ describe('webhook-delivery.admin.purge-test-data.v1', () => {
       event_type: 'kyc.session.completed',
       session_id: newId('session'),
       body: '{}',
-      claim: true,
     });
-    const outcome = (id: string) => ({ attemptId: newId('webhookAttempt'), deliveryId: id, round: 1, attempt: 1, status: 'succeeded' as const, httpStatus: 200, latencyMs: 5, errorCode: null, retryDelayMs: null });
+    const outcome = (id: string) => ({ attempt_id: newId('webhookAttempt'), delivery_id: id, round: 1, attempt: 1, status: 'succeeded' as const, http_status: 200, latency_ms: 5, error_code: null, retry_ms: null });
     const [done, inFlight] = [row(newId('event')), row(newId('event'))];
-    await repo.insert([done, inFlight], 4);
-    await repo.record([outcome(done.id)]);
+    // the service's own dispatcher may claim them first (their receiver is not reachable): either way both are leased
+    await insertDeliveries(sql, [done, inFlight]);
+    await claimDue(sql, 100, 4);
+    await waitFor(async () => (await h.rows<{ n: number }>(`SELECT count(*)::int AS n FROM webhook_delivery.deliveries WHERE id = ANY($1) AND lease_until IS NOT NULL`, [[done.id, inFlight.id]]))[0]!.n === 2, 5000);
+    await ledger.write([outcome(done.id)]);
 
     // another session holds the finished attempt's row, so the purge stops between its two deletes
     const holder = new pg.Client({ connectionString: h.db.url });
@@ -223,7 +226,7 @@ describe('webhook-delivery.admin.purge-test-data.v1', () => {
       const purged = purge(org);
       await waitUntilWaiting('%DELETE FROM webhook_delivery.attempts WHERE org_id%');
       // the in-flight attempt's outcome arrives now: it waits for the purge's lock on its delivery
-      const recorded = repo.record([outcome(inFlight.id)]);
+      const recorded = ledger.write([outcome(inFlight.id)]);
       await waitUntilWaiting('%recorded AS%');
       await holder.query('COMMIT');
       await recorded;

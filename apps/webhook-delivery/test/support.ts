@@ -26,10 +26,8 @@ import type { Mode } from '@verity/keys';
 import { connectNats, createLogger, createServiceApp, encodeJson, loadConfig, RpcClient, serviceEnv } from '@verity/platform';
 import { cloneTestDatabase, isolationPrefix, query, testPrincipal, waitFor } from '@verity/testing';
 export { sessionEvent } from '@verity/testing';
-import { Redis } from 'ioredis';
 import { WebhookDeliveryModule } from '../src/app.module.js';
-import { webhookEnv } from '../src/config.js';
-import { WEBHOOK_DELIVERY_SERVICE } from '../src/definition.js';
+import { WEBHOOK_DELIVERY_SERVICE, webhookEnv } from '../src/config.js';
 
 type App = Awaited<ReturnType<typeof createServiceApp>>;
 
@@ -79,10 +77,7 @@ export async function harness(label: string, env: Record<string, string> = {}): 
     LOG_LEVEL: process.env.LOG_LEVEL === 'debug' ? 'debug' : 'silent',
     WEBHOOK_SECRET_KEY: randomBytes(32).toString('base64'),
     WEBHOOK_RETRY_SCHEDULE: '300ms,300ms,300ms',
-    WEBHOOK_SWEEP_INTERVAL_MS: '500',
-    WEBHOOK_SWEEP_GRACE_MS: '1000',
-    // the harness's own queue: another harness (or a local stack) never takes its jobs, and close() removes it
-    REDIS_KEY_PREFIX: `${prefix}us:`,
+    WEBHOOK_POLL_MS: '100',
     ...env,
   };
   const accounts = await startAccounts({ REGION: 'us', DATABASE_URL: db.url, NATS_SUBJECT_PREFIX: prefix });
@@ -115,7 +110,6 @@ export async function harness(label: string, env: Record<string, string> = {}): 
       const jsm = await jetstreamManager(nc);
       await jsm.streams.delete(eventStreamName(root)).catch(() => undefined);
       await nc.close();
-      await deleteRedisKeys(`${prefix}us:`);
       await db.drop();
     },
     async createOrg() {
@@ -140,20 +134,4 @@ export async function harness(label: string, env: Record<string, string> = {}): 
     rows: (sql, params = []) => query(db.url, sql, params),
   };
   return h;
-}
-
-/** Removes a test's keys from the shared Redis. */
-export async function deleteRedisKeys(prefix: string, url = 'redis://127.0.0.1:6379'): Promise<void> {
-  const r = new Redis(url, { lazyConnect: true });
-  try {
-    await r.connect();
-    let cursor = '0';
-    do {
-      const [next, keys] = await r.scan(cursor, 'MATCH', `${prefix}*`, 'COUNT', 500);
-      cursor = next;
-      if (keys.length > 0) await r.del(...keys);
-    } while (cursor !== '0');
-  } finally {
-    r.disconnect();
-  }
 }

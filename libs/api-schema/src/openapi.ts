@@ -4,13 +4,7 @@ import { TIER_LIMITS, WINDOW_SECONDS, ROUTE_CLASSES } from '@verity/ratelimit';
 import { z } from 'zod';
 import { REQUEST_COMPONENTS, RESPONSE_COMPONENTS } from './components.js';
 import { componentRef } from './refs.js';
-import { ROUTE_DOCS, TAGS, type RouteDoc, type SuccessBody } from './routes.js';
-
-/** One entry of the gateway's access table, as far as the document needs it (apps/gateway/src/access/routes.ts). */
-export type AccessEntry =
-  | { auth?: 'key'; scope: string | null; routeClass: string; publishable?: boolean; billingExempt?: boolean }
-  | { auth: 'capture' }
-  | { auth: 'public' };
+import { authOf, routeTableProblems, splitRouteKey, TAGS, type RouteDeclaration, type RouteTable, type SuccessBody } from './routes.js';
 
 export type JsonObject = Record<string, unknown>;
 
@@ -21,17 +15,8 @@ export interface OpenApiDocument extends JsonObject {
   components: JsonObject & { schemas: Record<string, JsonObject> };
 }
 
-const METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'] as const;
-
 /** Codes of idempotency (docs/errors.md#idempotency), raised by the gateway on a POST under /v1 once idempotency is in the catalogue. */
 const IDEMPOTENCY_CODES = ['idempotency_key_reused', 'idempotency_key_in_use'];
-
-/** `GET /v1/sessions/:id` → `GET` and `/v1/sessions/{id}`. */
-export function splitRouteKey(key: string): { method: string; path: string; params: string[] } {
-  const [method, pattern] = key.split(' ') as [string, string];
-  const params = [...pattern.matchAll(/:([A-Za-z_]+)/g)].map((m) => m[1]!);
-  return { method, path: pattern.replace(/:([A-Za-z_]+)/g, '{$1}'), params };
-}
 
 /** A stable operation id from method and path: `GET /v1/sessions/:id/notes` → `getSessionsByIdNotes`. */
 export function operationId(key: string): string {
@@ -45,24 +30,6 @@ export function operationId(key: string): string {
       return (param ? `by_${param[1]}` : seg).split(/[^A-Za-z0-9]+/).filter(Boolean);
     });
   return method.toLowerCase() + words.map((w) => w[0]!.toUpperCase() + w.slice(1)).join('');
-}
-
-/**
- * The routes that the access table and the route docs disagree on; empty when they agree. Every /v1 route of the
- * table needs a doc; every /v1 doc needs a table entry; a route outside /v1 is described with `outside`.
- */
-export function routeMismatches(access: Record<string, AccessEntry>): string[] {
-  const out: string[] = [];
-  for (const key of Object.keys(access)) if (!ROUTE_DOCS[key]) out.push(`${key}: in the access table, not described in libs/api-schema/src/routes.ts`);
-  for (const [key, doc] of Object.entries(ROUTE_DOCS)) {
-    const { method, path } = splitRouteKey(key);
-    if (!(METHODS as readonly string[]).includes(method)) out.push(`${key}: not METHOD /path`);
-    const inV1 = path === '/v1' || path.startsWith('/v1/');
-    if (inV1 && !access[key]) out.push(`${key}: described, not in the access table (apps/gateway/src/access/routes.ts)`);
-    if (inV1 && doc.outside) out.push(`${key}: a /v1 route takes its authentication from the access table, not \`outside\``);
-    if (!inV1 && !doc.outside) out.push(`${key}: a route outside /v1 must say \`outside\``);
-  }
-  return out;
 }
 
 /** A zod schema as JSON Schema 2020-12 (the dialect of OpenAPI 3.1), without `$schema`. */
@@ -121,18 +88,18 @@ export function componentSchemas(): Record<string, JsonObject> {
 }
 
 /** The refusals a route can give, by kind of authentication, body, limits and its own. */
-export function errorCodesOf(key: string, doc: RouteDoc, access: AccessEntry | undefined): ErrorCode[] {
+export function errorCodesOf(key: string, doc: RouteDeclaration): ErrorCode[] {
   const { method, path } = splitRouteKey(key);
   const codes = new Set<ErrorCode>();
-  const auth = access ? (access.auth ?? 'key') : 'outside';
-  if (auth === 'key') {
-    const a = access as Extract<AccessEntry, { scope: string | null }>;
+  const access = doc.access;
+  const auth = authOf(access);
+  if (access.auth === undefined || access.auth === 'key') {
     codes.add('authentication_required').add('invalid_api_key').add('region_mismatch');
-    if (a.scope !== null || !a.publishable) codes.add('insufficient_scope');
-    if (!a.billingExempt) codes.add('payment_required').add('subscription_required');
+    if (access.scope !== null || !access.publishable) codes.add('insufficient_scope');
+    if (!access.billingExempt) codes.add('payment_required').add('subscription_required');
   }
   if (auth === 'capture') codes.add('authentication_required').add('invalid_capture_token').add('invalid_state_transition').add('capture_expired');
-  const ipLimited = auth !== 'outside' || doc.outside?.ipLimited;
+  const ipLimited = access.auth === 'public' ? access.ipLimited : true;
   if (ipLimited) codes.add('rate_limit_exceeded');
   const kind = doc.body ? (doc.body.kind ?? 'json') : null;
   if (kind === 'json') codes.add('invalid_json').add('request_too_large').add('validation_error');
@@ -144,8 +111,8 @@ export function errorCodesOf(key: string, doc: RouteDoc, access: AccessEntry | u
   }
   for (const c of doc.errors ?? []) codes.add(c);
   codes.add('internal_error');
-  // every route that asks a service can find it not answering; /v1/openapi.json and the health probes ask none
-  if (auth === 'key' || auth === 'capture' || key === 'GET /.well-known/erasure-keys.json') codes.add('service_unavailable');
+  // every authenticated route asks a service, which can be away; a public route that asks one says so in `errors`
+  if (auth === 'key' || auth === 'capture') codes.add('service_unavailable');
   return [...codes].sort((a, b) => ERROR_CATALOGUE[a].status - ERROR_CATALOGUE[b].status || a.localeCompare(b));
 }
 
@@ -166,10 +133,10 @@ function content(body: SuccessBody): JsonObject {
   return { 'application/json': { schema: { type: 'object', description: 'An OpenAPI 3.1 document.' } } };
 }
 
-function operation(key: string, doc: RouteDoc, access: AccessEntry | undefined): JsonObject {
+function operation(key: string, doc: RouteDeclaration): JsonObject {
   const { method, path, params } = splitRouteKey(key);
-  const auth = access ? (access.auth ?? 'key') : 'outside';
-  const limited = auth !== 'outside' || doc.outside?.ipLimited === true;
+  const access = doc.access;
+  const limited = access.auth === 'public' ? access.ipLimited : true;
   const common: JsonObject = { 'X-Request-Id': { $ref: '#/components/headers/XRequestId' }, ...(limited ? RATE_LIMIT_HEADERS : {}) };
   const idempotent = method === 'POST' && path.startsWith('/v1/');
 
@@ -200,7 +167,12 @@ function operation(key: string, doc: RouteDoc, access: AccessEntry | undefined):
     const media =
       kind === 'image'
         ? Object.fromEntries(['image/jpeg', 'image/png', 'image/webp', 'application/octet-stream'].map((t) => [t, {}]))
-        : { [kind === 'multipart' ? 'multipart/form-data' : 'application/json']: { schema: { $ref: componentRef(doc.body.component!) } } };
+        : {
+            [kind === 'multipart' ? 'multipart/form-data' : 'application/json']: {
+              schema: { $ref: componentRef(doc.body.component!) },
+              ...(doc.body.example ? { example: doc.body.example } : {}),
+            },
+          };
     op['requestBody'] = { required: !doc.body.optional, content: media };
   }
 
@@ -212,7 +184,7 @@ function operation(key: string, doc: RouteDoc, access: AccessEntry | undefined):
   for (const o of doc.other ?? []) responses[String(o.status)] = { description: o.description, headers: common, content: content(o.body) };
 
   const byStatus = new Map<number, ErrorCode[]>();
-  for (const code of errorCodesOf(key, doc, access)) {
+  for (const code of errorCodesOf(key, doc)) {
     const status = ERROR_CATALOGUE[code].status;
     byStatus.set(status, [...(byStatus.get(status) ?? []), code]);
   }
@@ -231,14 +203,13 @@ function operation(key: string, doc: RouteDoc, access: AccessEntry | undefined):
   }
   op['responses'] = responses;
 
-  if (auth === 'key') {
-    const a = access as Extract<AccessEntry, { scope: string | null }>;
-    op['security'] = [{ apiKey: a.scope === null ? [] : [a.scope] }];
-    op['x-verity-scope'] = a.scope;
-    op['x-verity-rate-class'] = a.routeClass;
-    if (a.publishable) op['x-verity-publishable-key'] = true;
-    if (a.billingExempt) op['x-verity-billing-exempt'] = true;
-  } else if (auth === 'capture') {
+  if (access.auth === undefined || access.auth === 'key') {
+    op['security'] = [{ apiKey: access.scope === null ? [] : [access.scope] }];
+    op['x-verity-scope'] = access.scope;
+    op['x-verity-rate-class'] = access.rateClass;
+    if (access.publishable) op['x-verity-publishable-key'] = true;
+    if (access.billingExempt) op['x-verity-billing-exempt'] = true;
+  } else if (access.auth === 'capture') {
     op['security'] = [{ clientSecret: [] }];
     op['x-verity-scope'] = null;
     op['x-verity-rate-class'] = 'capture';
@@ -284,15 +255,18 @@ export interface BuildOptions {
   version?: string;
 }
 
-/** The OpenAPI 3.1 document of the gateway: its access table joined with the route docs and the schemas. */
-export function buildOpenApiDocument(access: Record<string, AccessEntry>, opts: BuildOptions = {}): OpenApiDocument {
-  const problems = routeMismatches(access);
-  if (problems.length) throw new Error(`the access table and the route docs disagree:\n${problems.join('\n')}`);
+/** The OpenAPI 3.1 document of the gateway: its routes as declared (access and description) and the schemas. */
+export function buildOpenApiDocument(routes: RouteTable, opts: BuildOptions = {}): OpenApiDocument {
+  const problems = routeTableProblems(routes);
+  if (problems.length) throw new Error(`the route table is wrong:\n${problems.join('\n')}`);
 
+  // grouped as the reference groups them, each group in the order its routes are declared
+  const tagOrder = (r: RouteDeclaration) => TAGS.findIndex((t) => t.name === r.tag);
+  const entries = Object.entries(routes).sort(([, a], [, b]) => tagOrder(a) - tagOrder(b));
   const paths: OpenApiDocument['paths'] = {};
-  for (const [key, doc] of Object.entries(ROUTE_DOCS)) {
+  for (const [key, doc] of entries) {
     const { method, path } = splitRouteKey(key);
-    (paths[path] ??= {})[method.toLowerCase()] = operation(key, doc, access[key]);
+    (paths[path] ??= {})[method.toLowerCase()] = operation(key, doc);
   }
 
   const schemas = componentSchemas();

@@ -20,8 +20,8 @@ export interface Rect {
 }
 
 /**
- * The longest side the measures are computed at: cheap on a phone (tens of milliseconds), and large enough that
- * a blur the reader cannot cope with still shows (at 512 px a σ 4 blur of a 1920 px frame hardly does).
+ * The longest side the measures are computed at: cheap on a phone, and large enough that a blur the reader
+ * cannot cope with still shows (at 512 px a σ 4 blur of a 1920 px frame hardly does).
  */
 export const ANALYSIS_SIZE = 768;
 
@@ -31,11 +31,8 @@ export const JPEG_QUALITY = 0.92;
 
 /**
  * Thresholds of the instant feedback, on the 0–255 scale of the grey image at ANALYSIS_SIZE. They are lenient on
- * purpose: a false alarm costs the applicant a retake, a miss only a slower answer from the region. Measured on
- * specimen documents photographed at 1920 × 1080 (libs/specimens; src/analysis.spec.ts keeps them apart): a lit
- * document scores a mean of 130–175, a Laplacian variance of 400–1700 and an edge share of 9–14 %; at a third of
- * the light, a mean near 57 and a variance of 75–170; blurred with σ 2 px (which the reader still reads) 190–335;
- * with σ 4 px 22–32; an empty surface has no edge at all.
+ * purpose: a false alarm costs the applicant a retake, a miss only a slower answer from the region. Set from
+ * specimen photographs (src/analysis.spec.ts keeps them apart; the scores: docs/decisions.md, "Capture").
  */
 export const THRESHOLDS = {
   /** Mean luminance below this: too dark. */

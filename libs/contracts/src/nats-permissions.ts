@@ -361,7 +361,7 @@ export function natsPermissions(identity: NatsIdentity, root: string): NatsPermi
   }
   // No grant of `$JS.ACK.<stream>.>`: an acknowledgement is the one response allowed to each message received
   // (`allow_responses`). With an explicit grant the server never retires the response it keeps for each message
-  // delivered, and past 10,000 of them it scans them all at every delivery (docs/decisions.md, "NATS").
+  // delivered, and slows down as they pile up (docs/decisions.md, "NATS security").
   if (g.eventStreamConsume) publish.push(`$JS.API.CONSUMER.DURABLE.CREATE.${stream}.>`);
   if (g.eventStreamRead) publish.push(`$JS.API.CONSUMER.DELETE.${stream}.>`);
   if (publish.length > 0 || usesJetStream) subscribe.push(inbox);

@@ -96,6 +96,28 @@ export interface DomainEvent {
   data: SessionEventData;
 }
 
+const UTF8 = new TextDecoder();
+
+/**
+ * A domain event read defensively from the stream (raw JSON bytes, or a parsed value): null unless it has the
+ * fields consumers rely on. Anything else in it is ignored.
+ */
+export function parseDomainEvent(data: unknown): DomainEvent | null {
+  let e: Partial<DomainEvent> | null;
+  try {
+    e = (data instanceof Uint8Array ? JSON.parse(UTF8.decode(data)) : data) as Partial<DomainEvent> | null;
+  } catch {
+    return null;
+  }
+  if (!e || typeof e !== 'object') return null;
+  const d = e.data as Partial<DomainEvent['data']> | undefined;
+  if (typeof e.id !== 'string' || e.id.length === 0 || e.id.length > 100) return null;
+  if (typeof e.type !== 'string' || typeof e.org_id !== 'string' || (e.mode !== 'test' && e.mode !== 'live')) return null;
+  if (typeof e.timestamp !== 'string' || Number.isNaN(Date.parse(e.timestamp))) return null;
+  if (!d || typeof d !== 'object' || typeof d.sessionId !== 'string') return null;
+  return e as DomainEvent;
+}
+
 /** The region's JetStream stream of domain events and its subjects: `<root>.events.<type>`. */
 export function eventStreamName(root: string): string {
   return `${root.replace(/[^A-Za-z0-9_-]/g, '_')}_EVENTS`;

@@ -129,14 +129,10 @@ const REGISTRY_LABELS = new Set(['ac', 'co', 'com', 'edu', 'gov', 'gob', 'go', '
 export const DGA_MIN_LENGTH = 8;
 
 /**
- * Whether one domain label looks machine-generated. Labels shorter than {@link DGA_MIN_LENGTH} letters and
- * digits, and IDNA (`xn--`) labels, are never judged. A judged label is machine-generated when any of:
- *
- * 1. a run of 6 or more consonants ({@link longestConsonantRun}: `qwrtplkmnz`);
- * 2. 3 or more digits, switching between letters and digits 3 or more times (`a8f3kd92lq`);
- * 3. at least 8 letters of which fewer than 10 % are vowels (`xjkq8wz3mp`);
- * 4. 12 or more characters with a Shannon entropy of 3.5 bits per character or more and fewer than 25 % vowels
- *    among its letters (long, nearly all-distinct, vowel-poor strings).
+ * Whether one domain label looks machine-generated: a long consonant run, many switches between letters and
+ * digits, too few vowels, or high entropy with few vowels (the thresholds: docs/screening.md, "Computed
+ * fields"). Labels shorter than {@link DGA_MIN_LENGTH} letters and digits, and IDNA (`xn--`) labels, are never
+ * judged.
  */
 export function labelLooksGenerated(label: string): boolean {
   if (label.startsWith('xn--')) return false;
@@ -171,18 +167,10 @@ export function domainLooksGenerated(domain: string): boolean {
 const KEYBOARD_RUNS = ['qwert', 'asdf', 'zxcv', 'qazwsx', 'wasd', 'azerty', 'qwertz', 'yxcv', 'hjkl'];
 
 /**
- * `fraud.emailUsernameGrammarInvalid`: the part before the at-sign does not read like a name. A `+tag`
- * sub-address and surrounding quotes are dropped and the rest lowercased first; it is invalid when any of:
- *
- * 1. it has no letter at all (`123456`, `_._`);
- * 2. it has more digits than letters (`jo1985`, `a12345`; `john1985` is fine);
- * 3. it switches between letters and digits 4 or more times (`a8f3k2m`);
- * 4. a run of 6 or more consonants ({@link longestConsonantRun}: `xkcdqzt`);
- * 5. a word (a run of letters) of 8 or more ASCII letters with fewer than 10 % vowels (`bcdfghkl`);
- * 6. one character 4 or more times in a row (`aaaa`, `0000`);
- * 7. a keyboard walk: `qwert`, `asdf`, `zxcv`, `qazwsx`, `wasd`, `azerty`, `qwertz`, `yxcv`, `hjkl`.
- *
- * Letters outside ASCII count as letters (names in any script) and break consonant runs.
+ * `fraud.emailUsernameGrammarInvalid`: the part before the at-sign, without its `+tag` and quotes, does not read
+ * like a name: no letter, more digits than letters, many switches between letters and digits, a long consonant
+ * run, a word without vowels, a character repeated, or a keyboard walk (the rules: docs/screening.md, "Computed
+ * fields"). Letters outside ASCII count as letters (names in any script) and break consonant runs.
  */
 export function usernameGrammarInvalid(localPart: string): boolean {
   let local = localPart.trim();

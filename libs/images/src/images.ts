@@ -1,6 +1,6 @@
 import { DomainError } from '@verity/errors';
 import sharp from 'sharp';
-import { Semaphore } from './semaphore.js';
+import { Semaphore } from '@verity/platform';
 import type { ImageFormat } from './sniff.js';
 
 /** Largest image decoded: 100 megapixels (docs/id-scan.md). Checked from the header, before any pixel is decoded. */

@@ -1,4 +1,3 @@
 export * from './sniff.js';
 export * from './images.js';
-export * from './semaphore.js';
 export * from './upload.js';

@@ -1,3 +1,4 @@
 export * from './api-key.js';
 export * from './ids.js';
 export * from './capture-secret.js';
+export * as aead from './aead.js';

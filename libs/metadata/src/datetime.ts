@@ -1,19 +1,8 @@
 /**
- * `start_datetime` / `end_datetime`: ISO 8601 extended format with an explicit offset.
- *
- * Accepted (decided here where the specification is silent; see docs/metadata.md):
- *
- *   YYYY-MM-DDThh:mm[:ss[.f{1,9}]](Z|+hh:mm|-hh:mm)
- *
- * - `T` and `Z` upper case only; a date alone, a datetime without offset, a space or lower-case
- *   separator, the basic format, `±hhmm` and `±hh` offsets are refused.
- * - Seconds are optional; fractional seconds (1 to 9 digits, `.` separator) only after seconds.
- * - Calendar checked: month 01–12, day within the month (Feb 29 only in leap years of the
- *   proleptic Gregorian calendar), hour 00–23 (no `24:00`), minute 00–59, second 00–59 (no leap
- *   second `60`).
- * - Offset between -12:00 and +14:00 inclusive, minutes 00–59; `-00:00` refused (ISO 8601 writes
- *   a zero offset with `+`, and RFC 3339 gives `-00:00` the meaning "offset unknown", which
- *   cannot be printed as a time zone).
+ * `start_datetime` / `end_datetime`: ISO 8601 extended format with an explicit offset,
+ * `YYYY-MM-DDThh:mm[:ss[.f{1,9}]](Z|+hh:mm|-hh:mm)`, on the calendar, offsets from -12:00 to +14:00 (what is
+ * refused: docs/metadata.md). `-00:00` is refused because RFC 3339 gives it the meaning "offset unknown", which
+ * cannot be printed as a time zone.
  */
 
 /** The accepted shape (the calendar and the offset range are checked after it); the API schema describes it. */

@@ -53,16 +53,8 @@ function fail(key: DocumentVariable, why: string): never {
 /**
  * The printed value of one variable in a signed document. Expects metadata that passed
  * `validateSessionMetadata` and holds the key (see `missingSigningKeys`); throws a TypeError
- * otherwise rather than print a wrong value in a signed document.
- *
- * - start_datetime / end_datetime: in the sent offset, `2026-03-14 09:30 (UTC+01:00)`;
- *   `:ss` and `.fraction` only when not zero; at exactly local midnight the date alone,
- *   `2026-03-14 (UTC+01:00)`; `Z` prints `(UTC+00:00)`.
- * - amount: major units with the currency's ISO 4217 minor units, then the currency code as
- *   sent: `1234.56 USD`, `1234 JPY`, `1.234 BHD`. A currency absent from the table throws (it
- *   cannot pass validation).
- * - currency: as sent (`usd` stays `usd`).
- * - location: trimmed.
+ * otherwise rather than print a wrong value in a signed document. The printed forms: docs/metadata.md,
+ * "Rendering in a signed document".
  */
 export function renderDocumentVariable(key: DocumentVariable, metadata: Record<string, unknown>): string {
   if (!Object.prototype.hasOwnProperty.call(DOCUMENT_VARIABLES, key)) fail(key, 'not a document variable');

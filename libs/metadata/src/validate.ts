@@ -1,20 +1,6 @@
 /**
- * Validation of the `metadata` object of `POST /v1/sessions` (docs/metadata.md).
- *
- * Every issue is reported, not the first only. Issue codes (zod-like):
- * - `invalid_type`   wrong JSON type: metadata not a plain object; a datetime, `currency` or
- *                    `location` that is not a string; an `amount` that is not a number, or a
- *                    number that is not an integer (zod 4 reports `1.5` for an int the same way).
- *                    `null` lands here.
- * - `too_small`      `""` for a string key (after trimming, for `location`); `amount` below 0.
- * - `too_big`        `amount` above 999999999999; `location` above 500 characters.
- * - `invalid_format` a datetime not in the accepted format or not on the calendar; a `currency`
- *                    that is not three letters; a `location` with refused characters (one issue
- *                    per class of refused characters).
- * - `invalid_value`  a three-letter `currency` that is not an ISO 4217 code.
- * - `custom`         the three whole-object rules: reserved key (path metadata, key), `amount`
- *                    without `currency` (path metadata, currency), `end_datetime` before
- *                    `start_datetime` (path metadata, end_datetime).
+ * Validation of the `metadata` object of `POST /v1/sessions`: every issue is reported, not the first only, with
+ * zod-like codes and paths (the table of docs/metadata.md, "Errors").
  */
 import { isIsoCurrencyCode, isThreeLetterCode } from './currency.js';
 import { compareInstants, parseDatetimeDetailed, type ParsedDatetime } from './datetime.js';

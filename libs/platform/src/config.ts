@@ -135,8 +135,15 @@ export const healthEnv = {
 
 export const envBool = bool;
 
-export function loadConfig<T extends z.ZodRawShape>(shape: T, env: NodeJS.ProcessEnv = process.env): z.infer<z.ZodObject<T>> {
-  const result = z.object(shape).safeParse(env);
+/**
+ * Validates `env` against a shape of variables (or a whole schema, for checks across variables and values derived
+ * from others): the values as the schema turns them out, or a `ConfigError` naming every problem.
+ */
+export function loadConfig<T extends z.ZodRawShape>(shape: T, env?: NodeJS.ProcessEnv): z.infer<z.ZodObject<T>>;
+export function loadConfig<S extends z.ZodType>(schema: S, env?: NodeJS.ProcessEnv): z.infer<S>;
+export function loadConfig(shapeOrSchema: z.ZodRawShape | z.ZodType, env: NodeJS.ProcessEnv = process.env): unknown {
+  const schema = shapeOrSchema instanceof z.ZodType ? shapeOrSchema : z.object(shapeOrSchema);
+  const result = schema.safeParse(env);
   if (!result.success) {
     throw new ConfigError(result.error.issues.map((i) => `${i.path.join('.') || '(env)'}: ${i.message}`));
   }
@@ -144,12 +151,15 @@ export function loadConfig<T extends z.ZodRawShape>(shape: T, env: NodeJS.Proces
 }
 
 /**
- * A service's own section of an already loaded configuration: `cfg` (values as loaded, or as an in-process
- * caller gave them) read again through `shape`, whose defaults fill what is left out.
+ * A section of an already loaded configuration: the values of `shape` that `cfg` holds are taken as loaded, and
+ * those it leaves out get their defaults (an in-process caller, such as a test, need not spell out every one); a
+ * required one left out is a `ConfigError`.
  */
 export function configSection<T extends z.ZodRawShape>(shape: T, cfg: object): z.infer<z.ZodObject<T>> {
-  const raw = Object.fromEntries(Object.entries(cfg).filter(([, v]) => v !== undefined).map(([k, v]) => [k, String(v)]));
-  return loadConfig(shape, raw);
+  const loaded = cfg as Record<string, unknown>;
+  const missing = Object.fromEntries(Object.entries(shape).filter(([k]) => loaded[k] === undefined));
+  const present = Object.fromEntries(Object.keys(shape).filter((k) => loaded[k] !== undefined).map((k) => [k, loaded[k]]));
+  return { ...loadConfig(missing, {}), ...present } as z.infer<z.ZodObject<T>>;
 }
 
 export function defaultDatabaseUrl(region: string): string {

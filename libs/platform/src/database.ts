@@ -23,14 +23,18 @@ export const PG_READ_GRACE_MS = 1000;
 /** TCP keepalive on every connection, so that a peer gone without a word is noticed on idle connections too. */
 const KEEPALIVE_DELAY_MS = 10_000;
 
-export interface ServiceDatabaseOptions {
+/** The connections of one process to its region's database. */
+export interface ServicePoolOptions {
   url: string;
-  /** The service's own schema: its tables and its migrations table live there and nowhere else. */
-  schema: string;
-  migrations: MigrationClass[];
   poolMax: number;
   applicationName: string;
   timeouts?: DatabaseTimeouts;
+}
+
+export interface ServiceDatabaseOptions extends ServicePoolOptions {
+  /** The service's own schema: its tables and its migrations table live there and nowhere else. */
+  schema: string;
+  migrations: MigrationClass[];
 }
 
 /** node-postgres pool options that bound every wait on the server (see DatabaseTimeouts). */
@@ -44,7 +48,24 @@ export function poolTimeoutOptions(t: DatabaseTimeouts): Record<string, unknown>
   };
 }
 
-/** A TypeORM data source for one service's own schema, with its migrations; never synchronize. */
+/** Size, idle release and timeouts of a node-postgres pool, the same for the serving pool and for migrations. */
+function poolOptionsOf(opts: ServicePoolOptions): Record<string, unknown> {
+  return { max: opts.poolMax, idleTimeoutMillis: 10_000, ...poolTimeoutOptions(opts.timeouts ?? DEFAULT_DATABASE_TIMEOUTS) };
+}
+
+/**
+ * The node-postgres pool a service serves from (its repositories reach it through `Sql`). Lazy: the caller checks
+ * that Postgres answers. An idle connection that dies (Postgres restarted) leaves the pool on its own; the next
+ * statement reports the outage, so the pool's own error event is only acknowledged (without a listener it would
+ * end the process).
+ */
+export function createServicePool(opts: ServicePoolOptions): pg.Pool {
+  const pool = new pg.Pool({ connectionString: opts.url, application_name: opts.applicationName, ...poolOptionsOf(opts) });
+  pool.on('error', () => undefined);
+  return pool;
+}
+
+/** A TypeORM data source for one service's own schema, to run its migrations; never synchronize. */
 export function createServiceDataSource(opts: ServiceDatabaseOptions): DataSource {
   return new DataSource({
     type: 'postgres',
@@ -57,7 +78,7 @@ export function createServiceDataSource(opts: ServiceDatabaseOptions): DataSourc
     logging: false,
     poolSize: opts.poolMax,
     applicationName: opts.applicationName,
-    extra: { max: opts.poolMax, idleTimeoutMillis: 10_000, ...poolTimeoutOptions(opts.timeouts ?? DEFAULT_DATABASE_TIMEOUTS) },
+    extra: poolOptionsOf(opts),
   });
 }
 

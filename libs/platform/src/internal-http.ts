@@ -4,15 +4,10 @@ import type { Principal } from '@verity/contracts';
 
 /**
  * Byte streams (uploads, evidence images) travel between the gateway and a service over internal HTTP, since
- * NATS messages are capped at 1 MB. The gateway attaches the principal, request id and deadline in headers and
- * signs them, with the request's method, path and query, the time of signing and the body's SHA-256, using the
- * region's INTERNAL_AUTH_SECRET. A service trusts nothing it cannot verify: captured headers do not work on
- * another route, with another method or another body, nor after SIGNATURE_WINDOW_MS.
- *
- * A body the gateway streams (it never holds a whole upload) cannot have its digest in the headers: it is
- * declared `streamed`, and the body's own signature (HMAC of the header signature and the body's SHA-256)
- * follows the bytes as the HTTP trailer `x-verity-body-signature`. The service checks it at the end of the
- * body, before the handler sees that end, so a handler that reads its body whole commits nothing unverified.
+ * NATS messages are capped at 1 MB. The gateway signs the request (method, path and query, time, body digest,
+ * principal, request id, deadline) with the region's INTERNAL_AUTH_SECRET; a streamed body, whose digest cannot
+ * be in the headers, is signed by the HTTP trailer `x-verity-body-signature`, checked before the handler sees
+ * the body's end (docs/decisions.md, "Platform").
  */
 export const INTERNAL_HEADERS = {
   principal: 'x-verity-principal',

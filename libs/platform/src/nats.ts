@@ -122,7 +122,7 @@ function coalesced(send: () => void): void {
         try {
           f();
         } catch {
-          // the connection is closed: calls fail at once (see RpcClient), events are lost with it as before
+          // the connection is closed: calls fail at once (see RpcClient), events are lost with the connection
         }
       }
     });
@@ -138,12 +138,9 @@ interface PendingCall {
 /**
  * The one typed NATS client: every call has a timeout, carries the request id in a header and the caller's
  * deadline in the message; a timeout or an absent service becomes 503 `service_unavailable`; an error
- * reply is re-raised as the same DomainError.
- *
- * Replies come back on one wildcard inbox subscription of this client (`<inbox>.<n>`), matched to their call
- * by a counter. The client library's own request multiplexer does the same, but allocates two promises, a
- * timer object and an Error with a captured stack trace per request; on the gateway that was a twentieth of
- * its CPU.
+ * reply is re-raised as the same DomainError. Replies come back on one wildcard inbox subscription
+ * (`<inbox>.<n>`), matched by a counter, rather than through the client library's request multiplexer, which
+ * allocates an Error with a stack trace per request (docs/decisions.md, "Platform").
  */
 export class RpcClient {
   private inbox: string | null = null;

@@ -75,4 +75,43 @@ describe('Poller', () => {
     await p.stop();
     assert.equal(done, true);
   });
+  it('with slots, a kick fills every free slot, never more; a kick while all are busy runs one more when one ends', async () => {
+    let passes = 0;
+    let inPass = 0;
+    let most = 0;
+    const releases: Array<() => void> = [];
+    const p = new Poller(
+      async () => {
+        passes += 1;
+        inPass += 1;
+        most = Math.max(most, inPass);
+        await new Promise<void>((r) => releases.push(r));
+        inPass -= 1;
+      },
+      60_000,
+      () => assert.fail('no error'),
+      2,
+    );
+    p.start();
+    assert.equal(passes, 2, 'both slots start');
+    p.kick();
+    p.kick();
+    assert.equal(passes, 2, 'kicks while every slot is busy wait');
+    releases.shift()!();
+    await tick(5);
+    assert.equal(passes, 3, 'the kicks ran one more pass in the freed slot');
+    releases.shift()!();
+    await tick(5);
+    assert.equal(passes, 3);
+    p.kick();
+    assert.equal(passes, 4, 'a kick fills the free slot at once');
+    assert.equal(most, 2);
+    const stopped = p.stop();
+    let done = false;
+    void stopped.then(() => (done = true));
+    await tick(5);
+    assert.equal(done, false, 'stop waits for every pass under way');
+    for (const r of releases.splice(0)) r();
+    await stopped;
+  });
 });

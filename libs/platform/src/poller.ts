@@ -1,11 +1,12 @@
 /**
- * Runs a pass of background work now and then: every `everyMs` (the first after `firstAfterMs`), and at once when
- * kicked; a kick while a pass runs starts another right after it. One pass at a time per process. A failed pass
- * goes to `onError` and the next tick tries again. `stop` starts no other pass and waits for the one under way.
+ * Runs passes of background work now and then: every `everyMs` (the first after `firstAfterMs`), and at once when
+ * kicked. At most `slots` passes run at a time per process (one unless given); a kick fills every free slot, and
+ * a kick while every slot is busy starts another pass as soon as one ends. A failed pass goes to `onError` and the
+ * next tick tries again. `stop` starts no other pass and waits for those under way.
  */
 export class Poller {
   private timer: NodeJS.Timeout | null = null;
-  private running: Promise<void> | null = null;
+  private readonly running = new Set<Promise<void>>();
   private again = false;
   private stopped = false;
 
@@ -13,6 +14,7 @@ export class Poller {
     private readonly pass: () => Promise<void>,
     private readonly everyMs: number,
     private readonly onError: (err: unknown) => void,
+    private readonly slots = 1,
   ) {}
 
   start(firstAfterMs = 0): void {
@@ -39,23 +41,26 @@ export class Poller {
 
   kick(): void {
     if (this.stopped) return;
-    if (this.running) {
+    if (this.running.size >= this.slots) {
       this.again = true;
       return;
     }
     this.again = false;
-    this.running = this.pass()
-      .catch(this.onError)
-      .finally(() => {
-        this.running = null;
-        if (this.again) this.kick();
-      });
+    while (this.running.size < this.slots) {
+      const pass: Promise<void> = this.pass()
+        .catch(this.onError)
+        .finally(() => {
+          this.running.delete(pass);
+          if (this.again) this.kick();
+        });
+      this.running.add(pass);
+    }
   }
 
   async stop(): Promise<void> {
     this.stopped = true;
     if (this.timer) clearInterval(this.timer);
     this.timer = null;
-    await this.running;
+    await Promise.all(this.running);
   }
 }

@@ -12,10 +12,10 @@ import {
 import { NestFactory } from '@nestjs/core';
 import type { NatsConnection } from '@nats-io/transport-node';
 import { subjectRoot, type Health, type Subject } from '@verity/contracts';
-import type { DataSource } from 'typeorm';
+import type pg from 'pg';
 import { z } from 'zod';
-import { baseEnv, deadlineEnv, defaultDatabaseUrl, healthEnv, loadConfig, natsEnv, postgresEnv } from './config.js';
-import { createServiceDataSource, describeDbError, type DatabaseTimeouts, type MigrationClass } from './database.js';
+import { baseEnv, configSection, deadlineEnv, defaultDatabaseUrl, healthEnv, loadConfig, natsEnv, postgresEnv } from './config.js';
+import { createServicePool, describeDbError, type DatabaseTimeouts, type MigrationClass } from './database.js';
 import { createLogger, type Logger } from './logger.js';
 import { initMetrics, metricsText } from './metrics.js';
 import { connectNats, natsCredentialsOf, RpcClient, RpcServer } from './nats.js';
@@ -23,19 +23,29 @@ import { answersWithin, natsAnswers } from './readiness.js';
 import { Sql } from './sql.js';
 import { initTracing, shutdownTracing, tracingEnv } from './tracing.js';
 
+/**
+ * The injection tokens of the platform, the same in every app: `CONFIG` holds the whole configuration of the
+ * process (the platform's variables and the app's own, as loaded), typed in each app by its `config.ts`.
+ */
 export const CONFIG = Symbol('CONFIG');
 export const LOGGER = Symbol('LOGGER');
 export const NATS = Symbol('NATS');
-export const DATA_SOURCE = Symbol('DATA_SOURCE');
+/** The process's Redis client, in the apps that have one (the gateway). */
+export const REDIS = Symbol('REDIS');
 
 export const serviceEnv = { ...baseEnv, ...natsEnv, ...deadlineEnv, ...postgresEnv, ...healthEnv, ...tracingEnv };
 export type ServiceConfig = z.infer<z.ZodObject<typeof serviceEnv>>;
+/** The configuration of a service whose own variables are `E`: what `CONFIG` holds in it. */
+export type ServiceConfigOf<E extends z.ZodRawShape> = ServiceConfig & z.infer<z.ZodObject<E>>;
 
-export interface ServiceDefinition {
+/** A NATS service, as its `config.ts` declares it. */
+export interface ServiceDefinition<E extends z.ZodRawShape = z.ZodRawShape> {
   /** Service name: the NATS queue group, the log `service` field and the Postgres schema. */
   name: string;
   migrations: MigrationClass[];
   healthSubject: Subject;
+  /** The service's own variables (`{}` when it has none), validated at start with the platform's (`serviceEnv`). */
+  env: E;
 }
 
 export function databaseUrlOf(cfg: Pick<ServiceConfig, 'DATABASE_URL' | 'REGION'>): string {
@@ -47,7 +57,7 @@ class ServiceLifecycle implements BeforeApplicationShutdown, OnApplicationShutdo
   constructor(
     @Inject(RpcServer) private readonly server: RpcServer,
     @Inject(NATS) private readonly nc: NatsConnection,
-    @Inject(DATA_SOURCE) private readonly ds: DataSource,
+    @Inject(Sql) private readonly sql: Sql,
     @Inject(LOGGER) private readonly log: Logger,
   ) {}
 
@@ -58,7 +68,7 @@ class ServiceLifecycle implements BeforeApplicationShutdown, OnApplicationShutdo
 
   async onApplicationShutdown(signal?: string): Promise<void> {
     await this.nc.drain().catch(() => undefined);
-    await this.ds.destroy().catch(() => undefined);
+    await this.sql.end().catch(() => undefined);
     await shutdownTracing();
     this.log.info({ signal }, 'stopped');
   }
@@ -66,7 +76,7 @@ class ServiceLifecycle implements BeforeApplicationShutdown, OnApplicationShutdo
 
 /**
  * The platform of a NATS service: validated config, logger, NATS connection, RPC server (queue group named
- * after the service) and client, the service's own data source, and a health handler.
+ * after the service) and client, the service's own Postgres pool (`Sql`), and a health handler.
  */
 @Global()
 @Module({})
@@ -80,34 +90,35 @@ export class ServicePlatformModule {
         { provide: LOGGER, useValue: log },
         { provide: NATS, useFactory: () => connectNats(cfg.NATS_URL, `${def.name}-${cfg.REGION}`, natsCredentialsOf(cfg, def.name)) },
         {
-          provide: DATA_SOURCE,
+          provide: Sql,
           useFactory: async () => {
-            const ds = createServiceDataSource({
+            const pool = createServicePool({
               url: databaseUrlOf(cfg),
-              schema: def.name.replace(/-/g, '_'),
-              migrations: def.migrations,
               poolMax: cfg.PG_POOL_MAX,
               applicationName: `${def.name}-${cfg.REGION}`,
               timeouts: databaseTimeoutsOf(cfg),
             });
-            await ds.initialize();
-            return ds;
+            // a database that cannot be reached fails the start, not the first request
+            await pool.query('SELECT 1').catch(async (e: unknown) => {
+              await pool.end();
+              throw e;
+            });
+            return new Sql(pool);
           },
         },
         {
           provide: RpcServer,
-          inject: [NATS, DATA_SOURCE],
-          useFactory: (nc: NatsConnection, ds: DataSource) => {
+          inject: [NATS, Sql],
+          useFactory: (nc: NatsConnection, sql: Sql) => {
             const server = new RpcServer(nc, root, def.name, log, cfg.DEADLINE_MARGIN_MS);
-            server.handle(def.healthSubject, async () => checkHealth(def.name, ds, cfg.PG_HEALTH_TIMEOUT_MS));
+            server.handle(def.healthSubject, async () => checkHealth(def.name, sql.pool, cfg.PG_HEALTH_TIMEOUT_MS));
             return server;
           },
         },
-        { provide: Sql, inject: [DATA_SOURCE], useFactory: (ds: DataSource) => new Sql(ds) },
         { provide: RpcClient, inject: [NATS], useFactory: (nc: NatsConnection) => new RpcClient(nc, root, cfg.RPC_TIMEOUT_MS) },
         ServiceLifecycle,
       ],
-      exports: [CONFIG, LOGGER, NATS, DATA_SOURCE, Sql, RpcServer, RpcClient],
+      exports: [CONFIG, LOGGER, NATS, Sql, RpcServer, RpcClient],
     };
   }
 }
@@ -118,8 +129,8 @@ export function databaseTimeoutsOf(cfg: Pick<ServiceConfig, 'PG_CONNECT_TIMEOUT_
 }
 
 /** Postgres answers `SELECT 1` within `timeoutMs`, or the service reports itself degraded: a check never hangs. */
-export async function checkHealth(service: string, ds: DataSource, timeoutMs: number): Promise<Health> {
-  const postgres = (await answersWithin(() => ds.query('SELECT 1'), timeoutMs)) ? 'ok' : 'down';
+export async function checkHealth(service: string, pool: pg.Pool, timeoutMs: number): Promise<Health> {
+  const postgres = (await answersWithin(() => pool.query('SELECT 1'), timeoutMs)) ? 'ok' : 'down';
   return { service, status: postgres === 'ok' ? 'ok' : 'degraded', checks: { postgres } };
 }
 
@@ -127,8 +138,8 @@ export async function checkHealth(service: string, ds: DataSource, timeoutMs: nu
  * The readiness a probe reads over HTTP: the service's own dependencies, Postgres and its NATS connection (over
  * NATS, the health subject answering already proves the latter).
  */
-export async function checkReadiness(service: string, ds: DataSource, nc: NatsConnection, timeoutMs: number): Promise<Health> {
-  const [db, nats] = await Promise.all([checkHealth(service, ds, timeoutMs), natsAnswers(nc, timeoutMs)]);
+export async function checkReadiness(service: string, pool: pg.Pool, nc: NatsConnection, timeoutMs: number): Promise<Health> {
+  const [db, nats] = await Promise.all([checkHealth(service, pool, timeoutMs), natsAnswers(nc, timeoutMs)]);
   const checks = { ...db.checks, nats: nats ? ('ok' as const) : ('down' as const) };
   return { service, status: db.status === 'ok' && nats ? 'ok' : 'degraded', checks };
 }
@@ -150,11 +161,12 @@ export function explainStartupFailure(e: unknown, cfg: { NATS_URL: string }): st
 }
 
 /**
- * Builds a service's Nest application context from a validated config: used by `runService` and, in
- * process, by integration tests.
+ * Builds a service's Nest application context from a loaded config: used by `runService` and, in process, by
+ * integration tests. The service's own variables that `cfg` leaves out get their defaults.
  */
 export async function createServiceApp(def: ServiceDefinition, appModule: new () => unknown, cfg: ServiceConfig, log: Logger) {
-  @Module({ imports: [ServicePlatformModule.forService(def, cfg, log), appModule] })
+  const full: ServiceConfig = { ...cfg, ...configSection(def.env, cfg) };
+  @Module({ imports: [ServicePlatformModule.forService(def, full, log), appModule] })
   class RootModule {}
   const app = await NestFactory.createApplicationContext(RootModule, { logger: ['error', 'warn'], abortOnError: false });
   await app.init();
@@ -164,13 +176,14 @@ export async function createServiceApp(def: ServiceDefinition, appModule: new ()
 }
 
 /**
- * Boots a NATS service: validates config (exits with a clear message when invalid), builds the Nest
- * application context, serves its handlers and shuts down gracefully on SIGTERM/SIGINT.
+ * Boots a NATS service: validates its config (the platform's variables and `def.env`; exits with a clear message
+ * when invalid), builds the Nest application context, serves its handlers and shuts down gracefully on
+ * SIGTERM/SIGINT.
  */
-export async function runService(def: ServiceDefinition, appModule: new () => unknown, extraEnv: z.ZodRawShape = {}): Promise<void> {
+export async function runService(def: ServiceDefinition, appModule: new () => unknown): Promise<void> {
   let cfg: ServiceConfig;
   try {
-    cfg = loadConfig({ ...serviceEnv, ...extraEnv }) as ServiceConfig;
+    cfg = loadConfig({ ...serviceEnv, ...def.env }) as ServiceConfig;
   } catch (e) {
     process.stderr.write(`${def.name}: ${(e as Error).message}\n`);
     process.exit(78);
@@ -181,7 +194,7 @@ export async function runService(def: ServiceDefinition, appModule: new () => un
   try {
     const app = await createServiceApp(def, appModule, cfg, log);
     app.enableShutdownHooks(['SIGTERM', 'SIGINT']);
-    if (cfg.HEALTH_PORT) serveHealthHttp(cfg.HEALTH_PORT, def.name, app.get(DATA_SOURCE), app.get(NATS), cfg.PG_HEALTH_TIMEOUT_MS);
+    if (cfg.HEALTH_PORT) serveHealthHttp(cfg.HEALTH_PORT, def.name, app.get(Sql).pool, app.get(NATS), cfg.PG_HEALTH_TIMEOUT_MS);
     log.info({ root: subjectRoot(cfg.REGION, cfg.NATS_SUBJECT_PREFIX) }, 'ready');
   } catch (e) {
     log.fatal({ err: e }, 'failed to start');
@@ -190,8 +203,8 @@ export async function runService(def: ServiceDefinition, appModule: new () => un
   }
 }
 
-function serveHealthHttp(port: number, service: string, ds: DataSource, nc: NatsConnection, timeoutMs: number): void {
-  serveInternalPort(port, () => checkReadiness(service, ds, nc, timeoutMs));
+function serveHealthHttp(port: number, service: string, pool: pg.Pool, nc: NatsConnection, timeoutMs: number): void {
+  serveInternalPort(port, () => checkReadiness(service, pool, nc, timeoutMs));
 }
 
 /**

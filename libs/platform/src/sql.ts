@@ -1,5 +1,4 @@
 import type pg from 'pg';
-import type { DataSource } from 'typeorm';
 import { isDatabaseUnavailable } from './database.js';
 import { addScrapeSampler, metrics, secondsSince } from './metrics.js';
 import { inSpan, SpanKind } from './tracing.js';
@@ -21,6 +20,13 @@ async function timed<T>(text: string, run: () => Promise<T>): Promise<T> {
   }
 }
 
+/**
+ * A row type from its contract type, so that each shape is written once: `T` with the fields `K` (timestamps, ISO
+ * 8601 text on the wire) as node-postgres reads a `timestamptz`, a `Date` (or null where the field may be null).
+ * A repository omits the wire-only fields and adds the columns only its table has.
+ */
+export type WithDates<T, K extends keyof T> = Omit<T, K> & { [P in K]: null extends T[P] ? Date | null : Date };
+
 export interface Queryable {
   rows<R>(text: string, params?: unknown[]): Promise<R[]>;
 }
@@ -33,18 +39,19 @@ class ClientQueryable implements Queryable {
 }
 
 /**
- * The SQL boundary of a service's repositories: parameterised statements on the data source's own pool,
- * returning rows for every statement kind, and transactions that roll back on any error.
+ * The SQL boundary of a service's repositories: parameterised statements on the service's pool (`createServicePool`),
+ * returning rows for every statement kind, and transactions that roll back on any error. `pool` is there for
+ * the rare code that needs a connection of its own (streaming a large value).
  */
 export class Sql implements Queryable {
-  private readonly pool: pg.Pool;
-
-  constructor(ds: DataSource) {
-    const pool = (ds.driver as unknown as { master?: pg.Pool }).master;
-    if (!pool) throw new Error('the data source is not initialized');
-    this.pool = pool;
+  constructor(readonly pool: pg.Pool) {
     // statements waiting for a connection: the pool is the bottleneck (PG_POOL_MAX), sampled on scrape
     addScrapeSampler(() => metrics.dbPoolWaiting.set(pool.waitingCount));
+  }
+
+  /** Closes every connection once the statements under way have finished. */
+  async end(): Promise<void> {
+    await this.pool.end();
   }
 
   async rows<R>(text: string, params: unknown[] = []): Promise<R[]> {

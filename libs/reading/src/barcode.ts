@@ -11,12 +11,13 @@ let prepared = false;
 
 /**
  * zxing's WebAssembly, from the installed `zxing-wasm` package. Its default loader fetches the module from a CDN,
- * in Node too; handing it the bytes is what keeps the reader offline.
+ * in Node too; handing it the bytes is what keeps the reader offline. The module is instantiated by the first
+ * `readBarcodes`, so a failure to load it reaches that read's caller.
  */
 function prepare(): void {
   if (prepared) return;
   const wasm = readFileSync(require.resolve('zxing-wasm/reader/zxing_reader.wasm'));
-  prepareZXingModule({ overrides: { wasmBinary: wasm.buffer.slice(wasm.byteOffset, wasm.byteOffset + wasm.byteLength) }, fireImmediately: true });
+  prepareZXingModule({ overrides: { wasmBinary: wasm.buffer.slice(wasm.byteOffset, wasm.byteOffset + wasm.byteLength) } });
   prepared = true;
 }
 

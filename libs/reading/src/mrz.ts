@@ -88,17 +88,10 @@ interface Ambiguity {
 }
 
 /**
- * Parses MRZ lines into a read, if every check digit and the name field hold.
- *
- * In the guarded alphanumeric fields, two pairs of OCR-B glyphs differ by a few pixels and are misread even by
- * the OCR-B model (measured in docs/reading.md): `0`/`O` and `5`/`S`. Their places are spelled both ways, in
- * rounds: first none changed (a `0`/`O` read as the digit, since document numbers are mostly digits; a `5`/`S` as
- * read), then one, then two… The first round in which exactly one spelling makes every check digit hold gives the
- * read; a round with two such spellings means the check digits cannot tell, and the zone stays unread. One
- * change never keeps a check digit (24 or 23 times a weight of 7, 3 or 1 is never a multiple of 10), so the
- * spelling with the fewest changes from the truth is the only one of its round that can hold. What stays out of
- * reach, as for any OCR: two misreads that cancel out, and a number with two letter Os at places weighted 7 and 3
- * (their change to zeros keeps every check digit; it reads as zeros).
+ * Parses MRZ lines into a read, if every check digit and the name field hold. In the guarded alphanumeric
+ * fields, the look-alikes `0`/`O` and `5`/`S` are spelled both ways in rounds of fewest changes; the first round
+ * in which exactly one spelling holds every check digit gives the read, and a round with two leaves the zone
+ * unread (why this is sound, and what stays out of reach: docs/reading.md, "Look-alikes in the document number").
  */
 export function parseMrz(lines: string[], today: string): MrzParse {
   const layout = layoutOf(lines);

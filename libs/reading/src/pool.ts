@@ -5,7 +5,7 @@ import type { Verification, VerifyInput } from './verify.js';
 import type { ReadTask, VerifyTask } from './worker.js';
 
 export interface ReadingPoolOptions {
-  /** Worker threads, each with its own engines (about 250–350 MB each; docs/reading.md). */
+  /** Worker threads, each with its own engines and their memory (docs/reading.md, "Measured"). */
   threads: number;
   /** Load the face engine in every thread at start too (the live capture run needs it; the ID scan does not). */
   faces?: boolean;
@@ -37,7 +37,19 @@ export class ReadingPool {
     });
   }
 
-  /** Loads every thread's engines: call at start so that the first requests do not pay for it. */
+  /** A pool whose threads have loaded their engines, so that the first requests do not pay for it; closed if that fails. */
+  static async start(options: ReadingPoolOptions): Promise<ReadingPool> {
+    const pool = new ReadingPool(options);
+    try {
+      await pool.warm();
+    } catch (e) {
+      await pool.close().catch(() => undefined);
+      throw e;
+    }
+    return pool;
+  }
+
+  /** Loads every thread's engines. */
   async warm(): Promise<void> {
     await Promise.all(Array.from({ length: this.options.threads }, () => this.pool.run({ faces: this.options.faces ?? false }, { name: 'warm' })));
   }

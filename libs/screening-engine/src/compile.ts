@@ -1,16 +1,9 @@
 /**
- * Compilation of a validated rule set into one evaluation function.
- *
- * Plan (once per rule set): keep active rules, order them by ascending priority then position,
- * collect the distinct fields they read and decide how each resolves (per run, or a constant
- * fixed at compile time: device fields with device intelligence off, template metadata).
- *
- * Code generation (once per rule set): one function that resolves each distinct field once into
- * a local and evaluates every rule's condition as a straight-line boolean expression, with
- * constant conditions folded. Only validated input reaches the generator, and every literal is
- * emitted through JSON.stringify or a constants table, so no caller text becomes code.
- * Where code generation is disabled (`--disallow-code-generation-from-strings`), an equivalent
- * closure tree is used instead.
+ * Compiles a validated rule set, once, into one evaluation function: active rules in priority order, each
+ * distinct field resolved once per run (or folded to a constant fixed at compile time), each condition a
+ * straight-line boolean expression. Every literal is emitted through JSON.stringify or a constants table, so no
+ * caller text becomes code; where code generation is disabled, an equivalent closure tree is used
+ * (docs/screening.md, "Implementation notes").
  */
 import { parseField, type FieldRef } from './fields.js';
 import { holds } from './operators.js';

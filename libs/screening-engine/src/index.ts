@@ -36,7 +36,11 @@ export {
   RULE_TYPES,
   SENSITIVE_FIELDS,
   isResolvableField,
+  parseField,
   type FieldRef,
   type FieldType,
   type FixedField,
 } from './fields.js';
+// the reference semantics of operators and fields, to check another engine against this one (tools/bench)
+export { holds } from './operators.js';
+export { fieldSource, type FieldSource } from './resolve.js';

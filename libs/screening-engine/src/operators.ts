@@ -1,16 +1,7 @@
 /**
- * Operator semantics: the reference definition. The compiler generates specialised code for
- * speed; tests check that it agrees with `holds` on every case.
- *
- * - `undefined` is "resolved to nothing" (resolvers never produce `null`): every operator is
- *   false, `exists` too.
- * - No coercion: `1` never equals `"1"`; string comparisons are case-sensitive.
- * - An array or object resolved value is compared by reference: `eq` and `in` never hold,
- *   `neq` and `not_in` always hold; `contains` on an array is exact membership of one element.
- * - `contains` on a string is a case-sensitive substring test with a string value; any other
- *   combination does not hold.
- * - `gt`/`gte`/`lt`/`lte` hold only when both sides are numbers, or both are strings (compared
- *   by UTF-16 code units, so `YYYY-MM-DD` dates order chronologically); otherwise false.
+ * Operator semantics: the reference definition of docs/screening.md, "Operators" (`undefined` is "resolved to
+ * nothing", and every operator is false on it; no coercion). The compiler generates specialised code for speed;
+ * tests check that it agrees with `holds` on every case.
  */
 import type { Operator } from './types.js';
 

@@ -1,7 +1,7 @@
 /**
  * A thread of the reading bench that renders specimens and photographs them (`photograph` is plain JavaScript,
- * about 0.7 s a side at 12 MP): one per core, so that preparing the photos takes half the time, and none of its
- * work runs on the thread that later samples the pool's memory.
+ * slow at 12 MP): one per core, so that the photos are ready sooner, and none of their work runs on the thread
+ * that later samples the pool's memory.
  */
 import { parentPort, workerData } from 'node:worker_threads';
 import { photograph, renderSpecimen, type PhotoOptions, type Specimen } from '@verity/specimens';

@@ -28,11 +28,11 @@ export async function containerEnvSchemas(): Promise<Record<string, EnvShape>> {
     console: await exported('apps/console/dist/src/config.js', 'consoleEnv'),
     accounts: { ...service, ...(await exported('apps/accounts/dist/src/config.js', 'accountsEnv')) },
     applicants: service,
-    screening: { ...service, ...(await exported('apps/screening/dist/src/definition.js', 'screeningEnv')) },
+    screening: { ...service, ...(await exported('apps/screening/dist/src/config.js', 'screeningEnv')) },
     sessions: { ...service, ...(await exported('apps/sessions/dist/src/config.js', 'sessionsEnv')) },
     'webhook-delivery': { ...service, ...(await exported('apps/webhook-delivery/dist/src/config.js', 'webhookEnv')) },
-    evidence: { ...service, ...(await exported('apps/evidence/dist/src/definition.js', 'evidenceEnv')) },
-    'id-scan': { ...service, ...(await exported('apps/id-scan/dist/src/definition.js', 'idScanEnv')) },
+    evidence: { ...service, ...(await exported('apps/evidence/dist/src/config.js', 'evidenceEnv')) },
+    'id-scan': { ...service, ...(await exported('apps/id-scan/dist/src/config.js', 'idScanEnv')) },
     // the migrate Job (libs/platform/src/migrate.ts)
     migrate: { ...(baseEnv as unknown as EnvShape), ...(postgresEnv as unknown as EnvShape) },
   };

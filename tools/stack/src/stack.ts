@@ -443,7 +443,7 @@ function procId(region: Region, service: ServiceName, replica: number): string {
 /**
  * Ports are picked below the ephemeral range of Linux (32768–60999) and macOS (49152–65535): a port the kernel
  * gives to an outgoing connection (any process's) between the pick and the process's listen would make that
- * process fail with EADDRINUSE, and the more processes a stack runs (replicas), the likelier that was.
+ * process fail with EADDRINUSE, and the more processes a stack runs (replicas), the likelier that is.
  */
 const PORT_RANGE = { from: 20_000, to: 32_000 };
 /** Ports this process handed out: never twice, since each is only bound later, by whoever asked. */

@@ -2,8 +2,8 @@ import { Inject, Injectable } from '@nestjs/common';
 import type { BillingDebitRequest, CheckType, Principal, WalletDebit } from '@verity/contracts';
 import { DomainError, type ErrorData } from '@verity/errors';
 import { isId } from '@verity/keys';
-import { MicroBatch, type RpcContext } from '@verity/platform';
-import { ACCOUNTS_CONFIG, type AccountsConfig } from '../config.js';
+import { CONFIG, MicroBatch, type RpcContext } from '@verity/platform';
+import type { AccountsConfig } from '../config.js';
 import { debitRequestProblem, decideDebits } from './debits.js';
 import { priceOf } from './pricing.js';
 import { toWalletDebit, WalletDebitsRepository, type DebitRow } from './wallet-debits.repository.js';
@@ -38,7 +38,7 @@ const MAX_ATTEMPTS = 20;
 export class BillingService {
   constructor(
     private readonly repo: WalletDebitsRepository,
-    @Inject(ACCOUNTS_CONFIG) private readonly cfg: AccountsConfig,
+    @Inject(CONFIG) private readonly cfg: AccountsConfig,
   ) {}
 
   // one debit's failure must not fail the others decided with it: a failed batch goes again one by one
@@ -56,7 +56,7 @@ export class BillingService {
       session_id: req.session_id,
       org_id: p.org_id,
       key_id: p.key_id,
-      amount: priceOf(req.checks, this.cfg.prices),
+      amount: priceOf(req.checks, this.cfg.CHECK_PRICES),
       checks: [...new Set(req.checks)],
       deadline: ctx.deadline,
     });

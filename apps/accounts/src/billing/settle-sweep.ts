@@ -2,8 +2,8 @@ import { Inject, Injectable, type BeforeApplicationShutdown, type OnApplicationB
 import { SUBJECTS, type Principal } from '@verity/contracts';
 import { DomainError } from '@verity/errors';
 import type { Region } from '@verity/keys';
-import { CONFIG, LOGGER, RpcClient, type Logger, type ServiceConfig } from '@verity/platform';
-import { ACCOUNTS_CONFIG, type AccountsConfig } from '../config.js';
+import { CONFIG, LOGGER, Poller, RpcClient, type Logger } from '@verity/platform';
+import type { AccountsConfig } from '../config.js';
 import { billingOf, OrganizationsRepository } from '../organizations/organizations.repository.js';
 import { WalletDebitsRepository, type OpenDebit } from './wallet-debits.repository.js';
 
@@ -30,41 +30,31 @@ export interface SweepResult {
  */
 @Injectable()
 export class SettleSweep implements OnApplicationBootstrap, BeforeApplicationShutdown {
-  private timer: NodeJS.Timeout | null = null;
-  private running: Promise<SweepResult> | null = null;
+  private readonly poller: Poller;
 
   constructor(
     private readonly debits: WalletDebitsRepository,
     private readonly orgs: OrganizationsRepository,
     @Inject(RpcClient) private readonly rpc: RpcClient,
-    @Inject(CONFIG) private readonly service: ServiceConfig,
-    @Inject(ACCOUNTS_CONFIG) private readonly cfg: AccountsConfig,
+    @Inject(CONFIG) private readonly cfg: AccountsConfig,
     @Inject(LOGGER) private readonly log: Logger,
-  ) {}
+  ) {
+    this.poller = new Poller(
+      async () => {
+        const r = await this.sweep();
+        if (r.settled + r.refunded > 0 || r.open > 0) this.log.info(r, 'billing settle sweep');
+      },
+      SWEEP_EVERY_MS,
+      (err) => this.log.warn({ err }, 'billing settle sweep failed; the next pass tries again'),
+    );
+  }
 
   onApplicationBootstrap(): void {
-    this.tick();
-    this.timer = setInterval(() => this.tick(), SWEEP_EVERY_MS);
-    this.timer.unref();
+    this.poller.start();
   }
 
   async beforeApplicationShutdown(): Promise<void> {
-    if (this.timer) clearInterval(this.timer);
-    this.timer = null;
-    await this.running?.catch(() => undefined);
-  }
-
-  private tick(): void {
-    if (this.running) return;
-    this.running = this.sweep().finally(() => {
-      this.running = null;
-    });
-    this.running.then(
-      (r) => {
-        if (r.settled + r.refunded > 0 || r.open > 0) this.log.info(r, 'billing settle sweep');
-      },
-      (err: unknown) => this.log.warn({ err }, 'billing settle sweep failed; the next pass tries again'),
-    );
+    await this.poller.stop();
   }
 
   /** One pass over the debits open since before `now - BILLING_SETTLE_AFTER_MS`. */
@@ -103,7 +93,7 @@ export class SettleSweep implements OnApplicationBootstrap, BeforeApplicationShu
       key_id: d.key_id,
       key_type: 'sk',
       mode: 'live',
-      region: this.service.REGION as Region,
+      region: this.cfg.REGION as Region,
       scopes: ['sessions:read'],
       tier: org.tier,
       custom_limits: org.custom_limits,

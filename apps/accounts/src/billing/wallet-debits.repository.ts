@@ -1,17 +1,12 @@
 import { Inject, Injectable } from '@nestjs/common';
 import type { CheckType, WalletDebit } from '@verity/contracts';
-import { Sql } from '@verity/platform';
+import { Sql, unnestColumns, type WithDates } from '@verity/platform';
 import type { Wallet } from './debits.js';
 
-export interface DebitRow {
-  session_id: string;
-  org_id: string;
+/** A row of `accounts.wallet_debits`: the debit as on the wire (its `bigint` amount read as text) and the key that made it. */
+export interface DebitRow extends WithDates<Omit<WalletDebit, 'amount'>, 'created_at' | 'settled_at' | 'refunded_at'> {
   key_id: string;
   amount: string;
-  checks: CheckType[];
-  created_at: Date;
-  settled_at: Date | null;
-  refunded_at: Date | null;
 }
 
 export function toWalletDebit(row: DebitRow): WalletDebit {
@@ -26,13 +21,11 @@ export function toWalletDebit(row: DebitRow): WalletDebit {
   };
 }
 
+/** The debits a wallet debit writes, after the statement's organization ($1) and total ($2). */
+const NEW_DEBITS = unnestColumns({ session_id: 'text', key_id: 'text', amount: 'bigint', checks: 'text' }, { from: 3, as: 'd' });
+
 /** An open debit the settle sweep looks at. */
-export interface OpenDebit {
-  session_id: string;
-  org_id: string;
-  key_id: string;
-  created_at: Date;
-}
+export type OpenDebit = Pick<DebitRow, 'session_id' | 'org_id' | 'key_id' | 'created_at'>;
 
 /**
  * The wallets and their debits. Every balance change is written by one statement together with the debit rows
@@ -74,9 +67,9 @@ export class WalletDebitsRepository {
        )
        INSERT INTO accounts.wallet_debits (session_id, org_id, key_id, amount, checks)
        SELECT d.session_id, o.id, d.key_id, d.amount, ARRAY(SELECT jsonb_array_elements_text(d.checks::jsonb))
-         FROM o, unnest($3::text[], $4::text[], $5::bigint[], $6::text[]) AS d(session_id, key_id, amount, checks)
+         FROM o, ${NEW_DEBITS.sql}
        RETURNING *`,
-      [orgId, total, debits.map((d) => d.session_id), debits.map((d) => d.key_id), debits.map((d) => d.amount), debits.map((d) => JSON.stringify(d.checks))],
+      [orgId, total, ...NEW_DEBITS.params(debits.map((d) => ({ ...d, checks: JSON.stringify(d.checks) })))],
     );
   }
 

@@ -1,19 +1,8 @@
 import { Inject, Injectable } from '@nestjs/common';
 import type { ConsoleActivityEntry, ConsoleActivityRecordRequest } from '@verity/contracts';
-import type { Mode } from '@verity/keys';
-import { Sql } from '@verity/platform';
+import { Sql, type WithDates } from '@verity/platform';
 
-interface ActivityRow {
-  id: string;
-  org_id: string;
-  mode: Mode | null;
-  actor_id: string;
-  actor_email: string;
-  action: string;
-  target_id: string | null;
-  details: ConsoleActivityEntry['details'];
-  created_at: Date;
-}
+type ActivityRow = WithDates<Omit<ConsoleActivityEntry, 'object'>, 'created_at'>;
 
 const ACTIVITY_COLUMNS = 'id, org_id, mode, actor_id, actor_email, action, target_id, details, created_at';
 

@@ -1,14 +1,9 @@
 import { Inject, Injectable } from '@nestjs/common';
 import type { ConsoleRole, ConsoleUser } from '@verity/contracts';
-import { Sql } from '@verity/platform';
+import { Sql, type WithDates } from '@verity/platform';
 
-export interface ConsoleUserRow {
-  id: string;
-  org_id: string;
-  email: string;
-  role: ConsoleRole;
-  created_at: Date;
-}
+/** A row of `accounts.console_users` as answered (never the password hash). */
+export type ConsoleUserRow = WithDates<Omit<ConsoleUser, 'object'>, 'created_at'>;
 
 /** The columns a user is answered with: never the password hash. */
 const USER_COLUMNS = 'id, org_id, email, role, created_at';

@@ -1,16 +1,12 @@
 import { Inject, Injectable } from '@nestjs/common';
+import type { ApiKeyRecord } from '@verity/contracts';
 import type { KeyType, Mode, Scope } from '@verity/keys';
-import { Sql } from '@verity/platform';
+import { Sql, type WithDates } from '@verity/platform';
 import type { OrgRow } from '../organizations/organizations.repository.js';
 
-export interface KeyRow {
-  id: string;
-  org_id: string;
-  type: KeyType;
-  mode: Mode;
-  scopes: Scope[];
+/** A row of `accounts.api_keys` (never its hash): the key as on the wire, with when it was revoked. */
+export interface KeyRow extends WithDates<Omit<ApiKeyRecord, 'object' | 'region' | 'revoked'>, 'created_at'> {
   revoked_at: Date | null;
-  created_at: Date;
 }
 
 const KEY_COLUMNS = 'k.id, k.org_id, k.type, k.mode, k.scopes, k.revoked_at, k.created_at';

@@ -1,20 +1,15 @@
 import { Inject, Injectable } from '@nestjs/common';
 import type { BillingState, Organization, SubscriptionStatus } from '@verity/contracts';
 import type { Region } from '@verity/keys';
-import { Sql } from '@verity/platform';
+import { Sql, type WithDates } from '@verity/platform';
 import type { CustomLimits, Tier } from '@verity/ratelimit';
 
-export interface OrgRow {
-  id: string;
-  name: string;
-  region: Region;
-  tier: Tier;
-  custom_limits: CustomLimits | null;
-  subscription_status: SubscriptionStatus;
-  past_due_since: Date | null;
+/** A row of `accounts.organizations`: the organization as on the wire, its billing state in columns of its own. */
+export interface OrgRow
+  extends WithDates<Omit<Organization, 'object' | 'billing'>, 'created_at'>,
+    WithDates<Omit<BillingState, 'wallet_balance'>, 'past_due_since'> {
+  /** `numeric`, read as text. */
   wallet_balance: string | null;
-  wallet_locked: boolean;
-  created_at: Date;
 }
 
 export function billingOf(row: OrgRow): BillingState {

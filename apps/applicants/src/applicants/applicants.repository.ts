@@ -1,22 +1,11 @@
 import { Inject, Injectable } from '@nestjs/common';
-import type { Address, Owner } from '@verity/contracts';
-import type { Mode } from '@verity/keys';
-import { MicroBatch, Sql } from '@verity/platform';
+import type { Address, Applicant, Owner } from '@verity/contracts';
+import { MicroBatch, Sql, unnestColumns, type WithDates } from '@verity/platform';
 
-export interface ApplicantRow {
+/** A row of `applicants.applicants`: the applicant's fields as stored, and when it was erased (the wire's `erased`). */
+export interface ApplicantRow extends WithDates<Omit<Applicant, 'object' | 'erased'>, 'created_at'> {
   seq: string;
-  id: string;
-  mode: Mode;
-  family_name: string | null;
-  given_names: string[] | null;
-  name_suffix: string | null;
-  email: string | null;
-  phone: string | null;
-  date_of_birth: string | null;
-  address: Address | null;
-  external_id: string | null;
   erased_at: Date | null;
-  created_at: Date;
 }
 
 export interface NewApplicant {
@@ -44,6 +33,26 @@ interface PendingInsert {
   deadline: Date;
 }
 
+/** The rows of a batched insert, and the deadline of each (by the database's clock). */
+const NEW_APPLICANTS = unnestColumns({
+  id: 'text',
+  org_id: 'text',
+  mode: 'text',
+  family_name: 'text',
+  // a JSON array: an array of arrays of different lengths cannot be a parameter
+  given_names: 'jsonb',
+  name_suffix: 'text',
+  email: 'text',
+  phone: 'text',
+  date_of_birth: 'date',
+  address: 'jsonb',
+  external_id: 'text',
+  deadline: 'timestamptz',
+});
+
+/** The keys of a batched read: every read is scoped by its owner. */
+const LOOKUPS = unnestColumns({ id: 'text', org_id: 'text', mode: 'text' });
+
 /** Every query is scoped by organization and mode: a row of another owner does not exist for the caller. */
 @Injectable()
 export class ApplicantsRepository {
@@ -67,31 +76,31 @@ export class ApplicantsRepository {
   }
 
   private async insertMany(batch: PendingInsert[]): Promise<Array<ApplicantRow | null>> {
-    const col = <T>(f: (x: PendingInsert) => T) => batch.map(f);
     const rows = await this.db.prepared<ApplicantRow>(
       'applicants_insert',
       `INSERT INTO applicants.applicants
          (id, org_id, mode, family_name, given_names, name_suffix, email, phone, date_of_birth, address, external_id)
        SELECT r.id, r.org_id, r.mode, r.family_name, ARRAY(SELECT e FROM jsonb_array_elements_text(r.given_names) WITH ORDINALITY AS g(e, i) ORDER BY i), r.name_suffix,
               r.email, r.phone, r.date_of_birth, r.address, r.external_id
-         FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::jsonb[], $6::text[], $7::text[], $8::text[], $9::date[], $10::jsonb[], $11::text[], $12::timestamptz[])
-           AS r(id, org_id, mode, family_name, given_names, name_suffix, email, phone, date_of_birth, address, external_id, deadline)
+         FROM ${NEW_APPLICANTS.sql}
         WHERE clock_timestamp() < r.deadline
        RETURNING ${COLUMNS}`,
-      [
-        col((x) => x.a.id),
-        col((x) => x.owner.org_id),
-        col((x) => x.owner.mode),
-        col((x) => x.a.family_name),
-        col((x) => JSON.stringify(x.a.given_names)),
-        col((x) => x.a.name_suffix ?? null),
-        col((x) => x.a.email ?? null),
-        col((x) => x.a.phone ?? null),
-        col((x) => x.a.date_of_birth ?? null),
-        col((x) => (x.a.address ? JSON.stringify(x.a.address) : null)),
-        col((x) => x.a.external_id ?? null),
-        col((x) => x.deadline),
-      ],
+      NEW_APPLICANTS.params(
+        batch.map(({ owner, a, deadline }) => ({
+          id: a.id,
+          org_id: owner.org_id,
+          mode: owner.mode,
+          family_name: a.family_name,
+          given_names: JSON.stringify(a.given_names),
+          name_suffix: a.name_suffix ?? null,
+          email: a.email ?? null,
+          phone: a.phone ?? null,
+          date_of_birth: a.date_of_birth ?? null,
+          address: a.address ? JSON.stringify(a.address) : null,
+          external_id: a.external_id ?? null,
+          deadline,
+        })),
+      ),
     );
     const byId = new Map(rows.map((r) => [r.id, r]));
     return batch.map((x) => byId.get(x.a.id) ?? null);
@@ -102,9 +111,9 @@ export class ApplicantsRepository {
       'applicants_find',
       `SELECT a.seq, a.id, a.mode, a.family_name, a.given_names, a.name_suffix, a.email, a.phone,
               to_char(a.date_of_birth, 'YYYY-MM-DD') AS date_of_birth, a.address, a.external_id, a.erased_at, a.created_at, a.org_id
-         FROM unnest($1::text[], $2::text[], $3::text[]) AS r(id, org_id, mode)
+         FROM ${LOOKUPS.sql}
          JOIN applicants.applicants a ON a.id = r.id AND a.org_id = r.org_id AND a.mode = r.mode`,
-      [batch.map((x) => x.id), batch.map((x) => x.owner.org_id), batch.map((x) => x.owner.mode)],
+      LOOKUPS.params(batch.map((x) => ({ id: x.id, org_id: x.owner.org_id, mode: x.owner.mode }))),
     );
     // the same id may be asked for by its owner and by another organization in one batch: match all three
     const key = (id: string, o: Owner) => `${id} ${o.org_id} ${o.mode}`;

@@ -1,23 +1,17 @@
 import { Inject, Injectable } from '@nestjs/common';
-import type { DsarExport, DsarType, ErasureCounts, Owner, Principal } from '@verity/contracts';
-import { Sql } from '@verity/platform';
+import type { DataSubjectRequest, DsarExport, DsarType, ErasureCounts, Owner, Principal } from '@verity/contracts';
+import { Sql, type WithDates } from '@verity/platform';
 
-export interface DsarRow {
+/** A row of `applicants.data_subject_requests`: the request as on the wire, and how its run is going. */
+export interface DsarRow extends WithDates<Omit<DataSubjectRequest, 'object' | 'export' | 'certificate'>, 'created_at' | 'completed_at'> {
   seq: string;
-  id: string;
   org_id: string;
-  mode: Owner['mode'];
-  type: DsarType;
-  applicant_id: string;
-  status: 'pending' | 'completed';
   principal: Principal;
   /** The results of the steps already done, by step name: a resumed erasure skips them. */
   steps: Record<string, DsarStepResult>;
   export: DsarExport | null;
   certificate: string | null;
   attempts: number;
-  created_at: Date;
-  completed_at: Date | null;
 }
 
 /** A request as the runner claimed it: with the database's time of the claim. */

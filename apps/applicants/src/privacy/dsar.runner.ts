@@ -2,10 +2,10 @@ import { Inject, Injectable, type BeforeApplicationShutdown, type OnApplicationB
 import { SUBJECTS } from '@verity/contracts';
 import { DomainError } from '@verity/errors';
 import type { Region } from '@verity/keys';
-import { addScrapeSampler, CONFIG, LOGGER, metrics, Poller, RpcClient, type CallOptions, type Logger, type ServiceConfig } from '@verity/platform';
+import { addScrapeSampler, CONFIG, LOGGER, metrics, Poller, RpcClient, type CallOptions, type Logger } from '@verity/platform';
 import { ApplicantsRepository } from '../applicants/applicants.repository.js';
 import { toApplicant } from '../applicants/applicants.service.js';
-import { APPLICANTS_CONFIG, type ApplicantsConfig } from '../config.js';
+import type { ApplicantsConfig } from '../config.js';
 import type { ErasureKeys } from './erasure-keys.js';
 import { DsarRepository, type ClaimedDsar, type DsarRow, type DsarStepResult } from './dsar.repository.js';
 import { ERASURE_KEYS } from './tokens.js';
@@ -33,13 +33,12 @@ export class DsarRunner implements OnApplicationBootstrap, BeforeApplicationShut
     private readonly applicants: ApplicantsRepository,
     @Inject(RpcClient) private readonly rpc: RpcClient,
     @Inject(ERASURE_KEYS) private readonly keys: ErasureKeys,
-    @Inject(CONFIG) private readonly service: ServiceConfig,
-    @Inject(APPLICANTS_CONFIG) cfg: ApplicantsConfig,
+    @Inject(CONFIG) private readonly service: ApplicantsConfig,
     @Inject(LOGGER) private readonly log: Logger,
   ) {
     // room for the three calls of a run, each up to the RPC timeout
     this.leaseMs = 4 * service.RPC_TIMEOUT_MS + 5000;
-    this.poller = new Poller(() => this.drain(), cfg.DSAR_POLL_MS, (err) => log.warn({ err }, 'data subject requests: pass failed; the next one tries again'));
+    this.poller = new Poller(() => this.drain(), service.DSAR_POLL_MS, (err) => log.warn({ err }, 'data subject requests: pass failed; the next one tries again'));
   }
 
   onApplicationBootstrap(): void {

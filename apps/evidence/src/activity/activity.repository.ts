@@ -1,7 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import type { ActivityEntry, EvidenceArtifact, Owner } from '@verity/contracts';
 import { newId } from '@verity/keys';
-import { Sql } from '@verity/platform';
+import { Sql, type WithDates } from '@verity/platform';
 
 export type ImageAction = 'kyc.idv.evidence_exported' | 'kyc.idv.evidence_export_failed';
 
@@ -14,17 +14,11 @@ export interface NewActivity {
   key_id: string | null;
 }
 
-interface ActivityRow {
-  id: string;
-  org_id: string;
-  mode: ActivityEntry['mode'];
+/** A row of `evidence.activity`: an entry of the image endpoints, always of a session and an artifact. */
+interface ActivityRow extends WithDates<Omit<ActivityEntry, 'object'>, 'created_at'> {
   session_id: string;
   action: ImageAction;
   artifact: EvidenceArtifact;
-  outcome: string;
-  request_id: string;
-  key_id: string | null;
-  created_at: Date;
 }
 
 export function toActivityEntry(r: ActivityRow): ActivityEntry {

@@ -1,8 +1,7 @@
 import { Injectable, type OnApplicationShutdown } from '@nestjs/common';
-import { Admission } from '@verity/images';
-import { observeReadingPool } from '@verity/platform';
+import { Admission, observeReadingPool } from '@verity/platform';
 import { READER_BUSY_MESSAGE, ReadingPool, type Thresholds, type Verification, type VerifyInput } from '@verity/reading';
-import type { EvidenceConfig } from '../definition.js';
+import type { EvidenceConfig } from '../config.js';
 
 /**
  * The region's reader for live runs: a pool of threads with the document and face engines loaded, behind an
@@ -22,13 +21,7 @@ export class CaptureReader implements OnApplicationShutdown {
     if (cfg.FACE_MATCH_REVIEW_THRESHOLD > cfg.FACE_MATCH_THRESHOLD || cfg.LIVENESS_REVIEW_THRESHOLD > cfg.LIVENESS_THRESHOLD) {
       throw new Error('a review threshold is above its pass threshold (FACE_MATCH_REVIEW_THRESHOLD, LIVENESS_REVIEW_THRESHOLD)');
     }
-    const pool = new ReadingPool({ threads: cfg.READING_THREADS, faces: true });
-    try {
-      await pool.warm();
-    } catch (e) {
-      await pool.close().catch(() => undefined);
-      throw e;
-    }
+    const pool = await ReadingPool.start({ threads: cfg.READING_THREADS, faces: true });
     observeReadingPool(pool);
     // a run waits as long as its caller (the sessions job, whose slots bound how many wait); never past that
     return new CaptureReader(pool, new Admission(cfg.READING_THREADS, Infinity, Infinity, READER_BUSY_MESSAGE), {

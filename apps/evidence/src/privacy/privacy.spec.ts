@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { DomainError } from '@verity/errors';
 import { newId } from '@verity/keys';
 import { loadConfig } from '@verity/platform';
-import { retentionEnv } from '../definition.js';
+import { retentionEnv } from '../config.js';
 import { validatePrivacyRequest } from './privacy.service.js';
 
 describe('data subject request steps', () => {

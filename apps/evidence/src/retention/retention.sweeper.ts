@@ -1,9 +1,7 @@
 import { Inject, Injectable, type BeforeApplicationShutdown, type OnApplicationBootstrap } from '@nestjs/common';
-import { LOGGER, metrics, Poller, type Logger } from '@verity/platform';
-import type { RetentionConfig } from '../definition.js';
+import { CONFIG, LOGGER, metrics, Poller, type Logger } from '@verity/platform';
+import type { RetentionConfig } from '../config.js';
 import { StoredImagesRepository } from '../privacy/stored-images.repository.js';
-
-export const RETENTION_CONFIG = Symbol('RETENTION_CONFIG');
 
 /** The first pass after start waits this long (or the interval, when shorter): the service settles in first. */
 const FIRST_PASS_AFTER_MS = 10_000;
@@ -32,7 +30,7 @@ export class RetentionSweeper implements OnApplicationBootstrap, BeforeApplicati
 
   constructor(
     private readonly images: StoredImagesRepository,
-    @Inject(RETENTION_CONFIG) private readonly cfg: RetentionConfig,
+    @Inject(CONFIG) private readonly cfg: RetentionConfig,
     @Inject(LOGGER) private readonly log: Logger,
   ) {
     this.poller = new Poller(

@@ -1,8 +1,9 @@
 import { Inject, Injectable, type OnApplicationBootstrap } from '@nestjs/common';
 import { EVENTS, SUBJECTS, type Principal } from '@verity/contracts';
+import type { KeyRouteAccess } from '@verity/api-schema';
 import { DomainError } from '@verity/errors';
 import { hashApiKey, hashCaptureSecret, isCaptureSecret, parseApiKey } from '@verity/keys';
-import { RpcClient, type Logger } from '@verity/platform';
+import { CONFIG, LOGGER, RpcClient, type Logger } from '@verity/platform';
 import {
   captureBucket,
   decide,
@@ -15,12 +16,11 @@ import {
 } from '@verity/ratelimit';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { readDeviceId } from '../capture/device-cookie.js';
-import { GATEWAY_CONFIG, type GatewayConfig } from '../config.js';
+import type { GatewayConfig } from '../config.js';
 import { carriesIdempotencyKey } from '../idempotency/idempotency.hooks.js';
-import { GATEWAY_LOGGER } from '../tokens.js';
 import { KeyCache } from './key-cache.js';
 import { RateLimiter } from './rate-limiter.js';
-import { routeKey, ROUTES, type KeyRouteAccess } from './routes.js';
+import { Routes } from './routes.js';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 
@@ -34,10 +34,11 @@ export class AccessService implements OnApplicationBootstrap {
   private readonly cache: KeyCache;
 
   constructor(
-    @Inject(GATEWAY_CONFIG) private readonly cfg: GatewayConfig,
+    @Inject(CONFIG) private readonly cfg: GatewayConfig,
     @Inject(RpcClient) private readonly rpc: RpcClient,
     @Inject(RateLimiter) private readonly limiter: RateLimiter,
-    @Inject(GATEWAY_LOGGER) private readonly log: Logger,
+    @Inject(Routes) private readonly routes: Routes,
+    @Inject(LOGGER) private readonly log: Logger,
   ) {
     this.cache = new KeyCache(cfg.KEY_CACHE_TTL_MS);
   }
@@ -50,10 +51,10 @@ export class AccessService implements OnApplicationBootstrap {
   }
 
   async authorize(req: FastifyRequest, reply: FastifyReply): Promise<void> {
-    const route = ROUTES[routeKey(req.method, req.routeOptions.url) ?? ''];
+    const route = this.routes.access(req.method, req.routeOptions.url);
     if (route?.auth === 'capture') return this.authorizeCapture(req, reply);
-    // a route the table declares public (GET /v1/openapi.json): no key is read, the address's budget counts
-    if (route?.auth === 'public') return this.limitIp(req, reply);
+    // a route declared public (GET /v1/openapi.json): no key is read; the address's budget counts if it says so
+    if (route?.auth === 'public') return route.ipLimited ? this.limitIp(req, reply) : undefined;
     const access = route;
     const now = Date.now();
     const ip = ipBucket(req.ip, this.cfg.RATE_LIMIT_IP_PER_MINUTE, now);
@@ -63,11 +64,11 @@ export class AccessService implements OnApplicationBootstrap {
     const raw = typeof header === 'string' && /^bearer /i.test(header) ? header.slice(7).trim() : null;
     const parsed = raw ? parseApiKey(raw) : null;
     const hash = parsed && parsed.region === this.cfg.REGION ? hashApiKey(raw!) : null;
-    const cached = hash ? this.cache.get(hash, now) : undefined;
+    const cached = hash ? this.cache.get(hash) : undefined;
 
     // Hot path: a cached key on a known route counts IP, class and global in one script call.
     if (cached && access) {
-      const buckets = keyBuckets(cached.key_id, access.routeClass, cached.tier, cached.custom_limits, now);
+      const buckets = keyBuckets(cached.key_id, access.rateClass, cached.tier, cached.custom_limits, now);
       const counts = await this.limiter.increment([ip, ...buckets], now);
       this.checkIp(ip, counts?.[0], reply);
       this.applyKeyLimits(cached, buckets, counts?.slice(1) ?? null, reply);
@@ -89,7 +90,7 @@ export class AccessService implements OnApplicationBootstrap {
     }
     const principal = await this.lookup(hash!, req.requestId);
     if (!principal) throw new DomainError('invalid_api_key');
-    const buckets = keyBuckets(principal.key_id, access.routeClass, principal.tier, principal.custom_limits, now);
+    const buckets = keyBuckets(principal.key_id, access.rateClass, principal.tier, principal.custom_limits, now);
     const counts = await this.limiter.increment(buckets, now);
     this.applyKeyLimits(principal, buckets, counts, reply);
     this.finish(req, principal, access, now);

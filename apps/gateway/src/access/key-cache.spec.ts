@@ -17,6 +17,40 @@ describe('key cache', () => {
     c.dropOrg('org_1');
     assert.equal(c.get('h2'), undefined);
     assert.ok(c.get('h3'));
+    c.clear();
+    assert.equal(c.size, 0);
+  });
+
+  it('serves entries until they expire', async () => {
+    const c = new KeyCache(40);
+    c.set('h1', p('key_1', 'org_1'));
+    assert.ok(c.get('h1'));
+    await new Promise((r) => setTimeout(r, 80));
+    assert.equal(c.get('h1'), undefined);
+  });
+
+  it('is bounded: the least recently used entry makes room; replacing an entry evicts nothing', () => {
+    const c = new KeyCache(5000, 2);
+    c.set('h1', p('key_1', 'org_1'));
+    c.set('h2', p('key_2', 'org_1'));
+    c.set('h2', p('key_2', 'org_2'));
+    assert.equal(c.size, 2);
+    assert.ok(c.get('h1'));
+    c.set('h3', p('key_3', 'org_1'));
+    assert.equal(c.size, 2);
+    assert.equal(c.get('h2'), undefined);
+    assert.deepEqual([c.get('h1')?.key_id, c.get('h3')?.key_id], ['key_1', 'key_3']);
+  });
+
+  it('a zero ttl caches nothing', async () => {
+    const c = new KeyCache(0);
+    c.set('h1', p('key_1', 'org_1'));
+    assert.equal(c.get('h1'), undefined);
+    const calls: number[] = [];
+    const verify = () => (calls.push(1), Promise.resolve(p('key_1', 'org_1')));
+    await c.lookup('h1', verify);
+    await c.lookup('h1', verify);
+    assert.equal(calls.length, 2, 'every lookup asks');
   });
 });
 

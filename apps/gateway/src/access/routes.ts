@@ -1,63 +1,68 @@
-import type { Scope } from '@verity/keys';
-import type { RouteClass } from '@verity/ratelimit';
+import { applyDecorators, HttpCode, RequestMapping, RequestMethod, SetMetadata, type Type } from '@nestjs/common';
+import { routeTableProblems, type RouteAccess, type RouteDeclaration, type RouteTable } from '@verity/api-schema';
 
-/** What a /v1 route requires. The table below is the public surface of the gateway. */
-export type RouteAccess = KeyRouteAccess | CaptureRouteAccess | PublicRouteAccess;
+type Method = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+
+/** `METHOD /path/:param`, as the router reports the matched route. */
+export type RouteKey = `${Method} /${string}`;
+
+const DECLARATION = Symbol('verity:route');
 
 /**
- * A /v1 route that needs no credential at all (the API's own description): only the pre-authentication IP limit,
- * no rate class. Named here explicitly, like every other route, so that no route is public by omission.
+ * Declares a route of the gateway on its handler, once: method and path, who may call it (an API key's scope and
+ * rate class, a capture client secret, or anyone) and how the API reference describes it. The access check, the
+ * OpenAPI document and the tests' route matrices all read these declarations; nothing else lists routes.
+ *
+ * Replaces Nest's `@Get`/`@Post`… (the controller takes no path prefix) and `@HttpCode` (the success status).
  */
-export interface PublicRouteAccess {
-  auth: 'public';
+export function Route(key: RouteKey, declaration: RouteDeclaration): MethodDecorator {
+  const [method, path] = key.split(' ') as [Method, string];
+  const status = declaration.success.status;
+  return applyDecorators(
+    RequestMapping({ method: RequestMethod[method], path }),
+    ...(status === (method === 'POST' ? 201 : 200) ? [] : [HttpCode(status)]),
+    SetMetadata(DECLARATION, { key, declaration }),
+  );
 }
 
-/** A route of the capture flow (docs/capture.md): a session's client secret, not an API key; rate class `capture`. */
-export interface CaptureRouteAccess {
-  auth: 'capture';
+/** The routes declared (`@Route`) on the handlers of `controllers`; throws on a table that could not be served as declared. */
+export function routeTable(controllers: readonly Type[]): RouteTable {
+  const table: RouteTable = {};
+  for (const controller of controllers) {
+    for (const name of Object.getOwnPropertyNames(controller.prototype)) {
+      const handler = (controller.prototype as Record<string, unknown>)[name];
+      if (typeof handler !== 'function') continue;
+      const found = Reflect.getMetadata(DECLARATION, handler) as { key: string; declaration: RouteDeclaration } | undefined;
+      if (!found) continue;
+      if (table[found.key]) throw new Error(`${found.key} is declared twice`);
+      table[found.key] = found.declaration;
+    }
+  }
+  const problems = routeTableProblems(table);
+  if (problems.length) throw new Error(`the gateway's routes are declared wrongly:\n${problems.join('\n')}`);
+  return table;
 }
 
-/** A route called with an API key. */
-export interface KeyRouteAccess {
-  auth?: 'key';
-  /** null: any authenticated key (GET /v1/me). */
-  scope: Scope | null;
-  routeClass: RouteClass;
-  /** Publishable keys are allowed (only GET /v1/me). */
-  publishable?: boolean;
-  /** Account-state read exempt from billing refusals. */
-  billingExempt?: boolean;
-}
+/** The gateway's route table, for the hooks that decide by the matched route (access, body parsers, idempotency). */
+export class Routes {
+  constructor(readonly table: RouteTable) {}
 
-/** Keyed by `METHOD path-pattern` as Fastify reports the matched route. */
-export const ROUTES: Record<string, RouteAccess> = {
-  'GET /v1/me': { scope: null, routeClass: 'reads', publishable: true, billingExempt: true },
-  'POST /v1/applicants': { scope: 'applicants:write', routeClass: 'applicants:create' },
-  'GET /v1/applicants': { scope: 'applicants:read', routeClass: 'reads' },
-  'GET /v1/applicants/:id': { scope: 'applicants:read', routeClass: 'reads' },
-  'POST /v1/workflow-templates': { scope: 'workflows:write', routeClass: 'global' },
-  'GET /v1/workflow-templates': { scope: 'workflows:read', routeClass: 'reads' },
-  'GET /v1/workflow-templates/:id': { scope: 'workflows:read', routeClass: 'reads' },
-  'PATCH /v1/workflow-templates/:id': { scope: 'workflows:write', routeClass: 'global' },
-  'POST /v1/sessions': { scope: 'sessions:write', routeClass: 'sessions:create' },
-  'GET /v1/sessions': { scope: 'sessions:read', routeClass: 'reads' },
-  'GET /v1/sessions/:id': { scope: 'sessions:read', routeClass: 'reads' },
-  'POST /v1/sessions/:id/notes': { scope: 'sessions:write', routeClass: 'global' },
-  'POST /v1/sessions/:id/cancel': { scope: 'sessions:write', routeClass: 'global' },
-  'POST /v1/sessions/:id/review': { scope: 'sessions:write', routeClass: 'global' },
-  'POST /v1/sessions/:id/decision': { scope: 'sessions:write', routeClass: 'global' },
-  'GET /v1/webhook-events': { scope: 'webhooks:read', routeClass: 'reads' },
-  'POST /v1/id-verification': { scope: 'idv:scan', routeClass: 'global' },
-  'GET /v1/sessions/:id/idv-image/:artifact': { scope: 'sessions:read_report', routeClass: 'sessions:read_image' },
-  'POST /v1/data_subject_requests': { scope: 'dsar:write', routeClass: 'dsar:create' },
-  'GET /v1/data_subject_requests/:id': { scope: 'dsar:write', routeClass: 'reads' },
-  'GET /v1/capture': { auth: 'capture' },
-  'PUT /v1/capture/images/:artifact': { auth: 'capture' },
-  'POST /v1/capture/submit': { auth: 'capture' },
-  'POST /v1/capture/skip': { auth: 'capture' },
-  'GET /v1/openapi.json': { auth: 'public' },
-};
+  static of(controllers: readonly Type[]): Routes {
+    return new Routes(routeTable(controllers));
+  }
 
-export function routeKey(method: string, url: string | undefined): string | null {
-  return url === undefined ? null : `${method} ${url}`;
+  /** The declared access of the matched route (`req.method`, `req.routeOptions.url`); undefined for an undeclared one. */
+  access(method: string, url: string | undefined): RouteAccess | undefined {
+    return url === undefined ? undefined : this.table[`${method} ${url}`]?.access;
+  }
+
+  /** `METHOD /path/:param` of every route whose body is of this kind. */
+  withBody(kind: 'multipart' | 'image'): Set<string> {
+    return new Set(Object.entries(this.table).filter(([, r]) => r.body?.kind === kind).map(([k]) => k));
+  }
+
+  /** Paths of the POST routes whose body is streamed, never kept (their Idempotency-Key is checked, not honoured). */
+  streamedPosts(): Set<string> {
+    return new Set(Object.entries(this.table).filter(([k, r]) => k.startsWith('POST ') && r.body?.streamed).map(([k]) => k.slice(5)));
+  }
 }

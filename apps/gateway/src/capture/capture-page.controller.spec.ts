@@ -8,9 +8,8 @@ import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fa
 import { CONTENT_SECURITY_POLICY, captureAsset } from '@verity/capture-page';
 import { SUBJECTS, type CaptureResolveReply } from '@verity/contracts';
 import { DomainError } from '@verity/errors';
-import { RpcClient, type CallOptions, type Logger } from '@verity/platform';
+import { LOGGER, RpcClient, type CallOptions, type Logger } from '@verity/platform';
 import type { FastifyInstance } from 'fastify';
-import { GATEWAY_LOGGER } from '../tokens.js';
 import { CapturePageController } from './capture-page.controller.js';
 import { deviceCookie, newDeviceId, readDeviceId } from './device-cookie.js';
 
@@ -38,7 +37,7 @@ function reply(state: CaptureResolveReply['state']): () => Promise<CaptureResolv
   controllers: [CapturePageController],
   providers: [
     { provide: RpcClient, useValue: rpc },
-    { provide: GATEWAY_LOGGER, useValue: log },
+    { provide: LOGGER, useValue: log },
   ],
 })
 class TestModule {}

@@ -11,9 +11,9 @@ import {
 import { SUBJECTS } from '@verity/contracts';
 import { DomainError } from '@verity/errors';
 import { hashCaptureSecret, isCaptureSecret } from '@verity/keys';
-import { RpcClient, type Logger } from '@verity/platform';
+import { LOGGER, RpcClient, type Logger } from '@verity/platform';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { GATEWAY_LOGGER } from '../tokens.js';
+import { Route } from '../access/routes.js';
 import { deviceCookie, newDeviceId, readDeviceId } from './device-cookie.js';
 
 /**
@@ -23,14 +23,14 @@ import { deviceCookie, newDeviceId, readDeviceId } from './device-cookie.js';
  * Every answer is HTML or a static file with the page's CSP, never the error envelope, never a stack trace, and
  * never the secret echoed anywhere but the page that may use it.
  */
-@Controller('verify')
+@Controller()
 export class CapturePageController {
   constructor(
     @Inject(RpcClient) private readonly rpc: RpcClient,
-    @Inject(GATEWAY_LOGGER) private readonly log: Logger,
+    @Inject(LOGGER) private readonly log: Logger,
   ) {}
 
-  @Get('assets/:file')
+  @Get('verify/assets/:file')
   asset(@Param('file') file: string, @Req() req: FastifyRequest, @Res() reply: FastifyReply) {
     reply.headers(SECURITY_HEADERS);
     const a = captureAsset(file);
@@ -42,7 +42,22 @@ export class CapturePageController {
     return reply.code(200).header('content-type', a.contentType).send(a.body);
   }
 
-  @Get(':secret')
+  @Route('GET /verify/:secret', {
+    access: { auth: 'public', ipLimited: true },
+    tag: 'Capture',
+    summary: 'The hosted capture page',
+    description:
+      "The page a live session's `url` points at: consent, the document, a selfie when the workflow needs one, submit. HTML with a strict Content-Security-Policy, nothing from another origin. No key; counts against the pre-authentication IP limit (past it, a page that says so, 429). Never the error envelope.",
+    params: { secret: { description: "The session's `client_secret` (`vcs_` + 43 characters)." } },
+    success: { status: 200, description: 'The capture page.', body: { html: true } },
+    other: [
+      { status: 404, description: 'The link is unknown.', body: { html: true } },
+      { status: 410, description: 'The link has expired, or was used.', body: { html: true } },
+      { status: 429, description: 'Too many requests from this address.', body: { html: true } },
+      { status: 500, description: 'Something failed; nothing of the link is shown.', body: { html: true } },
+      { status: 503, description: 'The region cannot serve the page now.', body: { html: true } },
+    ],
+  })
   async page(@Param('secret') secret: string, @Req() req: FastifyRequest, @Res() reply: FastifyReply) {
     const state = await this.resolve(secret, req.requestId || req.id);
     reply

@@ -1,12 +1,12 @@
-import { Controller, Get, Inject, Res } from '@nestjs/common';
-import { SUBJECTS, type Health, type Subject } from '@verity/contracts';
+import { Controller, Inject, Res } from '@nestjs/common';
 import type { NatsConnection } from '@nats-io/transport-node';
-import { RpcClient } from '@verity/platform';
+import { SUBJECTS, type Health, type Subject } from '@verity/contracts';
+import { CONFIG, NATS, REDIS, RpcClient } from '@verity/platform';
 import type { FastifyReply } from 'fastify';
 import type { Redis } from 'ioredis';
-import { GATEWAY_CONFIG, type GatewayConfig } from '../config.js';
+import { Route } from '../access/routes.js';
+import type { GatewayConfig } from '../config.js';
 import { gatewayOwnReadiness } from '../observability/internal-port.js';
-import { GATEWAY_NATS, GATEWAY_REDIS } from '../tokens.js';
 
 /** Every service of the region, as readiness reports them. */
 export const REGION_SERVICES: Array<{ name: string; subject: Subject }> = [
@@ -19,16 +19,22 @@ export const REGION_SERVICES: Array<{ name: string; subject: Subject }> = [
   { name: 'id-scan', subject: SUBJECTS.idScanHealth },
 ];
 
-@Controller('health')
+@Controller()
 export class HealthController {
   constructor(
     @Inject(RpcClient) private readonly rpc: RpcClient,
-    @Inject(GATEWAY_CONFIG) private readonly cfg: GatewayConfig,
-    @Inject(GATEWAY_NATS) private readonly nc: NatsConnection,
-    @Inject(GATEWAY_REDIS) private readonly redis: Redis,
+    @Inject(CONFIG) private readonly cfg: GatewayConfig,
+    @Inject(NATS) private readonly nc: NatsConnection,
+    @Inject(REDIS) private readonly redis: Redis,
   ) {}
 
-  @Get('live')
+  @Route('GET /health/live', {
+    access: { auth: 'public', ipLimited: false },
+    tag: 'Operations',
+    summary: 'Liveness',
+    description: 'The process is up. No authentication, no limit.',
+    success: { status: 200, description: 'Up.', body: { schema: 'HealthLive' } },
+  })
   live() {
     return { status: 'ok' };
   }
@@ -44,7 +50,15 @@ export class HealthController {
    * more. One fan-out serves every caller while it runs and for HEALTH_CACHE_MS after, so a flood of probes costs
    * the services at most one ping each per period.
    */
-  @Get('ready')
+  @Route('GET /health/ready', {
+    access: { auth: 'public', ipLimited: true },
+    tag: 'Operations',
+    summary: 'Readiness',
+    description:
+      "200 while the gateway can serve (its NATS answers), naming each service and Redis `ok` or `down`; `degraded` when one of them does not answer. No authentication; counts against the pre-authentication IP limit; cached briefly.",
+    success: { status: 200, description: 'Ready (`ok` or `degraded`).', body: { schema: 'HealthReady' } },
+    other: [{ status: 503, description: "Not ready: the gateway's NATS does not answer.", body: { schema: 'HealthReady' } }],
+  })
   async ready(@Res({ passthrough: true }) reply: FastifyReply) {
     const r = await this.readiness();
     reply.code(r.nats === 'ok' ? 200 : 503).header('cache-control', 'no-store');

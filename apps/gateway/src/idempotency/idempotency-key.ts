@@ -1,5 +1,6 @@
-import { createCipheriv, createDecipheriv, createHash, randomBytes } from 'node:crypto';
+import { createHash } from 'node:crypto';
 import { DomainError } from '@verity/errors';
+import { aead } from '@verity/keys';
 
 /** The request header (docs/errors.md#idempotency) and the headers of a replayed answer. */
 export const IDEMPOTENCY_HEADER = 'idempotency-key';
@@ -10,9 +11,6 @@ export const ORIGINAL_REQUEST_HEADER = 'original-request';
 export const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000;
 /** What the in-flight lease adds to the RPC timeout: past it the first request can no longer commit anything. */
 export const LEASE_MARGIN_MS = 5000;
-
-/** Routes whose body is streamed, never buffered: the header is validated there but not honoured (docs/decisions.md). */
-export const STREAMED_ROUTES: ReadonlySet<string> = new Set(['/v1/id-verification']);
 
 const PRINTABLE = /^[\x20-\x7e]*$/;
 const MAX_LENGTH = 255;
@@ -67,17 +65,11 @@ function bodyKey(scope: string, key: string): Buffer {
  * answer (an applicant's personal data, say), and only a request presenting the same key can open it.
  */
 export function sealBody(scope: string, key: string, body: Buffer): string {
-  const iv = randomBytes(12);
-  const c = createCipheriv('aes-256-gcm', bodyKey(scope, key), iv);
-  const sealed = Buffer.concat([c.update(body), c.final()]);
-  return Buffer.concat([iv, c.getAuthTag(), sealed]).toString('base64');
+  return aead.seal(bodyKey(scope, key), body).toString('base64');
 }
 
 export function openBody(scope: string, key: string, sealed: string): Buffer {
-  const b = Buffer.from(sealed, 'base64');
-  const d = createDecipheriv('aes-256-gcm', bodyKey(scope, key), b.subarray(0, 12));
-  d.setAuthTag(b.subarray(12, 28));
-  return Buffer.concat([d.update(b.subarray(28)), d.final()]);
+  return aead.open(bodyKey(scope, key), Buffer.from(sealed, 'base64'));
 }
 
 export function parseRecord(raw: string): IdempotencyRecord | null {

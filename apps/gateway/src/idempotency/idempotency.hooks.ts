@@ -13,7 +13,6 @@ import {
   recordKey,
   REPLAYED_HEADER,
   sealBody,
-  STREAMED_ROUTES,
 } from './idempotency-key.js';
 import { IdempotencyStoreUnavailable, type IdempotencyStore } from './idempotency-store.js';
 
@@ -53,14 +52,24 @@ export function noteBody(req: FastifyRequest, body: Buffer): void {
  *   the record that holds it (replay, 422 `idempotency_key_reused`, 409 `idempotency_key_in_use`);
  * - onSend: the answer is kept for 24 hours, a 5xx releases the key.
  */
-export function registerIdempotency(fastify: FastifyInstance, store: IdempotencyStore, opts: { prefix: string; rpcTimeoutMs: number; log: Logger }): void {
+export function registerIdempotency(
+  fastify: FastifyInstance,
+  store: IdempotencyStore,
+  opts: {
+    prefix: string;
+    rpcTimeoutMs: number;
+    log: Logger;
+    /** Paths whose body is streamed, never buffered: the header is validated there but not honoured (docs/decisions.md). */
+    streamed: ReadonlySet<string>;
+  },
+): void {
   const leaseMs = opts.rpcTimeoutMs + LEASE_MARGIN_MS;
 
   fastify.addHook('onRequest', async (req) => {
     const route = req.routeOptions.url;
     if (req.method !== 'POST' || !route?.startsWith('/v1')) return;
     const key = readIdempotencyKey(req.headers[IDEMPOTENCY_HEADER], req.raw.rawHeaders);
-    if (key !== undefined && !STREAMED_ROUTES.has(route)) (req as WithState)[STATE] = { key };
+    if (key !== undefined && !opts.streamed.has(route)) (req as WithState)[STATE] = { key };
   });
 
   fastify.addHook('preHandler', async (req: FastifyRequest, reply: FastifyReply) => {

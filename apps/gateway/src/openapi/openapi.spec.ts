@@ -7,12 +7,12 @@ import { METHOD_METADATA, PATH_METADATA } from '@nestjs/common/constants.js';
 import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
 import { Validator } from '@seriousme/openapi-schema-validator';
-import { splitRouteKey, type OpenApiDocument } from '@verity/api-schema';
+import { REQUEST_COMPONENTS, splitRouteKey, type OpenApiDocument } from '@verity/api-schema';
 import { ERROR_CATALOGUE, isErrorCode } from '@verity/errors';
 import type { Logger } from '@verity/platform';
 import type { FastifyInstance } from 'fastify';
-import { ROUTES } from '../access/routes.js';
-import { GatewayModule } from '../app.module.js';
+import { routeTable } from '../access/routes.js';
+import { GATEWAY_CONTROLLERS } from '../app.module.js';
 import { EnvelopeFilter } from '../http/envelope.filter.js';
 import { generate } from './build.js';
 import { DOCUMENT_PATH, REFERENCE_PATH } from './document.js';
@@ -21,6 +21,7 @@ import { ReferenceController } from './reference.controller.js';
 
 const committed = JSON.parse(readFileSync(DOCUMENT_PATH, 'utf8')) as OpenApiDocument;
 const fresh = generate();
+const ROUTES = routeTable(GATEWAY_CONTROLLERS);
 
 /**
  * Routes of the gateway that the document leaves out on purpose: pages for people (`/docs`, `/docs/…`: the
@@ -30,9 +31,8 @@ const UNDESCRIBED = [/^GET \/docs(\/|$)/, /^GET \/verify\/assets\//];
 
 /** Every route the gateway's controllers declare, as `METHOD /path/:param`, read from Nest's metadata. */
 function controllerRoutes(): string[] {
-  const module = GatewayModule.forRoot({} as never, {} as never, {} as never, {} as never);
   const out: string[] = [];
-  for (const controller of module.controllers as Type[]) {
+  for (const controller of GATEWAY_CONTROLLERS as Type[]) {
     const base = String(Reflect.getMetadata(PATH_METADATA, controller) ?? '');
     for (const name of Object.getOwnPropertyNames(controller.prototype)) {
       const handler = (controller.prototype as Record<string, unknown>)[name];
@@ -76,26 +76,36 @@ describe('the OpenAPI document (GET /v1/openapi.json)', () => {
     assert.ok(served.length >= 29, `${served.length} routes`);
   });
 
-  it('gives every route of the access table its scope, rate class and security scheme', () => {
-    for (const [key, access] of Object.entries(ROUTES)) {
+  it('gives every declared route its scope, rate class and security scheme', () => {
+    for (const [key, { access }] of Object.entries(ROUTES)) {
       const { method, path } = splitRouteKey(key);
       const op = committed.paths[path]?.[method.toLowerCase()] as Record<string, unknown> | undefined;
       assert.ok(op, `${key} is not described`);
       if (access.auth === 'capture') {
         assert.deepEqual([op['security'], op['x-verity-rate-class']], [[{ clientSecret: [] }], 'capture'], key);
       } else if (access.auth === 'public') {
-        assert.deepEqual([op['security'], op['x-verity-rate-class'], op['x-verity-ip-limit']], [[], undefined, true], key);
+        assert.deepEqual([op['security'], op['x-verity-rate-class'], op['x-verity-ip-limit']], [[], undefined, access.ipLimited], key);
       } else {
         assert.deepEqual(op['security'], [{ apiKey: access.scope === null ? [] : [access.scope] }], key);
         assert.equal(op['x-verity-scope'], access.scope, key);
-        assert.equal(op['x-verity-rate-class'], access.routeClass, key);
+        assert.equal(op['x-verity-rate-class'], access.rateClass, key);
       }
-      if (method === 'POST') assert.ok((op['parameters'] as Array<{ $ref?: string }>).some((p) => p.$ref === '#/components/parameters/IdempotencyKey'), `${key}: Idempotency-Key`);
+      if (method === 'POST' && path.startsWith('/v1/')) assert.ok((op['parameters'] as Array<{ $ref?: string }>).some((p) => p.$ref === '#/components/parameters/IdempotencyKey'), `${key}: Idempotency-Key`);
     }
   });
 
   it('makes public only GET /v1/openapi.json among the /v1 routes: another public route is a deliberate change here', () => {
-    assert.deepEqual(Object.entries(ROUTES).filter(([, a]) => a.auth === 'public').map(([k]) => k), ['GET /v1/openapi.json']);
+    assert.deepEqual(Object.entries(ROUTES).filter(([k, r]) => k.includes(' /v1/') && r.access.auth === 'public').map(([k]) => k), ['GET /v1/openapi.json']);
+  });
+
+  it('gives every JSON body an example its schema accepts (the isolation tests send it)', () => {
+    for (const [key, route] of Object.entries(ROUTES)) {
+      const body = route.body;
+      if (!body || (body.kind ?? 'json') !== 'json') continue;
+      assert.ok(body.example, `${key}: no example`);
+      const parsed = REQUEST_COMPONENTS[body.component!].safeParse(body.example);
+      assert.ok(parsed.success, `${key}: ${JSON.stringify(parsed.error?.issues)}`);
+    }
   });
 
   it('lists, per error status, codes of the catalogue with that status, in the envelope schema', () => {

@@ -1,22 +1,32 @@
-import { Controller, HttpCode, Inject, Post, Req, Res } from '@nestjs/common';
+import { Controller, Inject, Req, Res } from '@nestjs/common';
 import { DomainError } from '@verity/errors';
-import { discardRest } from '@verity/platform';
+import { CONFIG, discardRest } from '@verity/platform';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Readable } from 'node:stream';
-import { GATEWAY_CONFIG, type GatewayConfig } from '../config.js';
+import { Route } from '../access/routes.js';
+import type { GatewayConfig } from '../config.js';
 import { CallerOf, type Caller } from '../http/caller.js';
 import { StreamProxy } from './stream-proxy.js';
 
 /** POST /v1/id-verification: the multipart body is streamed to the id-scan service, which enforces every limit. */
-@Controller('v1/id-verification')
+@Controller()
 export class IdScanController {
   constructor(
     private readonly proxy: StreamProxy,
-    @Inject(GATEWAY_CONFIG) private readonly cfg: GatewayConfig,
+    @Inject(CONFIG) private readonly cfg: GatewayConfig,
   ) {}
 
-  @Post()
-  @HttpCode(200)
+  @Route('POST /v1/id-verification', {
+    access: { scope: 'idv:scan', rateClass: 'global' },
+    tag: 'ID scan',
+    summary: 'Read a document image',
+    description:
+      'Extracts identity fields without creating a verification. Test mode: a synthetic result by `expected_outcome` (`pass`, `review`: 200; `fail`, `doc_quality`: 422 `document_unreadable`); the image is validated, then discarded. Live mode: the document is read from its machine-readable zone or PDF417 barcode. `document_unreadable` carries `details.mode`. Missing `front` or an unrecognized part: 422 `validation_error`; one image over 10 MiB: 413 `file_too_large`; the body over 21 MiB: 413 `request_too_large`; not JPEG, PNG or WebP by its bytes: 415 `unsupported_file_type`; bytes that do not decode, or over 100 megapixels: 422 `invalid_image`. The body is streamed, never kept: an `Idempotency-Key` is checked but not honoured here (a scan changes nothing and can be sent again).',
+    body: { component: 'IdScanUpload', kind: 'multipart', streamed: true },
+    success: { status: 200, description: 'What was read.', body: { data: 'IdScanResult' } },
+    // a JSON body is parsed (and refused) before the route asks for multipart
+    errors: ['invalid_json', 'file_too_large', 'request_too_large', 'unsupported_file_type', 'invalid_image', 'document_unreadable'],
+  })
   async scan(@Req() req: FastifyRequest, @Res({ passthrough: true }) reply: FastifyReply, @CallerOf() c: Caller) {
     try {
       const type = req.headers['content-type'] ?? '';

@@ -2,13 +2,12 @@ import http from 'node:http';
 import { Inject, Injectable } from '@nestjs/common';
 import type { Principal } from '@verity/contracts';
 import { DomainError, isErrorCode, type ErrorData } from '@verity/errors';
-import { BodySigner, INTERNAL_HEADERS, signInternalRequest, STREAMED_BODY, traceHttpHeaders, type Logger } from '@verity/platform';
+import { BodySigner, CONFIG, INTERNAL_HEADERS, LOGGER, signInternalRequest, STREAMED_BODY, traceHttpHeaders, type Logger } from '@verity/platform';
 import type { FastifyReply } from 'fastify';
 import type { Readable } from 'node:stream';
 import { Agent, request, type Dispatcher } from 'undici';
-import { GATEWAY_CONFIG, type GatewayConfig } from '../config.js';
+import type { GatewayConfig } from '../config.js';
 import type { Caller } from '../http/caller.js';
-import { GATEWAY_LOGGER } from '../tokens.js';
 
 /**
  * Streams bytes between clients and the services that handle them (ID-scan uploads, evidence images) over the
@@ -22,8 +21,8 @@ export class StreamProxy {
   private readonly uploadAgent = new http.Agent({ keepAlive: true, maxSockets: 64, maxFreeSockets: 16, timeout: 10_000 });
 
   constructor(
-    @Inject(GATEWAY_CONFIG) private readonly cfg: GatewayConfig,
-    @Inject(GATEWAY_LOGGER) private readonly log: Logger,
+    @Inject(CONFIG) private readonly cfg: GatewayConfig,
+    @Inject(LOGGER) private readonly log: Logger,
   ) {}
 
   private secret(): string {

@@ -1,17 +1,10 @@
 import { Inject, Injectable } from '@nestjs/common';
 import type { ActivityEntry, Owner } from '@verity/contracts';
 import { newId } from '@verity/keys';
-import { Sql } from '@verity/platform';
+import { Sql, type WithDates } from '@verity/platform';
 
-interface AuditRow {
-  id: string;
-  org_id: string;
-  mode: ActivityEntry['mode'];
-  outcome: string;
-  request_id: string;
-  key_id: string | null;
-  created_at: Date;
-}
+/** A row of `id_scan.audit`: an activity entry of its one action, without session or artifact. */
+type AuditRow = WithDates<Pick<ActivityEntry, 'id' | 'org_id' | 'mode' | 'outcome' | 'request_id' | 'key_id' | 'created_at'>, 'created_at'>;
 
 /**
  * The organization's audit trail of ID scans: one entry per scan that reached a result, with its outcome

@@ -1,7 +1,7 @@
 import { DomainError } from '@verity/errors';
 import { documentCheck, READER_BUSY_MESSAGE, type DocumentImages, type DocumentOutcome } from '@verity/reading';
 import type { Extraction, ExtractionRequest, Extractor } from './extractor.js';
-import { Admission } from '@verity/images';
+import { Admission } from '@verity/platform';
 
 /** What reads a document's machine-readable data: the reading pool (`ReadingPool` of `@verity/reading`). */
 export interface DocumentReader {

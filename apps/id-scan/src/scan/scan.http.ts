@@ -1,6 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { CONFIG, InternalHttpHost, LOGGER, sendData, type Logger } from '@verity/platform';
-import type { IdScanConfig } from '../definition.js';
+import type { IdScanConfig } from '../config.js';
 import { ScanService } from './scan.service.js';
 
 /** The ID-scan service's internal HTTP side: `POST /scan` with the raw multipart body, signed by the gateway. */

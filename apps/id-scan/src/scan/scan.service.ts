@@ -3,13 +3,12 @@ import { Inject, Injectable } from '@nestjs/common';
 import type { ActivityEntry, ActivityListRequest, ExpectedOutcome, IdScanResult, PurgeTestDataReply, PurgeTestDataRequest } from '@verity/contracts';
 import { DomainError, type Issue } from '@verity/errors';
 import { isId } from '@verity/keys';
-import { assertBeforeDeadline, CONFIG, type InternalCaller, type RpcContext } from '@verity/platform';
+import { assertBeforeDeadline, CONFIG, Semaphore, type InternalCaller, type RpcContext } from '@verity/platform';
 import { AuditRepository } from '../audit/audit.repository.js';
-import type { IdScanConfig } from '../definition.js';
+import type { IdScanConfig } from '../config.js';
 import { EXTRACTORS, type Extractors } from './extractor.js';
 import { ImageDecoder, MAX_IMAGE_BYTES } from '@verity/images';
 import { readUpload, type UploadLimits, type UploadPolicy } from './multipart.js';
-import { Semaphore } from '@verity/images';
 
 const EXPECTED_OUTCOMES: readonly ExpectedOutcome[] = ['pass', 'review', 'fail', 'doc_quality'];
 

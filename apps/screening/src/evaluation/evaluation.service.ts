@@ -4,11 +4,11 @@ import { DomainError } from '@verity/errors';
 import { isId } from '@verity/keys';
 import { CONFIG } from '@verity/platform';
 import { compileRules, type CompiledRuleSet, type EvaluationResult } from '@verity/screening-engine';
-import { DEFAULT_RULESET_CACHE_SIZE, type ScreeningConfig } from '../definition.js';
+import { LRUCache } from 'lru-cache';
+import { DEFAULT_RULESET_CACHE_SIZE, type ScreeningConfig } from '../config.js';
 import { TemplatesRepository } from '../templates/templates.repository.js';
 import { isVersionNumber } from '../templates/templates.service.js';
 import { toEvaluationContext } from './evaluation-context.js';
-import { LruCache } from './lru-cache.js';
 
 /** A compiled rule set with what explains its outcome: each rule's priority (by position) and the threshold. */
 export interface RuleSetOf {
@@ -38,14 +38,14 @@ export function toEvaluateReply(r: EvaluationResult, of: Pick<RuleSetOf, 'priori
  */
 @Injectable()
 export class EvaluationService {
-  private readonly cache: LruCache<string, Promise<RuleSetOf>>;
+  private readonly cache: LRUCache<string, Promise<RuleSetOf>>;
   private compilations = 0;
 
   constructor(
     private readonly repo: TemplatesRepository,
     @Inject(CONFIG) cfg: Partial<ScreeningConfig>,
   ) {
-    this.cache = new LruCache(cfg.SCREENING_RULESET_CACHE_SIZE ?? DEFAULT_RULESET_CACHE_SIZE);
+    this.cache = new LRUCache({ max: cfg.SCREENING_RULESET_CACHE_SIZE ?? DEFAULT_RULESET_CACHE_SIZE });
   }
 
   /** How many rule sets were compiled and how many are held (operations and tests). */
@@ -59,7 +59,9 @@ export class EvaluationService {
    */
   forgetOwner(owner: Owner): number {
     const prefix = `${owner.org_id}/${owner.mode}/`;
-    return this.cache.deleteWhere((key) => key.startsWith(prefix));
+    const keys = [...this.cache.keys()].filter((key) => key.startsWith(prefix));
+    for (const key of keys) this.cache.delete(key);
+    return keys.length;
   }
 
   async evaluate(owner: Owner, templateId: unknown, version: unknown, context: unknown): Promise<EvaluateReply> {
@@ -77,8 +79,10 @@ export class EvaluationService {
       entry = this.compile(owner, templateId, version);
       this.cache.set(key, entry);
       const settled = entry;
-      // a failed load (unknown version, database away) is not remembered
-      settled.catch(() => this.cache.deleteIf(key, settled));
+      // a failed load (unknown version, database away) is not remembered; a newer entry under the key stays
+      settled.catch(() => {
+        if (this.cache.peek(key) === settled) this.cache.delete(key);
+      });
     }
     return entry;
   }

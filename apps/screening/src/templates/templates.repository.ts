@@ -1,27 +1,16 @@
 import { Inject, Injectable } from '@nestjs/common';
-import type { CheckType, Owner, SigningDocument } from '@verity/contracts';
-import type { Mode } from '@verity/keys';
-import { Sql, type Queryable } from '@verity/platform';
-import type { ScreeningRule } from '@verity/screening-engine';
+import type { Owner, WorkflowTemplate } from '@verity/contracts';
+import { Sql, type Queryable, type WithDates } from '@verity/platform';
 import type { TemplateFields } from './template.validation.js';
 
-/** One version of a template, with the template's own columns. */
-export interface TemplateVersionRow {
+/**
+ * One version of a template (its fields as validated), with the template's own columns; `updated_at` is when this
+ * version was written.
+ */
+export interface TemplateVersionRow
+  extends TemplateFields,
+    WithDates<Pick<WorkflowTemplate, 'id' | 'mode' | 'version' | 'created_at' | 'updated_at'>, 'created_at' | 'updated_at'> {
   seq: string;
-  id: string;
-  mode: Mode;
-  version: number;
-  name: string;
-  checks: CheckType[];
-  screening_rules: ScreeningRule[];
-  metadata: Record<string, unknown>;
-  device_intelligence: boolean;
-  photo_upload: boolean;
-  review_threshold: number;
-  signing_document: SigningDocument | null;
-  created_at: Date;
-  /** When this version was written. */
-  updated_at: Date;
 }
 
 const COLUMNS = `t.seq, t.id, t.mode, v.version, v.name, v.checks, v.screening_rules, v.metadata,

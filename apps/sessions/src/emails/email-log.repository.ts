@@ -1,19 +1,9 @@
 import { Inject, Injectable } from '@nestjs/common';
 import type { EmailLogEntry } from '@verity/contracts';
 import type { Mode } from '@verity/keys';
-import { Sql, type Queryable } from '@verity/platform';
+import { Sql, type Queryable, type WithDates } from '@verity/platform';
 
-interface EmailLogRow {
-  id: string;
-  mode: Mode;
-  session_id: string;
-  template: string;
-  subject: string;
-  recipient: string;
-  status: EmailLogEntry['status'];
-  created_at: Date;
-  sent_at: Date | null;
-}
+type EmailLogRow = WithDates<Omit<EmailLogEntry, 'object'>, 'created_at' | 'sent_at'>;
 
 function toEntry(r: EmailLogRow): EmailLogEntry {
   return {

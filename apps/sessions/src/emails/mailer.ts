@@ -1,7 +1,7 @@
 import { Inject, Injectable, type OnApplicationShutdown } from '@nestjs/common';
-import { LOGGER, type Logger } from '@verity/platform';
+import { CONFIG, LOGGER, type Logger } from '@verity/platform';
 import nodemailer, { type Transporter } from 'nodemailer';
-import { SESSIONS_CONFIG, type SessionsConfig } from '../config.js';
+import type { SessionsConfig } from '../config.js';
 
 /**
  * Delivers live-mode emails through nodemailer: SMTP when `SMTP_URL` is set, otherwise a log-only JSON
@@ -14,7 +14,7 @@ export class Mailer implements OnApplicationShutdown {
   readonly logOnly: boolean;
 
   constructor(
-    @Inject(SESSIONS_CONFIG) private readonly cfg: SessionsConfig,
+    @Inject(CONFIG) private readonly cfg: SessionsConfig,
     @Inject(LOGGER) private readonly log: Logger,
   ) {
     this.logOnly = !cfg.SMTP_URL;

@@ -8,8 +8,8 @@ import { jetstream, type JetStreamClient } from '@nats-io/jetstream';
 import type { NatsConnection } from '@nats-io/transport-node';
 import { eventSubject, subjectRoot, type DomainEvent, type SessionOutcome, type SessionStatus } from '@verity/contracts';
 import type { Mode } from '@verity/keys';
-import { CONFIG, encodeJson, ensureEventStream, LOGGER, NATS, Sql, type Logger, type Queryable, type ServiceConfig } from '@verity/platform';
-import { SESSIONS_CONFIG, type SessionsConfig } from '../config.js';
+import { CONFIG, encodeJson, ensureEventStream, LOGGER, NATS, Poller, Sql, type Logger, type Queryable } from '@verity/platform';
+import type { SessionsConfig } from '../config.js';
 import { sessionEvent } from './session-event.js';
 
 const BATCH = 100;
@@ -33,19 +33,16 @@ const BUSY_RETRY_MS = 50;
 export class Outbox implements OnApplicationBootstrap, BeforeApplicationShutdown {
   private readonly root: string;
   private js: JetStreamClient | null = null;
-  private timer: NodeJS.Timeout | null = null;
-  private running: Promise<void> | null = null;
-  private again = false;
-  private closing = false;
+  private readonly relay: Poller;
 
   constructor(
     @Inject(Sql) private readonly db: Sql,
     @Inject(NATS) private readonly nc: NatsConnection,
-    @Inject(CONFIG) service: ServiceConfig,
-    @Inject(SESSIONS_CONFIG) private readonly cfg: SessionsConfig,
-    @Inject(LOGGER) private readonly log: Logger,
+    @Inject(CONFIG) private readonly cfg: SessionsConfig,
+    @Inject(LOGGER) log: Logger,
   ) {
-    this.root = subjectRoot(service.REGION, service.NATS_SUBJECT_PREFIX);
+    this.root = subjectRoot(cfg.REGION, cfg.NATS_SUBJECT_PREFIX);
+    this.relay = new Poller(() => this.drain(), cfg.OUTBOX_POLL_MS, (err) => log.warn({ err }, 'outbox relay failed; retrying'));
   }
 
   /** Writes the event the new status delivers, if any, in the transaction `q`; true when one was written. */
@@ -67,45 +64,29 @@ export class Outbox implements OnApplicationBootstrap, BeforeApplicationShutdown
 
   onApplicationBootstrap(): void {
     // whatever a previous process committed but did not relay goes out first
-    this.kick();
-    this.timer = setInterval(() => this.kick(), this.cfg.OUTBOX_POLL_MS);
-    this.timer.unref();
+    this.relay.start();
   }
 
   async beforeApplicationShutdown(): Promise<void> {
-    this.closing = true;
-    if (this.timer) clearInterval(this.timer);
-    await this.running;
+    await this.relay.stop();
   }
 
   /** Starts a relay pass now (or another one right after the pass under way). */
   kick(): void {
-    if (this.closing) return;
-    if (this.running) {
-      this.again = true;
-      return;
-    }
-    this.running = this.drain().finally(() => {
-      this.running = null;
-    });
+    this.relay.kick();
   }
 
   /**
-   * Relays until nothing is left; a failure is logged and retried on the next tick. While another replica's relay
-   * holds the lock, looks again shortly: that relay takes whatever is committed by its next batch, and the look
-   * again covers a row committed after its last one.
+   * Relays until nothing is left; a failure goes to the log and the next tick tries again. While another replica's
+   * relay holds the lock, looks again shortly: that relay takes whatever is committed by its next batch, and the
+   * look again covers a row committed after its last one.
    */
   private async drain(): Promise<void> {
-    try {
-      let n: number | null;
-      do {
-        this.again = false;
-        n = await this.relayBatch();
-      } while (!this.closing && n !== null && (this.again || n === BATCH));
-      if (n === null && !this.closing) setTimeout(() => this.kick(), BUSY_RETRY_MS).unref();
-    } catch (e) {
-      this.log.warn({ err: e }, 'outbox relay failed; retrying');
-    }
+    let n: number | null;
+    do {
+      n = await this.relayBatch();
+    } while (!this.relay.stopping && n === BATCH);
+    if (n === null && !this.relay.stopping) setTimeout(() => this.relay.kick(), BUSY_RETRY_MS).unref();
   }
 
   /**

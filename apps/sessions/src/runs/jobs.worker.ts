@@ -2,8 +2,8 @@ import { Inject, Injectable, type BeforeApplicationShutdown, type OnApplicationB
 import { SUBJECTS, type Applicant, type CheckType, type EvaluationContextWire, type ExpectedOutcome, type Idv, type Principal } from '@verity/contracts';
 import { DomainError } from '@verity/errors';
 import { newId } from '@verity/keys';
-import { inStoredTrace, LOGGER, RpcClient, Sql, type Logger, type Queryable } from '@verity/platform';
-import { SESSIONS_CONFIG, type SessionsConfig } from '../config.js';
+import { CONFIG, inStoredTrace, LOGGER, Poller, RpcClient, Sql, type Logger, type Queryable } from '@verity/platform';
+import type { SessionsConfig } from '../config.js';
 import { EmailLogRepository } from '../emails/email-log.repository.js';
 import { INVITE_TEMPLATE, inviteMessage, inviteMessageId } from '../emails/invite.js';
 import { Mailer } from '../emails/mailer.js';
@@ -30,18 +30,15 @@ const STALLED_REASON = 'The verification stalled: a service it depends on did no
 /**
  * Background work of sessions, kept in the `jobs` table so that nothing is lost when the process dies:
  * the synthetic run of a test session and the invitation email of a live one. A job is written in the same
- * transaction as its session; workers pick due jobs at once after create, at start and every
+ * transaction as its session; `CONCURRENCY` worker slots pick due jobs at once after create, at start and every
  * `JOBS_POLL_MS`. A job runs inside a transaction that row-locks it: a worker that dies releases it with its
  * connection, so another (or the restarted process) picks it up immediately, and its result commits
- * together with the job's deletion, so it takes effect once.
+ * together with the job's deletion, so it takes effect once. Expired capture links are settled on the same tick.
  */
 @Injectable()
 export class JobsWorker implements OnApplicationBootstrap, BeforeApplicationShutdown {
-  private active = 0;
-  private readonly slots = new Set<Promise<void>>();
-  private timer: NodeJS.Timeout | null = null;
-  private closing = false;
-  private again = false;
+  private readonly jobs: Poller;
+  private readonly expiry: Poller;
 
   constructor(
     @Inject(Sql) private readonly db: Sql,
@@ -50,63 +47,43 @@ export class JobsWorker implements OnApplicationBootstrap, BeforeApplicationShut
     private readonly outbox: Outbox,
     private readonly mailer: Mailer,
     @Inject(RpcClient) private readonly rpc: RpcClient,
-    @Inject(SESSIONS_CONFIG) private readonly cfg: SessionsConfig,
+    @Inject(CONFIG) private readonly cfg: SessionsConfig,
     @Inject(LOGGER) private readonly log: Logger,
     private readonly live: LiveRun,
   ) {
     this.links = { baseUrl: cfg.CAPTURE_BASE_URL, secretKey: cfg.CAPTURE_SECRET_KEY };
+    this.jobs = new Poller(() => this.work(), cfg.JOBS_POLL_MS, (err) => log.warn({ err }, 'jobs worker failed; retrying on the next tick'), CONCURRENCY);
+    this.expiry = new Poller(() => this.expire(), cfg.JOBS_POLL_MS, (err) => log.warn({ err }, 'expiring capture links failed; retrying on the next tick'));
   }
 
   private readonly links: CaptureLinks;
 
   onApplicationBootstrap(): void {
     // unfinished jobs of a previous process first
-    this.kick();
-    this.timer = setInterval(() => {
-      this.kick();
-      void this.expire();
-    }, this.cfg.JOBS_POLL_MS);
-    this.timer.unref();
+    this.jobs.start();
+    this.expiry.start(this.cfg.JOBS_POLL_MS);
   }
 
   /** Live sessions whose link ran out before their applicant submitted: `expired` (a reserved event, not delivered). */
   async expire(): Promise<void> {
-    try {
-      while (!this.closing && (await this.repo.expireDue(EXPIRY_BATCH)) === EXPIRY_BATCH);
-    } catch (e) {
-      this.log.warn({ err: e }, 'expiring capture links failed; retrying on the next tick');
-    }
+    while (!this.expiry.stopping && (await this.repo.expireDue(EXPIRY_BATCH)) === EXPIRY_BATCH);
   }
 
   async beforeApplicationShutdown(): Promise<void> {
-    this.closing = true;
-    if (this.timer) clearInterval(this.timer);
-    await Promise.all(this.slots);
+    await Promise.all([this.jobs.stop(), this.expiry.stop()]);
   }
 
-  /** Fills the free worker slots; each slot works until no job is due. */
+  /**
+   * Fills the free worker slots; each slot works until no job is due. A kick while every slot is busy makes one
+   * look once more when it ends, so a job committed just now is not left for the next tick.
+   */
   kick(): void {
-    // a slot about to stop looks once more, so a job committed just now is not left for the next tick
-    this.again = true;
-    while (!this.closing && this.active < CONCURRENCY) {
-      this.active++;
-      const slot: Promise<void> = this.work().finally(() => {
-        this.active--;
-        this.slots.delete(slot);
-      });
-      this.slots.add(slot);
-    }
+    this.jobs.kick();
   }
 
+  /** One slot's pass: runs due jobs until none is left. */
   private async work(): Promise<void> {
-    try {
-      while (!this.closing) {
-        this.again = false;
-        if (!(await this.runNext()) && !this.again) break;
-      }
-    } catch (e) {
-      this.log.warn({ err: e }, 'jobs worker failed; retrying on the next tick');
-    }
+    while (!this.jobs.stopping && (await this.runNext()));
   }
 
   /** Runs one due job; false when none is due. */
@@ -353,7 +330,7 @@ export class JobsWorker implements OnApplicationBootstrap, BeforeApplicationShut
         return;
       } catch (e) {
         const delay = RETRY_DELAYS_MS[i];
-        if (delay === undefined || this.closing) throw e;
+        if (delay === undefined || this.jobs.stopping) throw e;
         this.log.warn({ err: e, job: inv.jobId, session_id: inv.sessionId }, 'invitation sent but not yet recorded; retrying');
         await new Promise((r) => setTimeout(r, delay));
       }

@@ -12,8 +12,8 @@ import {
 } from '@verity/contracts';
 import { deviceCheckOutcome, deviceIntel, loadLists, parseSignals, type DeviceIntel, type OperatorLists, type Signals } from '@verity/device-intel';
 import { newId } from '@verity/keys';
-import { RpcClient, type Queryable } from '@verity/platform';
-import { SESSIONS_CONFIG, type SessionsConfig } from '../config.js';
+import { CONFIG, RpcClient, type Queryable } from '@verity/platform';
+import type { SessionsConfig } from '../config.js';
 import { SessionsRepository, type SessionRow } from '../sessions/sessions.repository.js';
 import { hasIdentityCheck, type CheckResult } from './synthetic.js';
 
@@ -42,7 +42,7 @@ export class LiveRun implements OnApplicationBootstrap {
   constructor(
     @Inject(RpcClient) private readonly rpc: RpcClient,
     private readonly repo: SessionsRepository,
-    @Inject(SESSIONS_CONFIG) private readonly cfg: SessionsConfig,
+    @Inject(CONFIG) private readonly cfg: SessionsConfig,
   ) {}
 
   /** The operator's address lists (Tor exits, bad networks), read once; a bad file stops the start, naming its line. */

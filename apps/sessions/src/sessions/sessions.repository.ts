@@ -1,21 +1,16 @@
 import { Inject, Injectable } from '@nestjs/common';
-import type { CheckOutcome, CheckType, EvaluateReply, ExpectedOutcome, Idv, Owner, Principal, SessionOutcome, SessionStatus } from '@verity/contracts';
-import { randomAlphanumeric, type Mode } from '@verity/keys';
-import { currentTraceparent, MicroBatch, Sql, type Queryable } from '@verity/platform';
+import type { CheckOutcome, CheckType, EvaluateReply, ExpectedOutcome, Idv, Owner, Principal, Session, SessionOutcome, SessionStatus } from '@verity/contracts';
+import { randomAlphanumeric } from '@verity/keys';
+import { currentTraceparent, MicroBatch, Sql, unnestColumns, type Queryable, type WithDates } from '@verity/platform';
 import type { OutboxEvent } from './timeline.js';
 
-export interface SessionRow {
+/** A row of `sessions.sessions`: the session's own fields as on the wire, and what the table adds. */
+export interface SessionRow
+  extends WithDates<Pick<Session, 'id' | 'mode' | 'applicant_id' | 'workflow_template_id' | 'status' | 'outcome' | 'checks' | 'created_at' | 'updated_at'>, 'created_at' | 'updated_at'> {
   seq: string;
-  id: string;
   org_id: string;
-  mode: Mode;
-  applicant_id: string;
-  workflow_template_id: string;
   template_version: number;
-  status: SessionStatus;
-  outcome: SessionOutcome;
   expected_outcome: ExpectedOutcome | null;
-  checks: Array<{ type: CheckType; outcome: CheckOutcome | null }>;
   /** The caller's object as sent (stored as `json`, so key order and number spelling are kept). */
   metadata: Record<string, unknown>;
   /** Platform-written keys (docs/metadata.md), merged over the caller's on read. */
@@ -31,8 +26,6 @@ export interface SessionRow {
   device_intelligence: boolean;
   /** When the applicant's personal data was erased (docs/privacy.md); from then on none is written to the row. */
   erased_at: Date | null;
-  created_at: Date;
-  updated_at: Date;
 }
 
 /** What the applicant's browser and connection said during the capture (device intelligence). */
@@ -101,6 +94,33 @@ export interface JobRow {
 const CREATE_BATCH = 64;
 const CREATE_BATCHES_IN_FLIGHT = 4;
 
+/** The rows of a batched create: each session with its job, its email-log row and its deadline. */
+const NEW_SESSIONS = unnestColumns({
+  id: 'text',
+  org_id: 'text',
+  mode: 'text',
+  applicant_id: 'text',
+  workflow_template_id: 'text',
+  template_version: 'int',
+  expected_outcome: 'text',
+  checks: 'text',
+  metadata: 'text',
+  now: 'timestamptz',
+  job_kind: 'text',
+  principal: 'text',
+  email_id: 'text',
+  template: 'text',
+  subject: 'text',
+  recipient: 'text',
+  email_status: 'text',
+  deadline: 'timestamptz',
+  capture_secret_hash: 'text',
+  capture_expires_at: 'timestamptz',
+  photo_upload: 'boolean',
+  device_intelligence: 'boolean',
+  trace_context: 'text',
+});
+
 interface PendingCreate {
   owner: Owner;
   s: NewSession;
@@ -154,16 +174,10 @@ export class SessionsRepository {
   private readonly creates = new MicroBatch((batch: PendingCreate[]) => this.createMany(batch), CREATE_BATCH, CREATE_BATCHES_IN_FLIGHT, { retryAlone: true });
 
   private async createMany(batch: PendingCreate[]): Promise<Array<SessionRow | null>> {
-    const col = <T>(f: (c: PendingCreate) => T) => batch.map(f);
     const rows = await this.db.prepared<SessionRow>(
       'sessions_create',
       `WITH r AS (
-         SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::int[], $7::text[], $8::text[], $9::text[],
-                              $10::timestamptz[], $11::text[], $12::text[], $13::text[], $14::text[], $15::text[], $16::text[], $17::text[], $18::timestamptz[],
-                              $19::text[], $20::timestamptz[], $21::boolean[], $22::boolean[], $23::text[])
-           AS r(id, org_id, mode, applicant_id, workflow_template_id, template_version, expected_outcome, checks, metadata,
-                now, job_kind, principal, email_id, template, subject, recipient, email_status, deadline,
-                capture_secret_hash, capture_expires_at, photo_upload, device_intelligence, trace_context)
+         SELECT * FROM ${NEW_SESSIONS.sql}
        ), s AS (
          INSERT INTO sessions.sessions
            (id, org_id, mode, applicant_id, workflow_template_id, template_version, status, expected_outcome, checks, metadata, created_at, updated_at,
@@ -182,31 +196,33 @@ export class SessionsRepository {
          ${METER_CREATED}
        )
        SELECT * FROM s`,
-      [
-        col((c) => c.s.id),
-        col((c) => c.owner.org_id),
-        col((c) => c.owner.mode),
-        col((c) => c.s.applicant_id),
-        col((c) => c.s.workflow_template_id),
-        col((c) => c.s.template_version),
-        col((c) => c.s.expected_outcome),
-        col((c) => JSON.stringify(c.s.checks.map((type) => ({ type, outcome: null })))),
-        col((c) => JSON.stringify(c.s.metadata)),
-        col((c) => c.s.now),
-        col((c) => c.job?.kind ?? null),
-        col((c) => (c.job ? JSON.stringify(c.job.principal) : null)),
-        col((c) => (c.email ? `eml_${randomAlphanumeric(24)}` : null)),
-        col((c) => c.email?.template ?? null),
-        col((c) => c.email?.subject ?? null),
-        col((c) => c.email?.recipient ?? null),
-        col((c) => c.email?.status ?? null),
-        col((c) => c.deadline),
-        col((c) => c.s.capture?.secret_hash ?? null),
-        col((c) => c.s.capture?.expires_at ?? null),
-        col((c) => c.s.photo_upload),
-        col((c) => c.s.device_intelligence),
-        col((c) => c.job?.trace ?? null),
-      ],
+      NEW_SESSIONS.params(
+        batch.map(({ owner, s, job, email, deadline }) => ({
+          id: s.id,
+          org_id: owner.org_id,
+          mode: owner.mode,
+          applicant_id: s.applicant_id,
+          workflow_template_id: s.workflow_template_id,
+          template_version: s.template_version,
+          expected_outcome: s.expected_outcome,
+          checks: JSON.stringify(s.checks.map((type) => ({ type, outcome: null }))),
+          metadata: JSON.stringify(s.metadata),
+          now: s.now,
+          job_kind: job?.kind ?? null,
+          principal: job ? JSON.stringify(job.principal) : null,
+          email_id: email ? `eml_${randomAlphanumeric(24)}` : null,
+          template: email?.template ?? null,
+          subject: email?.subject ?? null,
+          recipient: email?.recipient ?? null,
+          email_status: email?.status ?? null,
+          deadline,
+          capture_secret_hash: s.capture?.secret_hash ?? null,
+          capture_expires_at: s.capture?.expires_at ?? null,
+          photo_upload: s.photo_upload,
+          device_intelligence: s.device_intelligence,
+          trace_context: job?.trace ?? null,
+        })),
+      ),
     );
     const byId = new Map(rows.map((r) => [r.id, r]));
     return batch.map((c) => byId.get(c.s.id) ?? null);

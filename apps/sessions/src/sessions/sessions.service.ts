@@ -17,9 +17,9 @@ import {
 import { DomainError, type Issue } from '@verity/errors';
 import { captureSecretFor, hashCaptureSecret, isId, MODES, newId, type IdKind, type Mode } from '@verity/keys';
 import { esignMissingMessage, missingSigningKeys } from '@verity/metadata';
-import { assertBeforeDeadline, parseListQuery, RpcClient, toPage, type RpcContext } from '@verity/platform';
+import { assertBeforeDeadline, CONFIG, parseListQuery, RpcClient, toPage, type RpcContext } from '@verity/platform';
 import { debitLiveCreate, refundUnwritten } from '../billing/live-billing.js';
-import { SESSIONS_CONFIG, type SessionsConfig } from '../config.js';
+import type { SessionsConfig } from '../config.js';
 import { EmailLogRepository } from '../emails/email-log.repository.js';
 import { INVITE_SUBJECT, INVITE_TEMPLATE, maskEmail } from '../emails/invite.js';
 import { Outbox } from '../events/outbox.js';
@@ -101,7 +101,7 @@ export class SessionsService {
     private readonly worker: JobsWorker,
     private readonly pins: TemplatePins,
     @Inject(RpcClient) private readonly rpc: RpcClient,
-    @Inject(SESSIONS_CONFIG) private readonly cfg: SessionsConfig,
+    @Inject(CONFIG) private readonly cfg: SessionsConfig,
   ) {
     this.links = { baseUrl: cfg.CAPTURE_BASE_URL, secretKey: cfg.CAPTURE_SECRET_KEY };
   }

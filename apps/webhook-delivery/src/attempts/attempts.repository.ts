@@ -1,14 +1,9 @@
 import { Inject, Injectable } from '@nestjs/common';
 import type { Owner, WebhookAttempt } from '@verity/contracts';
-import { Sql } from '@verity/platform';
+import { Sql, type WithDates } from '@verity/platform';
 
 /** A stored attempt: the public row's fields, with the database's types and the page key. */
-export interface AttemptRow extends Omit<WebhookAttempt, 'object' | 'latency_ms' | 'next_attempt_at' | 'created_at'> {
-  seq: string;
-  latency_ms: number | null;
-  next_attempt_at: Date | null;
-  created_at: Date;
-}
+export type AttemptRow = WithDates<Omit<WebhookAttempt, 'object' | 'latency_ms'>, 'next_attempt_at' | 'created_at'> & { seq: string; latency_ms: number | null };
 
 const COLUMNS = `seq, id, delivery_id, event_id, event_type, session_id, subscription_id, attempt, status, http_status, latency_ms,
   error_code, next_attempt_at, created_at`;

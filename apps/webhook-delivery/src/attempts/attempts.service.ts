@@ -4,23 +4,9 @@ import { DomainError } from '@verity/errors';
 import { parseListQuery, toPage } from '@verity/platform';
 import { AttemptsRepository, type AttemptRow } from './attempts.repository.js';
 
-export function toAttempt(r: AttemptRow): WebhookAttempt {
-  return {
-    id: r.id,
-    object: 'webhook_attempt',
-    delivery_id: r.delivery_id,
-    event_id: r.event_id,
-    event_type: r.event_type,
-    session_id: r.session_id,
-    subscription_id: r.subscription_id,
-    attempt: r.attempt,
-    status: r.status,
-    http_status: r.http_status,
-    latency_ms: r.latency_ms ?? 0,
-    error_code: r.error_code,
-    next_attempt_at: r.next_attempt_at ? r.next_attempt_at.toISOString() : null,
-    created_at: r.created_at.toISOString(),
-  };
+export function toAttempt({ seq: _, ...r }: AttemptRow): WebhookAttempt {
+  const times = { next_attempt_at: r.next_attempt_at?.toISOString() ?? null, created_at: r.created_at.toISOString() };
+  return { object: 'webhook_attempt', ...r, ...times, latency_ms: r.latency_ms ?? 0 };
 }
 
 /** An id filter: any id-like text; one that matches nothing (malformed or unknown alike) gives an empty page. */

@@ -4,21 +4,14 @@ import { parseDuration } from '@verity/platform';
  * The retry schedule of webhook deliveries (docs/webhooks.md): the delay before each retry after a failed
  * attempt. A schedule of N retries allows at most N + 1 attempts; after the last one the delivery is failed.
  */
-const SECOND = 1000;
-const MINUTE = 60 * SECOND;
-const HOUR = 60 * MINUTE;
-const DAY = 24 * HOUR;
-
-/** The production schedule: 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h. */
+const DAY = 86_400_000;
 export const DEFAULT_RETRY_SCHEDULE = '5s,5m,30m,2h,5h,10h,10h';
-
 /** One attempt waits at most this long for the response headers (connect, TLS and request included). */
-export const ATTEMPT_TIMEOUT_MS = 10 * SECOND;
+export const ATTEMPT_TIMEOUT_MS = 10_000;
 /** How long the previous signing secret keeps signing after a rotation. */
 export const ROTATION_OVERLAP_MS = DAY;
-
-export const MAX_RETRIES = 20;
-export const MAX_RETRY_DELAY_MS = 7 * DAY;
+const MAX_RETRIES = 20;
+const MAX_RETRY_DELAY_MS = 7 * DAY;
 
 export class RetryScheduleError extends Error {}
 

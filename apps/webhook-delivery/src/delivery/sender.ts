@@ -1,104 +1,83 @@
-import { once } from 'node:events';
-import { Worker } from 'node:worker_threads';
-import type { Logger } from '@verity/platform';
-import type { AttemptResult } from './receiver.client.js';
+import { Inject, Injectable, type OnApplicationShutdown } from '@nestjs/common';
+import { newId } from '@verity/keys';
+import { CONFIG, LOGGER, metrics, type Logger } from '@verity/platform';
+import { DestinationGuard, ReceiverClient } from '@verity/ssrf';
+import { LRUCache } from 'lru-cache';
+import type { WebhookConfig } from '../config.js';
+import { SecretBox } from '../subscriptions/secret-box.js';
+import type { ClaimedAttempt } from './dispatcher.js';
+import { Ledger } from './ledger.js';
+import { ATTEMPT_TIMEOUT_MS, retryDelayAfter } from './retry-schedule.js';
+import { signedHeaders, signingKey } from './signing.js';
 
-/** One attempt to send: the stored body, signed at sending with `keys` (the current secret's first). */
-export interface Attempt {
-  url: string;
-  eventId: string;
-  body: string;
-  keys: Buffer[];
-}
-
-export interface SenderOptions {
-  allowPrivateNetworks: boolean;
-  /** `WEBHOOK_DNS_SERVERS`: name servers of the SSRF guard; empty for the operating system's resolver. */
-  dnsServers: string;
-  timeoutMs: number;
-}
-
-/** Requests to the thread: `[id, attempt]` each, or `close`. */
-export type ToSender = Array<[number, Attempt]> | 'close';
-/** Results from the thread: `[id, result]` each. */
-export type FromSender = Array<[number, AttemptResult]>;
-
-/** The result of an attempt whose thread died before it answered: the request may have left, so it counts as failed. */
-const LOST: AttemptResult = { ok: false, httpStatus: null, latencyMs: 0, errorCode: 'connection_error' };
+const USER_AGENT = 'Verity-Webhooks/1.0 (+https://docs.verity.dev/webhooks)';
 
 /**
- * The receiver client on a thread of its own (`sender.thread.ts`). The service's main thread reads the event
- * stream and writes the ledger; signing and the HTTPS exchanges with receivers (TLS, HTTP parsing, the SSRF
- * guard's lookups, each attempt's timer) run beside it on another core, and a response is read when it
- * arrives rather than after whatever batch the main thread is busy with: with a fixed number of attempts in
- * flight, that wait was time each slot stood idle. Requests and results cross in batches, one message per
- * turn of each event loop. Should the thread die, its unanswered attempts count as failed (they are retried)
- * and a new thread takes over.
+ * Stage 3, the sender: signs one claimed attempt with its subscription's secret(s), POSTs it and hands the outcome
+ * to the ledger, with the delay before the next attempt (the retry schedule), if any. `send` resolves once the
+ * request is over; the outcome is written with the ledger's next batch.
  */
-export class SenderThread {
-  private thread!: Worker;
-  private readonly pending = new Map<number, (r: AttemptResult) => void>();
-  private outbox: Array<[number, Attempt]> = [];
-  private nextId = 1;
-  private closing = false;
-  private closed: Promise<void> | null = null;
+@Injectable()
+export class Sender implements OnApplicationShutdown {
+  private readonly client: ReceiverClient;
+  private readonly schedule: number[];
+  /** Signing keys by sealed secret: opened and decoded once. */
+  private readonly keys = new LRUCache<string, Buffer>({ max: 10_000 });
+  private readonly recording = new Set<Promise<void>>();
 
   constructor(
-    private readonly opts: SenderOptions,
-    private readonly log: Logger,
+    private readonly ledger: Ledger,
+    private readonly box: SecretBox,
+    guard: DestinationGuard,
+    @Inject(CONFIG) cfg: WebhookConfig,
+    @Inject(LOGGER) private readonly log: Logger,
   ) {
-    this.spawn();
+    this.client = new ReceiverClient(guard, ATTEMPT_TIMEOUT_MS, USER_AGENT);
+    this.schedule = cfg.WEBHOOK_RETRY_SCHEDULE;
   }
 
-  /** Signs and POSTs one attempt; never throws: a failure is an attempt result with its error code. */
-  send(attempt: Attempt): Promise<AttemptResult> {
-    return new Promise<AttemptResult>((resolve) => {
-      const id = this.nextId++;
-      this.pending.set(id, resolve);
-      if (this.outbox.push([id, attempt]) === 1) queueMicrotask(() => this.flush());
-    });
+  async send(claim: ClaimedAttempt): Promise<void> {
+    const keys = [this.key(claim.secretSealed, claim.subscriptionId)];
+    if (claim.previousSecretSealed) keys.push(this.key(claim.previousSecretSealed, claim.subscriptionId));
+    const headers = signedHeaders(keys, claim.eventId, Math.floor(Date.now() / 1000), claim.body);
+    const result = await this.client.post(claim.url, headers, claim.body);
+    // a refused destination is not retried: the address check would refuse it again
+    const retryDelayMs = result.ok || result.errorCode === 'blocked_destination' ? null : retryDelayAfter(this.schedule, claim.attemptInRound);
+    metrics.webhookDeliveries.inc({ outcome: result.ok ? 'delivered' : retryDelayMs !== null ? 'retry_scheduled' : 'failed' });
+    metrics.webhookDuration.observe(result.latencyMs / 1000);
+    const p: Promise<void> = this.ledger
+      .record({
+        attempt_id: newId('webhookAttempt'),
+        delivery_id: claim.deliveryId,
+        round: claim.round,
+        attempt: claim.attempt,
+        status: result.ok ? 'succeeded' : 'failed',
+        http_status: result.httpStatus,
+        latency_ms: result.latencyMs,
+        error_code: result.errorCode,
+        retry_ms: retryDelayMs,
+      })
+      // not recorded (Postgres away): the lease runs out and the next claim logs the attempt as interrupted
+      .catch((err: unknown) => this.log.warn({ err, delivery: claim.deliveryId }, 'attempt outcome not recorded; it will be logged as interrupted'))
+      .finally(() => this.recording.delete(p));
+    this.recording.add(p);
   }
 
-  /** Closes the thread's connections once its attempts are answered, and ends it (once, however often called). */
-  close(): Promise<void> {
-    this.closed ??= (async () => {
-      this.closing = true;
-      const exited = once(this.thread, 'exit');
-      this.thread.postMessage('close' satisfies ToSender);
-      await exited;
-    })();
-    return this.closed;
+  /** Waits for the outcomes handed to the ledger to be written. */
+  async drain(): Promise<void> {
+    await Promise.allSettled([...this.recording]);
   }
 
-  private flush(): void {
-    const batch = this.outbox;
-    this.outbox = [];
-    this.thread.postMessage(batch satisfies ToSender);
+  async onApplicationShutdown(): Promise<void> {
+    await this.client.close().catch(() => undefined);
   }
 
-  private spawn(): void {
-    const thread = new Worker(new URL('./sender.thread.js', import.meta.url), { workerData: this.opts satisfies SenderOptions });
-    thread.on('message', (results: FromSender) => {
-      for (const [id, r] of results) {
-        const resolve = this.pending.get(id);
-        this.pending.delete(id);
-        resolve?.(r);
-      }
-    });
-    thread.on('error', (err) => this.log.error({ err }, 'webhook sender thread failed'));
-    thread.on('exit', () => {
-      // what it had not answered is lost with it; requests not handed over yet go to the next thread
-      const unsent = new Set(this.outbox.map(([id]) => id));
-      for (const [id, resolve] of this.pending) {
-        if (unsent.has(id)) continue;
-        this.pending.delete(id);
-        resolve(LOST);
-      }
-      if (!this.closing) {
-        this.log.warn('webhook sender thread exited; starting another');
-        this.spawn();
-      }
-    });
-    this.thread = thread;
+  private key(sealed: string, subscriptionId: string): Buffer {
+    let k = this.keys.get(sealed);
+    if (k === undefined) {
+      k = signingKey(this.box.open(sealed, subscriptionId));
+      this.keys.set(sealed, k);
+    }
+    return k;
   }
 }

@@ -6,8 +6,8 @@ import type { DomainEvent } from '@verity/contracts';
  * seconds of the attempt, `webhook-signature` is `v1,<base64 HMAC-SHA256 of "<id>.<timestamp>.<body>">`
  * keyed by the base64-decoded secret; during a rotation overlap one signature per secret, space-separated.
  */
-export const SECRET_PREFIX = 'whsec_';
-export const SECRET_BYTES = 32;
+const SECRET_PREFIX = 'whsec_';
+const SECRET_BYTES = 32;
 const SECRET_RE = /^whsec_[A-Za-z0-9+/]{43}=$/;
 
 /** A new signing secret: `whsec_` + base64 of 32 random bytes. */
@@ -19,16 +19,10 @@ export function isSigningSecret(s: string): boolean {
   return SECRET_RE.test(s) && Buffer.from(s.slice(SECRET_PREFIX.length), 'base64').length === SECRET_BYTES;
 }
 
-/**
- * The HMAC key of a signing secret (its 32 bytes), decoded once for any number of signatures. The bytes have
- * a memory block of their own (not a slice of Node's shared pool), so handing the key to the sender thread
- * copies these 32 bytes and nothing else.
- */
+/** The HMAC key of a signing secret (its 32 bytes), decoded once for any number of signatures. */
 export function signingKey(secret: string): Buffer {
   if (!isSigningSecret(secret)) throw new Error('not a signing secret');
-  const key = Buffer.alloc(SECRET_BYTES);
-  key.write(secret.slice(SECRET_PREFIX.length), 'base64');
-  return key;
+  return Buffer.from(secret.slice(SECRET_PREFIX.length), 'base64');
 }
 
 /** One `v1,<base64>` signature of `<id>.<timestamp>.<body>`, with a secret or its decoded key. */
@@ -38,11 +32,11 @@ export function sign(secret: string | Buffer, id: string, timestampSeconds: numb
   return `v1,${mac}`;
 }
 
-export interface WebhookHeaders {
+export type WebhookHeaders = {
   'webhook-id': string;
   'webhook-timestamp': string;
   'webhook-signature': string;
-}
+};
 
 /**
  * The signing headers of one attempt; `secrets` (or their decoded keys) is the current secret first, then the

@@ -1,15 +1,10 @@
-import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
+import { aead } from '@verity/keys';
 
 /**
- * Encryption at rest of subscription signing secrets (they must stay usable for signing, so they are not
- * hashed): AES-256-GCM under WEBHOOK_SECRET_KEY, a fresh 12-byte nonce per value, and the subscription id as
- * associated data, so a sealed value copied onto another subscription does not open.
- * Sealed form: `v1.<base64 nonce ‖ tag ‖ ciphertext>`.
+ * Encryption at rest of subscription signing secrets (they must stay usable for signing, so they are not hashed):
+ * AES-256-GCM under WEBHOOK_SECRET_KEY, with the subscription id as associated data, so a sealed value copied onto
+ * another subscription does not open. Sealed form: `v1.<base64 nonce ‖ tag ‖ ciphertext>`.
  */
-const VERSION = 'v1';
-const NONCE_BYTES = 12;
-const TAG_BYTES = 16;
-
 export class SecretBox {
   private readonly key: Buffer;
 
@@ -24,23 +19,14 @@ export class SecretBox {
   }
 
   seal(plaintext: string, associatedData: string): string {
-    const nonce = randomBytes(NONCE_BYTES);
-    const cipher = createCipheriv('aes-256-gcm', this.key, nonce);
-    cipher.setAAD(Buffer.from(associatedData));
-    const ct = Buffer.concat([cipher.update(plaintext, 'utf8'), cipher.final()]);
-    return `${VERSION}.${Buffer.concat([nonce, cipher.getAuthTag(), ct]).toString('base64')}`;
+    return `v1.${aead.seal(this.key, Buffer.from(plaintext), Buffer.from(associatedData)).toString('base64')}`;
   }
 
   /** Throws when the value was not sealed under this key for this associated data. */
   open(sealed: string, associatedData: string): string {
     const [version, payload] = sealed.split('.');
-    if (version !== VERSION || !payload) throw new Error('unsupported sealed secret');
-    const raw = Buffer.from(payload, 'base64');
-    if (raw.length <= NONCE_BYTES + TAG_BYTES) throw new Error('sealed secret too short');
-    const decipher = createDecipheriv('aes-256-gcm', this.key, raw.subarray(0, NONCE_BYTES));
-    decipher.setAAD(Buffer.from(associatedData));
-    decipher.setAuthTag(raw.subarray(NONCE_BYTES, NONCE_BYTES + TAG_BYTES));
-    return Buffer.concat([decipher.update(raw.subarray(NONCE_BYTES + TAG_BYTES)), decipher.final()]).toString('utf8');
+    if (version !== 'v1' || !payload) throw new Error('unsupported sealed secret');
+    return aead.open(this.key, Buffer.from(payload, 'base64'), Buffer.from(associatedData)).toString('utf8');
   }
 }
 

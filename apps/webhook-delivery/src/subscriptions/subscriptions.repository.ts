@@ -1,37 +1,12 @@
 import { Inject, Injectable } from '@nestjs/common';
-import type { SessionEventType } from '@verity/contracts';
+import type { WebhookSubscription } from '@verity/contracts';
 import type { Mode } from '@verity/keys';
-import { Sql } from '@verity/platform';
+import { Sql, type WithDates } from '@verity/platform';
 
 const S = 'webhook_delivery';
 
-export interface SubscriptionRow {
-  seq: string;
-  id: string;
-  org_id: string;
-  mode: Mode;
-  url: string;
-  event_types: SessionEventType[];
-  status: 'active' | 'disabled';
-  created_at: Date;
-  previous_secret_expires_at: Date | null;
-}
-
-/**
- * What fan-out needs to match an event, and to send the first attempt of a delivery at once: an active
- * subscription of the event's organization and mode, its URL and its sealed secrets (the previous one only
- * while its rotation overlap lasts).
- */
-export interface MatchRow {
-  id: string;
-  org_id: string;
-  mode: Mode;
-  event_types: string[];
-  created_at: Date;
-  url: string;
-  secret_sealed: string;
-  previous_secret_sealed: string | null;
-}
+/** A stored subscription: the public fields (dates as stored), the page key and when a rotated-out secret stops signing. */
+export type SubscriptionRow = WithDates<Omit<WebhookSubscription, 'object'>, 'created_at'> & { seq: string; previous_secret_expires_at: Date | null };
 
 const COLUMNS = 'seq, id, org_id, mode, url, event_types, status, created_at, previous_secret_expires_at';
 
@@ -93,20 +68,5 @@ export class SubscriptionsRepository {
       [id, newSealed, overlapMs],
     );
     return rows[0] ?? null;
-  }
-
-  /** Active subscriptions of the given (organization, mode) pairs. */
-  async activeFor(owners: Array<{ org_id: string; mode: Mode }>): Promise<MatchRow[]> {
-    if (owners.length === 0) return [];
-    // once per fan-out batch: prepared, like the statements that follow it
-    return this.db.prepared<MatchRow>(
-      'webhook_delivery_active_for',
-      `SELECT s.id, s.org_id, s.mode, s.event_types, s.created_at, s.url, s.secret_sealed,
-              CASE WHEN s.previous_secret_expires_at > now() THEN s.previous_secret_sealed END AS previous_secret_sealed
-         FROM ${S}.subscriptions s
-         JOIN (SELECT DISTINCT * FROM unnest($1::text[], $2::text[]) AS o(org_id, mode)) o ON o.org_id = s.org_id AND o.mode = s.mode
-        WHERE s.status = 'active'`,
-      [owners.map((o) => o.org_id), owners.map((o) => o.mode)],
-    );
   }
 }

@@ -1,3 +1,4 @@
+import { setTimeout } from 'node:timers/promises';
 import { Inject, Injectable } from '@nestjs/common';
 import {
   SESSION_EVENT_TYPES,
@@ -12,10 +13,9 @@ import {
 } from '@verity/contracts';
 import { DomainError, type Issue } from '@verity/errors';
 import { isId, newId, type Mode } from '@verity/keys';
-import { parseListQuery, RpcClient, toPage, type RpcContext } from '@verity/platform';
-import { parseReceiverUrl } from '@verity/ssrf';
-import { WEBHOOK_CONFIG, type WebhookConfig } from '../config.js';
-import { DestinationError, DestinationGuard } from '../delivery/receiver.client.js';
+import { CONFIG, parseListQuery, RpcClient, toPage, type RpcContext } from '@verity/platform';
+import { DestinationError, DestinationGuard, parseReceiverUrl } from '@verity/ssrf';
+import type { WebhookConfig } from '../config.js';
 import { ROTATION_OVERLAP_MS } from '../delivery/retry-schedule.js';
 import { generateSigningSecret } from '../delivery/signing.js';
 import { SecretBox } from './secret-box.js';
@@ -24,23 +24,14 @@ import { SubscriptionsRepository, type SubscriptionRow } from './subscriptions.r
 /** How long registration waits for DNS before accepting a name it could not resolve yet (delivery checks again). */
 const REGISTRATION_DNS_TIMEOUT_MS = 2000;
 
-export function toSubscription(row: SubscriptionRow): WebhookSubscription {
-  return {
-    id: row.id,
-    object: 'webhook_subscription',
-    org_id: row.org_id,
-    mode: row.mode,
-    url: row.url,
-    event_types: row.event_types,
-    status: row.status,
-    created_at: row.created_at.toISOString(),
-  };
+function toSubscription({ seq: _, previous_secret_expires_at: _expires, ...row }: SubscriptionRow): WebhookSubscription {
+  return { object: 'webhook_subscription', ...row, created_at: row.created_at.toISOString() };
 }
 
 const isMode = (v: unknown): v is Mode => v === 'test' || v === 'live';
 
 /** Shape checks of a create request; the address check needs DNS and comes after. */
-export function validateSubscriptionInput(req: Partial<WebhookSubscriptionCreateRequest>): {
+function validateSubscriptionInput(req: Partial<WebhookSubscriptionCreateRequest>): {
   issues: Issue[];
   url?: ReturnType<typeof parseReceiverUrl>;
   eventTypes: SessionEventType[];
@@ -75,7 +66,7 @@ export class SubscriptionsService {
     private readonly box: SecretBox,
     private readonly guard: DestinationGuard,
     @Inject(RpcClient) private readonly rpc: RpcClient,
-    @Inject(WEBHOOK_CONFIG) private readonly cfg: WebhookConfig,
+    @Inject(CONFIG) private readonly cfg: WebhookConfig,
   ) {}
 
   async create(req: WebhookSubscriptionCreateRequest, ctx: RpcContext): Promise<WebhookSubscriptionWithSecret> {
@@ -129,21 +120,11 @@ export class SubscriptionsService {
 
   /** Why the receiver's host is refused, or null. A name that does not resolve yet is accepted: delivery checks again. */
   private async refusal(hostname: string): Promise<string | null> {
-    let timer: NodeJS.Timeout | undefined;
-    const timeout = new Promise<null>((resolve) => {
-      timer = setTimeout(() => resolve(null), REGISTRATION_DNS_TIMEOUT_MS);
-    });
-    try {
-      return await Promise.race([
-        this.guard.addresses(hostname).then(
-          () => null,
-          (e: unknown) => (e instanceof DestinationError && e.code === 'blocked_destination' ? e.message : null),
-        ),
-        timeout,
-      ]);
-    } finally {
-      clearTimeout(timer);
-    }
+    const checked = this.guard.addresses(hostname).then(
+      () => null,
+      (e: unknown) => (e instanceof DestinationError && e.code === 'blocked_destination' ? e.message : null),
+    );
+    return Promise.race([checked, setTimeout(REGISTRATION_DNS_TIMEOUT_MS, null, { ref: false })]);
   }
 
   private async assertOrg(orgId: unknown, ctx: RpcContext): Promise<void> {

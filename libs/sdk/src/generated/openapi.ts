@@ -340,6 +340,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/.well-known/erasure-keys.json": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Erasure certificate keys
+         * @description The public Ed25519 keys (JWKS) that verify the region's erasure certificates. No authentication; counts against the pre-authentication IP limit.
+         */
+        get: operations["getWellKnownErasureKeysJson"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/capture": {
         parameters: {
             query?: never;
@@ -420,7 +440,7 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/v1/openapi.json": {
+    "/verify/{secret}": {
         parameters: {
             query?: never;
             header?: never;
@@ -428,10 +448,10 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * This document
-         * @description The OpenAPI 3.1 document of the region's gateway, generated at build time. No authentication; counts against the pre-authentication IP limit.
+         * The hosted capture page
+         * @description The page a live session's `url` points at: consent, the document, a selfie when the workflow needs one, submit. HTML with a strict Content-Security-Policy, nothing from another origin. No key; counts against the pre-authentication IP limit (past it, a page that says so, 429). Never the error envelope.
          */
-        get: operations["getOpenapiJson"];
+        get: operations["getVerifyBySecret"];
         put?: never;
         post?: never;
         delete?: never;
@@ -480,7 +500,7 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/.well-known/erasure-keys.json": {
+    "/v1/openapi.json": {
         parameters: {
             query?: never;
             header?: never;
@@ -488,30 +508,10 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * Erasure certificate keys
-         * @description The public Ed25519 keys (JWKS) that verify the region's erasure certificates. No authentication; counts against the pre-authentication IP limit.
+         * This document
+         * @description The OpenAPI 3.1 document of the region's gateway, generated at build time. No authentication; counts against the pre-authentication IP limit.
          */
-        get: operations["getWellKnownErasureKeysJson"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/verify/{secret}": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * The hosted capture page
-         * @description The page a live session's `url` points at: consent, the document, a selfie when the workflow needs one, submit. HTML with a strict Content-Security-Policy, nothing from another origin. No key; counts against the pre-authentication IP limit (past it, a page that says so, 429). Never the error envelope.
-         */
-        get: operations["getVerifyBySecret"];
+        get: operations["getOpenapiJson"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1582,6 +1582,14 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "family_name": "Lovelace",
+                 *       "given_names": [
+                 *         "Ada"
+                 *       ]
+                 *     }
+                 */
                 "application/json": components["schemas"]["ApplicantInput"];
             };
         };
@@ -2133,6 +2141,15 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "name": "Standard KYC",
+                 *       "checks": [
+                 *         "document",
+                 *         "face_match"
+                 *       ]
+                 *     }
+                 */
                 "application/json": components["schemas"]["WorkflowTemplateCreate"];
             };
         };
@@ -2521,6 +2538,11 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "name": "Standard KYC, reviewed"
+                 *     }
+                 */
                 "application/json": components["schemas"]["WorkflowTemplateUpdate"];
             };
         };
@@ -2912,6 +2934,12 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "applicant_id": "app_4Xb7Qm2Zp9LkR3tV8wYc1NdE",
+                 *       "workflow_template_id": "wft_7Hc2Lp9Qx4MzT6vB1nRk8WdS"
+                 *     }
+                 */
                 "application/json": components["schemas"]["SessionCreate"];
             };
         };
@@ -3322,6 +3350,11 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "note": "Address confirmed by phone."
+                 *     }
+                 */
                 "application/json": components["schemas"]["SessionNote"];
             };
         };
@@ -3569,6 +3602,11 @@ export interface operations {
         };
         requestBody?: {
             content: {
+                /**
+                 * @example {
+                 *       "reason": "The applicant withdrew."
+                 *     }
+                 */
                 "application/json": components["schemas"]["SessionReason"];
             };
         };
@@ -3816,6 +3854,11 @@ export interface operations {
         };
         requestBody?: {
             content: {
+                /**
+                 * @example {
+                 *       "reason": "The document photo is blurred."
+                 *     }
+                 */
                 "application/json": components["schemas"]["SessionReason"];
             };
         };
@@ -4063,6 +4106,12 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "outcome": "approved",
+                 *       "reason": "The documents match."
+                 *     }
+                 */
                 "application/json": components["schemas"]["SessionDecision"];
             };
         };
@@ -4863,6 +4912,12 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "type": "access",
+                 *       "applicant_id": "app_4Xb7Qm2Zp9LkR3tV8wYc1NdE"
+                 *     }
+                 */
                 "application/json": components["schemas"]["DataSubjectRequestCreate"];
             };
         };
@@ -5197,6 +5252,90 @@ export interface operations {
                             code?: "resource_not_found";
                         };
                     };
+                };
+            };
+            /** @description `rate_limit_exceeded` */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "X-RateLimit-Window": components["headers"]["XRateLimitWindow"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "rate_limit_exceeded";
+                        };
+                    };
+                };
+            };
+            /** @description `internal_error` */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "X-RateLimit-Window": components["headers"]["XRateLimitWindow"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "internal_error";
+                        };
+                    };
+                };
+            };
+            /** @description `service_unavailable` */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "X-RateLimit-Window": components["headers"]["XRateLimitWindow"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "service_unavailable";
+                        };
+                    };
+                };
+            };
+        };
+    };
+    getWellKnownErasureKeysJson: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The key set. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "X-RateLimit-Window": components["headers"]["XRateLimitWindow"];
+                    /** @description Always `public, max-age=300`. */
+                    "Cache-Control"?: "public, max-age=300";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErasureKeySet"];
                 };
             };
             /** @description `rate_limit_exceeded` */
@@ -5657,6 +5796,11 @@ export interface operations {
         };
         requestBody?: {
             content: {
+                /**
+                 * @example {
+                 *       "acquisition": "camera"
+                 *     }
+                 */
                 "application/json": components["schemas"]["CaptureSubmit"];
             };
         };
@@ -5863,6 +6007,11 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "step": "selfie"
+                 *     }
+                 */
                 "application/json": components["schemas"]["CaptureSkip"];
             };
         };
@@ -6057,16 +6206,19 @@ export interface operations {
             };
         };
     };
-    getOpenapiJson: {
+    getVerifyBySecret: {
         parameters: {
             query?: never;
             header?: never;
-            path?: never;
+            path: {
+                /** @description The session's `client_secret` (`vcs_` + 43 characters). */
+                secret: string;
+            };
             cookie?: never;
         };
         requestBody?: never;
         responses: {
-            /** @description The document. */
+            /** @description The capture page. */
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -6077,10 +6229,38 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": Record<string, never>;
+                    "text/html": string;
                 };
             };
-            /** @description `rate_limit_exceeded` */
+            /** @description The link is unknown. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "X-RateLimit-Window": components["headers"]["XRateLimitWindow"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description The link has expired, or was used. */
+            410: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "X-RateLimit-Window": components["headers"]["XRateLimitWindow"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description Too many requests from this address. */
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -6091,15 +6271,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
-                        error?: {
-                            /** @enum {unknown} */
-                            code?: "rate_limit_exceeded";
-                        };
-                    };
+                    "text/html": string;
                 };
             };
-            /** @description `internal_error` */
+            /** @description Something failed; nothing of the link is shown. */
             500: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -6110,12 +6285,21 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
-                        error?: {
-                            /** @enum {unknown} */
-                            code?: "internal_error";
-                        };
-                    };
+                    "text/html": string;
+                };
+            };
+            /** @description The region cannot serve the page now. */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "X-RateLimit-Window": components["headers"]["XRateLimitWindow"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
                 };
             };
         };
@@ -6233,7 +6417,7 @@ export interface operations {
             };
         };
     };
-    getWellKnownErasureKeysJson: {
+    getOpenapiJson: {
         parameters: {
             query?: never;
             header?: never;
@@ -6242,7 +6426,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The key set. */
+            /** @description The document. */
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -6250,12 +6434,10 @@ export interface operations {
                     "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
                     "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
                     "X-RateLimit-Window": components["headers"]["XRateLimitWindow"];
-                    /** @description Always `public, max-age=300`. */
-                    "Cache-Control"?: "public, max-age=300";
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErasureKeySet"];
+                    "application/json": Record<string, never>;
                 };
             };
             /** @description `rate_limit_exceeded` */
@@ -6294,123 +6476,6 @@ export interface operations {
                             code?: "internal_error";
                         };
                     };
-                };
-            };
-            /** @description `service_unavailable` */
-            503: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
-                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-                    "X-RateLimit-Window": components["headers"]["XRateLimitWindow"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"] & {
-                        error?: {
-                            /** @enum {unknown} */
-                            code?: "service_unavailable";
-                        };
-                    };
-                };
-            };
-        };
-    };
-    getVerifyBySecret: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                /** @description The session's `client_secret` (`vcs_` + 43 characters). */
-                secret: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description The capture page. */
-            200: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
-                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-                    "X-RateLimit-Window": components["headers"]["XRateLimitWindow"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "text/html": string;
-                };
-            };
-            /** @description The link is unknown. */
-            404: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
-                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-                    "X-RateLimit-Window": components["headers"]["XRateLimitWindow"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "text/html": string;
-                };
-            };
-            /** @description The link has expired, or was used. */
-            410: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
-                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-                    "X-RateLimit-Window": components["headers"]["XRateLimitWindow"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "text/html": string;
-                };
-            };
-            /** @description Too many requests from this address. */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
-                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-                    "X-RateLimit-Window": components["headers"]["XRateLimitWindow"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "text/html": string;
-                };
-            };
-            /** @description Something failed; nothing of the link is shown. */
-            500: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
-                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-                    "X-RateLimit-Window": components["headers"]["XRateLimitWindow"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "text/html": string;
-                };
-            };
-            /** @description The region cannot serve the page now. */
-            503: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
-                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-                    "X-RateLimit-Window": components["headers"]["XRateLimitWindow"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "text/html": string;
                 };
             };
         };

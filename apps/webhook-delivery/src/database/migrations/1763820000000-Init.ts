@@ -1,10 +1,11 @@
 import type { MigrationInterface, QueryRunner } from 'typeorm';
 
 /**
- * Subscriptions, deliveries (one per event and subscription) and attempts (one row per attempt, the
- * delivery log). Postgres is the record of truth: the queue in Redis only schedules attempts.
- * A claim changes no indexed column of its delivery and an attempt's outcome none of its row's, so with the
- * free space the fill factors leave, both are HOT updates (no index writes).
+ * Subscriptions, deliveries (one per event and subscription, the queue of attempts) and attempts (one row per
+ * attempt, the delivery log). Identifiers use the "C" collation: they are opaque ASCII. A claim changes no indexed
+ * column of its delivery and an outcome none of its attempt's, so with the free space the fill factors leave, both
+ * are HOT updates. Why there are no foreign keys and no unique index besides the primary keys: docs/decisions.md,
+ * "Webhooks".
  */
 export class Init1763820000000 implements MigrationInterface {
   name = 'Init1763820000000';
@@ -13,9 +14,9 @@ export class Init1763820000000 implements MigrationInterface {
     await q.query(`
       CREATE TABLE webhook_delivery.subscriptions (
         seq bigserial NOT NULL,
-        id text PRIMARY KEY,
-        org_id text NOT NULL,
-        mode text NOT NULL CHECK (mode IN ('test', 'live')),
+        id text COLLATE "C" PRIMARY KEY,
+        org_id text COLLATE "C" NOT NULL,
+        mode text COLLATE "C" NOT NULL CHECK (mode IN ('test', 'live')),
         url text NOT NULL,
         event_types text[] NOT NULL,
         status text NOT NULL DEFAULT 'active' CHECK (status IN ('active', 'disabled')),
@@ -27,17 +28,17 @@ export class Init1763820000000 implements MigrationInterface {
       )`);
     await q.query(`CREATE UNIQUE INDEX subscriptions_seq_uq ON webhook_delivery.subscriptions (seq)`);
     await q.query(`CREATE INDEX subscriptions_owner_seq_idx ON webhook_delivery.subscriptions (org_id, mode, seq DESC)`);
-
+    // the id is derived from the event and the subscription (fan-out's idempotency)
     await q.query(`
       CREATE TABLE webhook_delivery.deliveries (
         seq bigserial NOT NULL,
-        id text PRIMARY KEY,
-        event_id text NOT NULL,
-        subscription_id text NOT NULL REFERENCES webhook_delivery.subscriptions (id),
-        org_id text NOT NULL,
-        mode text NOT NULL CHECK (mode IN ('test', 'live')),
+        id text COLLATE "C" PRIMARY KEY,
+        event_id text COLLATE "C" NOT NULL,
+        subscription_id text COLLATE "C" NOT NULL,
+        org_id text COLLATE "C" NOT NULL,
+        mode text COLLATE "C" NOT NULL CHECK (mode IN ('test', 'live')),
         event_type text NOT NULL,
-        session_id text,
+        session_id text COLLATE "C",
         body text NOT NULL,
         status text NOT NULL DEFAULT 'pending' CHECK (status IN ('pending', 'succeeded', 'failed', 'cancelled')),
         attempts integer NOT NULL DEFAULT 0,
@@ -49,24 +50,24 @@ export class Init1763820000000 implements MigrationInterface {
         updated_at timestamptz NOT NULL DEFAULT now(),
         completed_at timestamptz
       ) WITH (fillfactor = 70)`);
-    await q.query(`CREATE UNIQUE INDEX deliveries_event_subscription_uq ON webhook_delivery.deliveries (event_id, subscription_id)`);
+    // the dispatcher's claims read this one in due order
     await q.query(`CREATE INDEX deliveries_pending_due_idx ON webhook_delivery.deliveries (next_attempt_at) WHERE status = 'pending'`);
-    // no index by session or subscription here: operator lookups (replay) go through the attempts' indexes
-
+    // the test-data purge finds an owner's cancelled deliveries (possibly never attempted) through this one
+    await q.query(`CREATE INDEX deliveries_cancelled_owner_idx ON webhook_delivery.deliveries (org_id, mode) WHERE status = 'cancelled'`);
     await q.query(`
       CREATE TABLE webhook_delivery.attempts (
         seq bigserial NOT NULL,
         -- the public id: random, never looked up (rows are addressed by delivery and attempt number)
-        id text NOT NULL,
-        delivery_id text NOT NULL REFERENCES webhook_delivery.deliveries (id),
-        org_id text NOT NULL,
-        mode text NOT NULL CHECK (mode IN ('test', 'live')),
-        event_id text NOT NULL,
+        id text COLLATE "C" NOT NULL,
+        delivery_id text COLLATE "C" NOT NULL,
+        org_id text COLLATE "C" NOT NULL,
+        mode text COLLATE "C" NOT NULL CHECK (mode IN ('test', 'live')),
+        event_id text COLLATE "C" NOT NULL,
         event_type text NOT NULL,
-        session_id text,
-        subscription_id text NOT NULL,
+        session_id text COLLATE "C",
+        subscription_id text COLLATE "C" NOT NULL,
         attempt integer NOT NULL CHECK (attempt >= 1),
-        status text NOT NULL CHECK (status IN ('in_progress', 'succeeded', 'failed')),
+        status text NOT NULL CHECK (status IN ('succeeded', 'failed')),
         http_status integer,
         latency_ms integer,
         error_code text CHECK (error_code IN ('timeout', 'connection_error', 'dns_error', 'tls_error', 'http_status', 'blocked_destination')),
@@ -76,9 +77,9 @@ export class Init1763820000000 implements MigrationInterface {
         PRIMARY KEY (delivery_id, attempt)
       ) WITH (fillfactor = 80)`);
     await q.query(`CREATE INDEX attempts_owner_seq_idx ON webhook_delivery.attempts (org_id, mode, seq DESC)`);
-    // session and subscription ids are unique across owners: the list filters and replay both use these
+    // session and subscription ids are unique across owners: the list filters and replay use these
     await q.query(`CREATE INDEX attempts_session_seq_idx ON webhook_delivery.attempts (session_id, seq DESC)`);
-    await q.query(`CREATE INDEX attempts_subscription_seq_idx ON webhook_delivery.attempts (subscription_id, seq DESC)`);
+    await q.query(`CREATE INDEX attempts_subscription_owner_seq_idx ON webhook_delivery.attempts (subscription_id, org_id, mode, seq DESC)`);
   }
 
   async down(q: QueryRunner): Promise<void> {

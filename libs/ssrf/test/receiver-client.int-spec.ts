@@ -9,9 +9,11 @@ import https from 'node:https';
 import net from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { startWebhookReceiver, testTls, type WebhookReceiver } from '@verity/testing';
-import { DestinationGuard, ReceiverClient } from '../src/delivery/receiver.client.js';
+import { DestinationGuard } from '../src/guard.js';
+import { ReceiverClient } from '../src/receiver-client.js';
 
 const TIMEOUT_MS = 400;
+const USER_AGENT = 'Verity-Test/1.0';
 const signing = { 'webhook-id': 'evt_receiverclienttest000000', 'webhook-timestamp': '1763900000', 'webhook-signature': 'v1,c2lnbmF0dXJl' };
 const body = JSON.stringify({ type: 'kyc.session.completed', data: { sessionId: 'ses_x' } });
 
@@ -28,7 +30,7 @@ async function httpsServer(handler: (req: import('node:http').IncomingMessage, r
 }
 
 before(async () => {
-  client = new ReceiverClient(new DestinationGuard(true), TIMEOUT_MS);
+  client = new ReceiverClient(new DestinationGuard(true), TIMEOUT_MS, USER_AGENT);
   rx = await startWebhookReceiver({ tls: testTls() });
 });
 
@@ -38,7 +40,7 @@ after(async () => {
   for (const s of servers) s.close();
 });
 
-describe('ReceiverClient', () => {
+describe('ReceiverClient (SSRF-guarded POSTs)', () => {
   it('sends the body with the signing, content type and user agent headers; a 2xx succeeds with its status and latency', async () => {
     rx.respond = () => 204;
     const r = await client.post(`${rx.url}/ok?x=1`, signing, body);
@@ -50,7 +52,7 @@ describe('ReceiverClient', () => {
     assert.equal(got.path, '/ok?x=1');
     assert.equal(got.body, body);
     assert.equal(got.headers['content-type'], 'application/json');
-    assert.match(got.headers['user-agent']!, /^Verity-Webhooks\//);
+    assert.equal(got.headers['user-agent'], USER_AGENT);
     for (const [k, v] of Object.entries(signing)) assert.equal(got.headers[k], v);
   });
 
@@ -102,6 +104,17 @@ describe('ReceiverClient', () => {
     });
     const b = await client.post(`${big}/big`, signing, body);
     assert.deepEqual(pick(b), { ok: false, httpStatus: 500, errorCode: 'http_status' });
+  });
+
+  it('every connection goes through the guard it was given: a loopback receiver is refused and reached by nothing', async () => {
+    const strict = new ReceiverClient(new DestinationGuard(false), TIMEOUT_MS, USER_AGENT);
+    try {
+      const before = rx.received.length;
+      assert.deepEqual(pick(await strict.post(`${rx.url}/private`, signing, body)), { ok: false, httpStatus: null, errorCode: 'blocked_destination' });
+      assert.equal(rx.received.length, before, 'nothing reached the receiver');
+    } finally {
+      await strict.close();
+    }
   });
 
   it('a refused connection is a connection_error', async () => {

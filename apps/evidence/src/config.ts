@@ -1,14 +1,8 @@
-import { SUBJECTS } from '@verity/contracts';
 import { availableParallelism } from 'node:os';
-import { faceThresholdsEnv, internalHttpEnv, readingPoolEnv, type ServiceConfig, type ServiceDefinition } from '@verity/platform';
+import { SUBJECTS } from '@verity/contracts';
+import { faceThresholdsEnv, internalHttpEnv, readingPoolEnv, type ServiceConfigOf, type ServiceDefinition } from '@verity/platform';
 import { z } from 'zod';
 import { EVIDENCE_MIGRATIONS } from './database/migrations.js';
-
-export const EVIDENCE_SERVICE: ServiceDefinition = {
-  name: 'evidence',
-  migrations: EVIDENCE_MIGRATIONS,
-  healthSubject: SUBJECTS.evidenceHealth,
-};
 
 /** Retention of stored images (docs/privacy.md): the service deletes them itself once they are this old. */
 export const retentionEnv = {
@@ -21,7 +15,7 @@ export const retentionEnv = {
 };
 export type RetentionConfig = z.infer<z.ZodObject<typeof retentionEnv>>;
 
-/** The evidence service's own configuration, on top of the platform's. */
+/** Configuration of the evidence service beyond the platform's (validated at start like the rest). */
 export const evidenceEnv = {
   ...internalHttpEnv,
   /** Where artifact bytes live. Only `postgres` (the service's own schema) exists today; an S3-compatible store is planned. */
@@ -38,4 +32,13 @@ export const evidenceEnv = {
   ...faceThresholdsEnv,
   ...retentionEnv,
 };
-export type EvidenceConfig = ServiceConfig & z.infer<z.ZodObject<typeof evidenceEnv>>;
+
+export const EVIDENCE_SERVICE: ServiceDefinition<typeof evidenceEnv> = {
+  name: 'evidence',
+  migrations: EVIDENCE_MIGRATIONS,
+  healthSubject: SUBJECTS.evidenceHealth,
+  env: evidenceEnv,
+};
+
+/** What `CONFIG` holds in this service: the platform's variables and the ones above, as loaded. */
+export type EvidenceConfig = ServiceConfigOf<typeof evidenceEnv>;

@@ -1,16 +1,13 @@
 import { availableParallelism } from 'node:os';
 import { SUBJECTS } from '@verity/contracts';
-import { internalHttpEnv, readingPoolEnv, type InternalHttpConfig, type ServiceConfig, type ServiceDefinition } from '@verity/platform';
+import { internalHttpEnv, readingPoolEnv, type ServiceConfigOf, type ServiceDefinition } from '@verity/platform';
 import { z } from 'zod';
 import { ID_SCAN_MIGRATIONS } from './database/migrations.js';
 
-export const ID_SCAN_SERVICE: ServiceDefinition = {
-  name: 'id-scan',
-  migrations: ID_SCAN_MIGRATIONS,
-  healthSubject: SUBJECTS.idScanHealth,
-};
-
-/** The ID-scan service's own configuration, on top of the platform's. The per-image and pixel limits are the API's (docs/id-scan.md), not configuration. */
+/**
+ * Configuration of the ID-scan service beyond the platform's (validated at start like the rest). The per-image and
+ * pixel limits are the API's (docs/id-scan.md), not configuration.
+ */
 export const idScanEnv = {
   ...internalHttpEnv,
   /** Largest request body, multipart framing included: 21 MiB plus 64 KiB of framing (as the gateway). */
@@ -21,12 +18,13 @@ export const idScanEnv = {
   ID_SCAN_IMAGE_CONCURRENCY: z.coerce.number().int().min(1).max(64).default(availableParallelism()),
   ...readingPoolEnv,
 };
-export type IdScanConfig = ServiceConfig &
-  InternalHttpConfig & {
-    ID_SCAN_BODY_LIMIT: number;
-    ID_SCAN_MAX_CONCURRENT_UPLOADS: number;
-    ID_SCAN_IMAGE_CONCURRENCY: number;
-    READING_THREADS: number;
-    READING_MAX_WAITING: number;
-    READING_QUEUE_TIMEOUT_MS: number;
-  };
+
+export const ID_SCAN_SERVICE: ServiceDefinition<typeof idScanEnv> = {
+  name: 'id-scan',
+  migrations: ID_SCAN_MIGRATIONS,
+  healthSubject: SUBJECTS.idScanHealth,
+  env: idScanEnv,
+};
+
+/** What `CONFIG` holds in this service: the platform's variables and the ones above, as loaded. */
+export type IdScanConfig = ServiceConfigOf<typeof idScanEnv>;

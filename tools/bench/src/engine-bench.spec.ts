@@ -1,7 +1,7 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { BENCH_OPTIONS, benchContexts, benchEngine, benchRules, runJsonRulesEngine, toJsonRulesEngine } from './bench.js';
-import { compileRules, validateScreeningRules } from './index.js';
+import { compileRules, validateScreeningRules } from '@verity/screening-engine';
+import { BENCH_OPTIONS, benchContexts, benchEngine, benchRules, runJsonRulesEngine, toJsonRulesEngine } from './engine-bench.js';
 
 function countLeaves(c: { kind: string; children?: unknown[] }): number {
   return c.kind === 'field' ? 1 : (c.children as { kind: string }[]).reduce((n, child) => n + countLeaves(child), 0);

@@ -1,9 +1,7 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import type { DomainEvent } from '@verity/contracts';
-import { deliveryId } from '../delivery/deliveries.repository.js';
-import type { MatchRow } from '../subscriptions/subscriptions.repository.js';
-import { matchDeliveries, parseDomainEvent } from './event-fanout.js';
+import { parseDomainEvent, type DomainEvent } from '@verity/contracts';
+import { deliveryId, matchDeliveries, type MatchRow } from './fanout.js';
 
 const at = '2026-11-22T10:00:00.000Z';
 const event: DomainEvent = {
@@ -20,9 +18,6 @@ const sub = (id: string, over: Partial<MatchRow> = {}): MatchRow => ({
   mode: 'test',
   event_types: ['kyc.session.completed', 'kyc.session.cancelled'],
   created_at: new Date('2026-11-22T09:00:00Z'),
-  url: `https://hooks.example.com/${id}`,
-  secret_sealed: 'sealed',
-  previous_secret_sealed: null,
   ...over,
 });
 
@@ -60,8 +55,30 @@ describe('fan-out matching', () => {
 
   it('reads events defensively', () => {
     assert.deepEqual(parseDomainEvent(JSON.parse(JSON.stringify(event))), event);
+    assert.deepEqual(parseDomainEvent(new TextEncoder().encode(JSON.stringify(event))), event, 'from the bytes of a message');
+    assert.equal(parseDomainEvent(new TextEncoder().encode('{not json')), null);
     for (const bad of [null, 'x', {}, { ...event, mode: 'prod' }, { ...event, timestamp: 'yesterday' }, { ...event, data: {} }, { ...event, id: '' }]) {
       assert.equal(parseDomainEvent(bad), null, JSON.stringify(bad));
     }
+  });
+});
+
+describe('delivery ids', () => {
+  it('are derived from the event and the subscription: the same pair always gives the same id', () => {
+    const id = deliveryId('evt_aaaaaaaaaaaaaaaaaaaaaaaa', 'whs_bbbbbbbbbbbbbbbbbbbbbbbb');
+    assert.match(id, /^whd_[0-9a-f]{32}$/);
+    assert.equal(deliveryId('evt_aaaaaaaaaaaaaaaaaaaaaaaa', 'whs_bbbbbbbbbbbbbbbbbbbbbbbb'), id);
+    // the first 32 hex characters of SHA-256("evt_aaaaaaaaaaaaaaaaaaaaaaaa/whs_bbbbbbbbbbbbbbbbbbbbbbbb"), as sha256sum prints them
+    assert.equal(id, 'whd_434142ac0da1b20fe480165d14d46f4d');
+  });
+
+  it('differ for another event or another subscription, each its own', () => {
+    const ids = new Set([
+      deliveryId('evt_a', 'whs_b'),
+      deliveryId('evt_a', 'whs_c'),
+      deliveryId('evt_b', 'whs_b'),
+      deliveryId('evt_a/whs', '_b'),
+    ]);
+    assert.equal(ids.size, 4);
   });
 });

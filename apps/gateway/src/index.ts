@@ -1,0 +1,1 @@
+export { gatewayEnv, gatewaySchema, loadGatewayConfig, type GatewayConfig } from './config.js';

@@ -1,0 +1,22 @@
+import { SUBJECTS } from '@verity/contracts';
+import type { ServiceConfigOf, ServiceDefinition } from '@verity/platform';
+import { z } from 'zod';
+import { SCREENING_MIGRATIONS } from './database/migrations.js';
+
+export const DEFAULT_RULESET_CACHE_SIZE = 1000;
+
+/** Configuration of the screening service beyond the platform's (validated at start like the rest). */
+export const screeningEnv = {
+  /** Compiled rule sets (one per template version) kept in memory, least recently used evicted first. */
+  SCREENING_RULESET_CACHE_SIZE: z.coerce.number().int().min(1).max(1_000_000).default(DEFAULT_RULESET_CACHE_SIZE),
+};
+
+export const SCREENING_SERVICE: ServiceDefinition<typeof screeningEnv> = {
+  name: 'screening',
+  migrations: SCREENING_MIGRATIONS,
+  healthSubject: SUBJECTS.screeningHealth,
+  env: screeningEnv,
+};
+
+/** What `CONFIG` holds in this service: the platform's variables and the ones above, as loaded. */
+export type ScreeningConfig = ServiceConfigOf<typeof screeningEnv>;
