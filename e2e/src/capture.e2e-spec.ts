@@ -7,7 +7,7 @@ import { after, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import sharp from 'sharp';
 import { noisyJpeg, pixelFloodPng } from '@verity/testing';
-import { captureClient, liveSession, ok, passportOf, read } from './capture-support.js';
+import { captureClient, doChallenge, liveSession, ok, outcomes, passportOf, read } from './capture-support.js';
 import { account, closeStreams, createSession, eventsOf, setup, waitStatus } from './sessions-support.js';
 import { closeOperators, errorOf, freshWindow, rows, times } from './support.js';
 
@@ -40,31 +40,47 @@ describe('capture links', () => {
 });
 
 describe('the capture API, with the client secret alone', () => {
-  it('a passport and a selfie: pending → in_progress on the first image, submit 202, then completed/approved with the document’s names, its evidence served, one event', async () => {
+  it('a passport, a selfie and the liveness challenge: pending → in_progress on the first image, submit 202, then completed/approved with the document’s names, its evidence served, one event', async () => {
     const { session, capture, c, key } = await liveSession('us', { checks: ['document', 'face_match', 'liveness'] });
-    const { photos, selfie } = await passportOf(1);
+    const { photos, selfie } = await passportOf(1, 'hopper');
     const cap = ok(await capture.get()).data;
     assert.deepEqual(
-      { ...cap, expires_at: undefined },
-      { object: 'capture', session_id: session.id, status: 'pending', steps: ['document_front', 'document_back', 'selfie'], photo_upload: false, device_intelligence: false, expires_at: undefined, images: { front: null, back: null, selfie: null }, submitted_at: null },
+      { ...cap, expires_at: undefined, challenge: undefined },
+      {
+        object: 'capture',
+        session_id: session.id,
+        status: 'pending',
+        steps: ['document_front', 'document_back', 'selfie'],
+        photo_upload: false,
+        device_intelligence: false,
+        expires_at: undefined,
+        images: { front: null, back: null, selfie: null },
+        submitted_at: null,
+        challenge: undefined,
+      },
     );
+    assert.equal(cap.challenge?.object, 'capture_challenge');
     const front = ok(await capture.put('front', photos.front)).data;
     assert.equal(front.object, 'capture_image');
     assert.equal(front.artifact, 'front');
     assert.deepEqual([front.width, front.height], [2048, 1536]);
     assert.equal((await read(c, session.id)).status, 'in_progress');
     ok(await capture.put('selfie', selfie));
+    await doChallenge(capture, 'hopper');
     const submitted = ok(await capture.submit({ acquisition: 'camera', signals: { paste_count: 0, time_zone: 'Europe/Amsterdam' } }), 202).data;
     assert.ok(submitted.submitted_at);
 
     const done = await waitStatus(c, session.id, ['completed', 'manual_review', 'errored'], RUN_MS);
     assert.equal(done.status, 'completed');
     assert.equal(done.outcome, 'approved');
-    assert.deepEqual(done.checks, [
-      { type: 'document', outcome: 'pass' },
-      { type: 'face_match', outcome: 'pass' },
-      { type: 'liveness', outcome: 'pass' },
+    assert.deepEqual(outcomes(done.checks), [
+      { type: 'document', outcome: 'pass', reasons: [] },
+      { type: 'face_match', outcome: 'pass', reasons: [] },
+      { type: 'liveness', outcome: 'pass', reasons: [] },
     ]);
+    // the face checks carry their scores, at or above the thresholds they passed
+    assert.equal(done.checks[0]!.score, null);
+    for (const c of done.checks.slice(1)) assert.ok(typeof c.score === 'number' && c.score >= 0.6 && c.score <= 1, JSON.stringify(c));
     assert.deepEqual([done.url, done.client_secret, done.expires_at], [null, null, null]);
     assert.deepEqual(done.idv?.holder, photos.expected.holder);
     assert.deepEqual(done.idv?.document, photos.expected.document);
@@ -79,6 +95,7 @@ describe('the capture API, with the client secret alone', () => {
     assert.equal(back!.n, 0); // the capture had no back
     const events = await eventsOf('us', [session.id]);
     assert.deepEqual(events.map((e) => [e.event.type, e.event.data.status, e.event.data.outcome]), [['kyc.session.completed', 'completed', 'approved']]);
+    assert.deepEqual(events[0]!.event.data.checks, done.checks);
     // the link is used: the capture routes refuse
     assert.equal(errorOf(await capture.get()).code, 'invalid_state_transition');
   });
@@ -94,10 +111,11 @@ describe('the live run decides by the thresholds', () => {
     ok(await capture.submit(), 202);
     const done = await waitStatus(c, session.id, ['completed', 'manual_review', 'errored'], RUN_MS);
     assert.deepEqual([done.status, done.outcome], ['completed', 'declined']);
-    assert.deepEqual(done.checks, [
-      { type: 'document', outcome: 'pass' },
-      { type: 'face_match', outcome: 'fail' },
+    assert.deepEqual(outcomes(done.checks), [
+      { type: 'document', outcome: 'pass', reasons: [] },
+      { type: 'face_match', outcome: 'fail', reasons: done.checks[1]!.reasons },
     ]);
+    assert.ok(done.checks[1]!.reasons.length > 0 && (done.checks[1]!.score ?? 1) < 0.45, JSON.stringify(done.checks[1]));
     assert.deepEqual(done.idv?.holder, photos.expected.holder);
   });
 
@@ -111,8 +129,8 @@ describe('the live run decides by the thresholds', () => {
     const done = await waitStatus(c, session.id, ['completed', 'manual_review', 'errored'], RUN_MS);
     assert.deepEqual([done.status, done.outcome], ['manual_review', null]);
     assert.deepEqual(done.checks, [
-      { type: 'document', outcome: 'pass' },
-      { type: 'watchlist', outcome: 'error' },
+      { type: 'document', outcome: 'pass', reasons: [], score: null },
+      { type: 'watchlist', outcome: 'error', reasons: ['provider_not_configured'], score: null },
     ]);
     assert.equal(done.idv?.capture_acquisition, 'upload');
     assert.deepEqual(done.idv?.available_images, ['portrait', 'front']);
@@ -271,7 +289,7 @@ describe('device intelligence of a live run', () => {
     ok(await capture.put('front', (await passportOf(9)).photos.front));
     ok(await capture.submit({ acquisition: 'camera', signals: { paste_count: 2, step_seconds: { document_front: 6.5 }, webdriver: false, time_zone: 'Europe/Amsterdam' } }), 202);
     const done = await waitStatus(c, session.id, ['completed', 'manual_review', 'errored'], RUN_MS);
-    assert.deepEqual([done.status, done.checks], ['manual_review', [{ type: 'document', outcome: 'pass' }]]);
+    assert.deepEqual([done.status, done.checks], ['manual_review', [{ type: 'document', outcome: 'pass', reasons: [], score: null }]]);
     const [run] = await rows<{ screening: { decision: string; fired: Array<{ name: string; fields: string[] }> } }>('us', 'SELECT screening FROM sessions.runs WHERE session_id = $1', [session.id]);
     assert.equal(run!.screening.decision, 'review');
     assert.deepEqual(run!.screening.fired.map((f) => [f.name, f.fields]), [['pasted', ['device.behavior.pasteCount']]]);
@@ -283,6 +301,12 @@ describe('device intelligence of a live run', () => {
     ok(await capture.put('front', (await passportOf(10)).photos.front));
     ok(await capture.submit({ acquisition: 'camera' }), 202);
     const done = await waitStatus(c, session.id, ['completed', 'manual_review', 'errored'], RUN_MS);
-    assert.deepEqual([done.status, done.checks], ['manual_review', [{ type: 'document', outcome: 'pass' }, { type: 'device', outcome: 'review' }]]);
+    assert.deepEqual([done.status, done.checks], [
+      'manual_review',
+      [
+        { type: 'document', outcome: 'pass', reasons: [], score: null },
+        { type: 'device', outcome: 'review', reasons: ['collection_absent'], score: null },
+      ],
+    ]);
   });
 });

@@ -123,11 +123,14 @@ describe('console: verifications, the review queue and test data (us)', () => {
     const timeline = page.locator('#timeline');
     assert.match(await timeline.innerText(), /Verification created[\s\S]*Sent to manual review[\s\S]*kyc\.session\.manual_review_requested/);
     // evidence images of the test run, through the console's authorised path; each one loads
+    // the document first, then its portrait beside the selfie (a test run stores no back)
     assert.deepEqual(await page.locator('.images img').evaluateAll((els) => els.map((el) => el.getAttribute('src'))), [
-      `/verifications/${sessionId}/images/portrait`,
       `/verifications/${sessionId}/images/front`,
+      `/verifications/${sessionId}/images/portrait`,
       `/verifications/${sessionId}/images/selfie`,
     ]);
+    // test-mode checks: synthetic outcomes, no reasons and no scores, and the page says so
+    assert.ok(text.includes('Test-mode results are synthetic: they carry no reasons and no score.'));
     assert.equal((await imagesLoaded(page)).length, 3);
 
     await page.getByLabel('Add a note').fill('Called the applicant: the photo on the document is old, the face matches.');

@@ -60,6 +60,8 @@ describe('faults on a stack of its own', () => {
     redisPort = await freePort();
     redis = await startRedis(redisPort);
     stack = new Stack({
+      // its database is a clone of the migrated template
+      migrate: false,
       regions: ['us'],
       ports: { us: await freePort(), eu: 0 },
       databaseUrl: () => db!.url,

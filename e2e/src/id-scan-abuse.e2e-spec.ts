@@ -33,6 +33,8 @@ before(async () => {
   const gatewayPort = await freePort();
   const internalPort = await freePort();
   stack = new Stack({
+    // its database is a clone of the migrated template
+    migrate: false,
     regions: ['us'],
     ports: { us: gatewayPort, eu: 0 },
     databaseUrl: () => db.url,
@@ -169,8 +171,11 @@ describe('hostile uploads to POST /v1/id-verification (own us stack)', () => {
       `${runs.length} uploads at once in ${Date.now() - started} ms; id-scan VmHWM ${mb(baseline.hwm)} before, ${mb(after.hwm)} after (VmRSS now ${mb(after.rss)})`,
     );
     // 8 uploads are read at a time (≤ 21 MiB each) and images decode within the pixel cap; without the bounds the
-    // floods alone would ask for 4 × 1.2 GB
-    assert.ok(after.hwm < 768 * MiB, `peak RSS ${mb(after.hwm)}`);
+    // floods alone would ask for 4 × 1.2 GB. What the uploads add is measured over the warmed reader (its threads'
+    // engines: OCR models and OpenCV, about 500 MiB with two threads), and the peak stays within two thirds of the
+    // pod's memory limit (deploy/base/id-scan.yaml, 1536 MiB)
+    assert.ok(after.hwm - baseline.hwm < 384 * MiB, `the uploads added ${mb(after.hwm - baseline.hwm)} (peak ${mb(after.hwm)})`);
+    assert.ok(after.hwm < 1024 * MiB, `peak RSS ${mb(after.hwm)}`);
   });
 
   it('nothing of a hostile upload is stored or logged: no table and no log line holds the marker', async () => {

@@ -217,12 +217,13 @@ for (const region of REGIONS) {
         [w.docQuality, ['front', 'selfie']],
       ];
       for (const [id, images] of cases) {
-        assert.deepEqual(await rpc.call(SUBJECTS.evidenceAvailable, { session_id: id }, opts), { available_images: images, capture_acquisition: 'camera' });
+        // evidence says a back is held (for the console); the session read never mentions it
+        assert.deepEqual(await rpc.call(SUBJECTS.evidenceAvailable, { session_id: id }, opts), { available_images: images, capture_acquisition: 'camera', back_stored: id === w.full });
         const s = await waitStatus(w.c, id, undefined, 15_000);
         assert.deepEqual(s.idv, { capture_acquisition: 'camera', available_images: images }, `session read of ${id}`);
         assert.equal(/https?:|\/v1\//.test(JSON.stringify(s.idv)), false);
       }
-      assert.deepEqual(await rpc.call(SUBJECTS.evidenceAvailable, { session_id: w.noIdentity }, opts), { available_images: [], capture_acquisition: null });
+      assert.deepEqual(await rpc.call(SUBJECTS.evidenceAvailable, { session_id: w.noIdentity }, opts), { available_images: [], capture_acquisition: null, back_stored: false });
       const none = await waitStatus(w.c, w.noIdentity, undefined, 15_000);
       assert.equal('idv' in none, false, 'no identity check: no idv');
       const list = await w.c<{ data: Record<string, unknown>[] }>('GET', '/v1/sessions');

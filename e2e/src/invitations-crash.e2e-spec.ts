@@ -28,6 +28,8 @@ describe('invitations across a crash', () => {
     root = subjectRoot('us', prefix);
     db = await cloneTestDatabase('invite_crash');
     stack = new Stack({
+      // its database is a clone of the migrated template
+      migrate: false,
       regions: ['us'],
       ports: { us: await freePort(), eu: 0 },
       databaseUrl: () => db.url,
@@ -40,7 +42,10 @@ describe('invitations across a crash', () => {
     for (const s of SERVICES) stack.startService('us', s);
     nc = await stack.connectNats('us', 'operator', 'e2e-invite-crash');
     ops = new RpcClient(nc, root, 5000);
-    await waitFor(async () => (await ops.call(SUBJECTS.sessionsHealth, {}, op).catch(() => null))?.status === 'ok', 30_000, 100);
+    // every service it started answers, not only sessions: the test creates an applicant and a workflow first
+    for (const health of [SUBJECTS.accountsHealth, SUBJECTS.applicantsHealth, SUBJECTS.screeningHealth, SUBJECTS.sessionsHealth]) {
+      await waitFor(async () => (await ops.call(health, {}, op).catch(() => null))?.status === 'ok', 30_000, 100);
+    }
     await waitFor(async () => (await api(stack.baseUrl('us'), 'GET', '/health/live').catch(() => null))?.status === 200, 30_000, 100);
   });
 

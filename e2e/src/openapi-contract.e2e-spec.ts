@@ -262,9 +262,18 @@ describe('every route answers as the document says', () => {
     conforms('PUT /v1/capture/images/{artifact}', await put('front'), 200);
     conforms('PUT /v1/capture/images/{artifact}', await put('portrait'), 404, 'resource_not_found');
     conforms('PUT /v1/capture/images/{artifact}', await cap('PUT', '/v1/capture/images/back', { rawBody: SVG_IMAGE, headers: { 'content-type': 'image/jpeg' } }), 415, 'unsupported_file_type');
+    conforms('POST /v1/capture/images/{artifact}/check', await cap('POST', '/v1/capture/images/front/check', { body: { document_type: 'passport' } }), 200);
+    conforms('POST /v1/capture/images/{artifact}/check', await cap('POST', '/v1/capture/images/selfie/check'), 404, 'resource_not_found');
+    conforms('POST /v1/capture/images/{artifact}/check', await cap('POST', '/v1/capture/images/front/check', { body: { document_type: 'scroll' } }), 422, 'validation_error');
     conforms('POST /v1/capture/submit', await cap('POST', '/v1/capture/submit', { body: { acquisition: 'scanner' } }), 422, 'validation_error');
     conforms('POST /v1/capture/submit', await cap('POST', '/v1/capture/submit', { body: { acquisition: 'camera', signals: { paste_count: 0, form_factor: 'desktop' } } }), 202);
     conforms('GET /v1/capture', await cap('GET', '/v1/capture'), 409, 'invalid_state_transition');
+
+    const live = client('us', (await liveSession('us', { checks: ['document', 'face_match', 'liveness'] })).secret);
+    const frame = (index: string, query: string) => live('PUT', `/v1/capture/challenge/frames/${index}${query}`, { rawBody: jpeg, headers: { 'content-type': 'image/jpeg' } });
+    conforms('PUT /v1/capture/challenge/frames/{index}', await frame('0', '?offset_ms=0'), 200);
+    conforms('PUT /v1/capture/challenge/frames/{index}', await frame('1', ''), 422, 'validation_error');
+    conforms('PUT /v1/capture/challenge/frames/{index}', await frame('8', '?offset_ms=900'), 404, 'resource_not_found');
 
     const b = await liveSession('us', { checks: ['document'] });
     const skip = client('us', b.secret);

@@ -32,7 +32,7 @@ export async function startOwnStack(
   const prefix = isolationPrefix(label);
   const root = subjectRoot('us', prefix);
   const db = await cloneTestDatabase(label);
-  const stack = new Stack({ regions: ['us'], ports: { us: await freePort(), eu: 0 }, databaseUrl: () => db.url, isolationPrefix: prefix, ...opts });
+  const stack = new Stack({ regions: ['us'], migrate: false, ports: { us: await freePort(), eu: 0 }, databaseUrl: () => db.url, isolationPrefix: prefix, ...opts });
   await Promise.all([stack.start(), beforeStart]);
   const nc = await stack.connectNats('us', 'operator', `e2e-${label}`);
   const reader = await stack.connectNats('us', 'test-reader', `e2e-${label}-reader`);

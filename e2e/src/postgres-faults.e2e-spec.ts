@@ -10,8 +10,8 @@ import assert from 'node:assert/strict';
 import type { NatsConnection } from '@nats-io/transport-node';
 import { subjectRoot, SUBJECTS, type Subject } from '@verity/contracts';
 import { RpcClient } from '@verity/platform';
-import { freePort, Stack, type ServiceName } from '@verity/stack';
-import { api, isolationPrefix, PostgresServer, query, startWebhookReceiver, testTls, waitFor, type ApiResponse, type WebhookReceiver } from '@verity/testing';
+import { freePort, PostgresServer, Stack, type ServiceName } from '@verity/stack';
+import { api, isolationPrefix, query, startWebhookReceiver, testTls, waitFor, type ApiResponse, type WebhookReceiver } from '@verity/testing';
 import { closeStreams, eventsOnceEach, streamEvents } from './sessions-support.js';
 import { errorOf } from './support.js';
 
@@ -37,7 +37,7 @@ describe('Postgres faults on a stack and a Postgres of its own', () => {
   let rx: WebhookReceiver;
 
   before(async () => {
-    pgs = await PostgresServer.create();
+    pgs = await PostgresServer.temporary(await freePort());
     dbUrl = pgs.url('verity_us');
     const prefix = isolationPrefix('pgfaults');
     root = subjectRoot('us', prefix);

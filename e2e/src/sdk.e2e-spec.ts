@@ -90,7 +90,7 @@ describe('@verity/sdk end to end', () => {
     const got = await waitFor(async () => rx.received.find((r: ReceivedWebhook) => r.path === '/sdk/flow' && r.body.includes(session.id)), 10_000);
     const event = Verity.webhooks.verify(got.body, got.headers, sub.secret);
     assert.equal(event.type, 'kyc.session.completed');
-    assert.deepEqual(event.data, { sessionId: session.id, status: 'completed', outcome: 'approved', occurredAt: done.updated_at });
+    assert.deepEqual(event.data, { sessionId: session.id, status: 'completed', outcome: 'approved', occurredAt: done.updated_at, checks: done.checks });
     assert.throws(() => Verity.webhooks.verify(got.body.replace('"approved"', '"declined"'), got.headers, sub.secret), WebhookVerificationError);
     assert.throws(() => Verity.webhooks.verify(got.body, got.headers, `whsec_${Buffer.alloc(32, 1).toString('base64')}`), WebhookVerificationError);
 

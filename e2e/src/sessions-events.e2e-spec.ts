@@ -18,7 +18,10 @@ function assertWellFormed(msgs: StreamMessage[], region: 'us' | 'eu' = 'us'): vo
     assert.equal(m.msgId, m.event.id);
     assert.match(m.event.id, /^evt_[A-Za-z0-9]{24}$/);
     assert.equal(m.subject, eventSubject(root, m.event.type));
-    assert.deepEqual(Object.keys(m.event.data).sort(), ['occurredAt', 'outcome', 'sessionId', 'status']);
+    // a resting session's events carry its checks (codes and scores); a cancellation only the reference fields
+    const resting = m.event.type === 'kyc.session.completed' || m.event.type === 'kyc.session.manual_review_requested';
+    assert.deepEqual(Object.keys(m.event.data).sort(), resting ? ['checks', 'occurredAt', 'outcome', 'sessionId', 'status'] : ['occurredAt', 'outcome', 'sessionId', 'status']);
+    for (const c of m.event.data.checks ?? []) assert.deepEqual(Object.keys(c).sort(), ['outcome', 'reasons', 'score', 'type']);
     assert.equal(m.event.timestamp, m.event.data.occurredAt);
     assert.ok(!Number.isNaN(Date.parse(m.event.data.occurredAt)) && m.event.data.occurredAt.endsWith('Z'));
     const text = JSON.stringify(m.event);

@@ -85,9 +85,9 @@ describe('POST /v1/sessions and GET /v1/sessions/{id}', () => {
       status: 'pending',
       outcome: null,
       checks: [
-        { type: 'document', outcome: null },
-        { type: 'face_match', outcome: null },
-        { type: 'liveness', outcome: null },
+        { type: 'document', outcome: null, reasons: [], score: null },
+        { type: 'face_match', outcome: null, reasons: [], score: null },
+        { type: 'liveness', outcome: null, reasons: [], score: null },
       ],
       metadata: {},
       // a test session has no capture link (docs/capture.md)
@@ -350,7 +350,10 @@ describe('Session metadata (docs/metadata.md)', () => {
     await refused(c, { applicant_id: applicantId, workflow_template_id: templateId }, 403, 'esign_requirements_not_met');
     const ok = await createSession(c, { applicant_id: applicantId, workflow_template_id: templateId, metadata: FULL_METADATA });
     assert.equal(ok.status, 201, ok.text);
-    assert.deepEqual(ok.body.data.checks, [{ type: 'document', outcome: null }, { type: 'document_signing', outcome: null }]);
+    assert.deepEqual(ok.body.data.checks, [
+      { type: 'document', outcome: null, reasons: [], score: null },
+      { type: 'document_signing', outcome: null, reasons: [], score: null },
+    ]);
     const pinned = await query<{ template_version: number }>(E2E.db.us, 'SELECT template_version FROM sessions.sessions WHERE org_id = $1 ORDER BY seq', [org.id]);
     assert.deepEqual(pinned.map((r) => r.template_version), [1, 2]);
   });
@@ -561,7 +564,7 @@ describe('Expected outcome (test mode)', () => {
     ] as const) {
       const res = await createSession(c, { applicant_id: applicantId, workflow_template_id: templateId, expected_outcome: expected });
       const s = await waitStatus(c, res.body.data.id);
-      assert.deepEqual(s.checks, [{ type: 'credit_history', outcome }]);
+      assert.deepEqual(s.checks, [{ type: 'credit_history', outcome, reasons: [], score: null }]);
       assert.equal(s.idv, undefined, 'no identity check, no idv');
       const [run] = await query<{ credit_recording: string }>(E2E.db.us, 'SELECT credit_recording FROM sessions.runs WHERE session_id = $1', [s.id]);
       assert.equal(run!.credit_recording, `credit-history/${expected}`);

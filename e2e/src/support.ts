@@ -16,12 +16,24 @@ function need(name: string): string {
   return v;
 }
 
+/**
+ * The shared two-region stack (tools/scripts/test.mjs), read when first used: files with a stack of their own import
+ * these helpers too, and run without it.
+ */
 export const E2E = {
-  url: { us: need('E2E_US_URL'), eu: need('E2E_EU_URL') } as Record<Region, string>,
-  prefix: need('E2E_PREFIX'),
-  db: { us: need('E2E_DB_US'), eu: need('E2E_DB_EU') } as Record<Region, string>,
-  /** Each region's own NATS and the passwords of the identities the tests may use there (tools/scripts/test.mjs). */
-  nats: JSON.parse(need('E2E_NATS')) as Record<Region, { url: string; passwords: Partial<Record<NatsIdentity, string>> }>,
+  get url(): Record<Region, string> {
+    return { us: need('E2E_US_URL'), eu: need('E2E_EU_URL') };
+  },
+  get prefix(): string {
+    return need('E2E_PREFIX');
+  },
+  get db(): Record<Region, string> {
+    return { us: need('E2E_DB_US'), eu: need('E2E_DB_EU') };
+  },
+  /** Each region's own NATS and the passwords of the identities the tests may use there. */
+  get nats(): Record<Region, { url: string; passwords: Partial<Record<NatsIdentity, string>> }> {
+    return JSON.parse(need('E2E_NATS')) as Record<Region, { url: string; passwords: Partial<Record<NatsIdentity, string>> }>;
+  },
 };
 
 /** A connection to a region's NATS as `identity`: the operator, the test-only stream reader, or sessions. */
@@ -185,3 +197,11 @@ export function rateLimitOf(res: ApiResponse): { limit: number; remaining: numbe
 
 /** A TCP port nobody listens on right now, on loopback. */
 export { freePort } from '@verity/stack';
+
+/** The header of a request sent with an Idempotency-Key. */
+export const idem = (k: string) => ({ 'idempotency-key': k });
+
+/** Whether an answer is a replay of a request's first answer (`Idempotent-Replayed: true`). */
+export function replayed(res: ApiResponse): boolean {
+  return res.headers.get('idempotent-replayed') === 'true';
+}

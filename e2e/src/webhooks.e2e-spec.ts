@@ -64,8 +64,13 @@ describe('webhooks end to end', () => {
     const { timestamp, ...rest } = body;
     assert.deepEqual(rest, {
       type: 'kyc.session.completed',
-      data: { sessionId: session.id, status: 'completed', outcome: 'approved', occurredAt: session.updated_at },
+      data: { sessionId: session.id, status: 'completed', outcome: 'approved', occurredAt: session.updated_at, checks: session.checks },
     });
+    // test mode: synthetic outcomes, no reasons, no scores
+    assert.deepEqual(session.checks, [
+      { type: 'document', outcome: 'pass', reasons: [], score: null },
+      { type: 'watchlist', outcome: 'pass', reasons: [], score: null },
+    ]);
     // the event's own time: an ISO 8601 instant between the session's creation and its delivery
     assert.match(timestamp, /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z$/);
     assert.ok(Date.parse(timestamp) >= Date.parse(session.created_at) && Date.parse(timestamp) <= Date.now(), timestamp);

@@ -66,6 +66,11 @@ describe('workflow templates API', () => {
         photo_upload: false,
         review_threshold: 0.5,
         signing_document: null,
+        minimum_age: null,
+        accepted_document_types: null,
+        accepted_issuing_countries: null,
+        applicant_mismatch: 'review',
+        thresholds: {},
         created_at: '',
         updated_at: '',
       });

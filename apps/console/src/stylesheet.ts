@@ -164,6 +164,15 @@ button.approve { background: var(--ok); }
 .note-form { margin-top: 16px; border-top: 1px solid var(--line); padding-top: 4px; }
 details.metadata summary { cursor: pointer; font-weight: 600; }
 details.metadata pre { overflow-x: auto; font-size: 13px; margin: 10px 0 0; }
+table.checks td { vertical-align: top; }
+ul.reasons { margin: 0; padding-left: 18px; }
+ul.reasons li { margin: 0 0 2px; }
+code.reason-code { font-size: 11px; color: var(--muted); overflow-wrap: anywhere; }
+table.checks, table.side-by-side { width: 100%; }
+table.checks td, table.side-by-side td { overflow-wrap: anywhere; }
+table.side-by-side td.field { color: var(--muted); font-weight: 500; }
+table.side-by-side tr:has(td.differs) td:not(.mark) { background: #fdf3f2; }
+table.side-by-side ol.names { margin: 0; }
 .images figcaption { font-size: 13px; color: var(--muted); margin-top: 4px; }
 a.button.small { margin: 0; padding: 4px 12px; font-size: 14px; }
 .form-grid { display: grid; grid-template-columns: repeat(auto-fit, minmax(280px, 1fr)); gap: 0 24px; }

@@ -12,7 +12,8 @@ import { PrivacyService } from './privacy/privacy.service.js';
  * The evidence service's internal HTTP side, signed by the gateway: `GET /sessions/{id}/images/{artifact}`,
  * answered with the JPEG bytes streamed (or a JSON error); `GET /sessions/{id}/stored-images/{source}/{artifact}`,
  * any stored image of a session for a data subject request's export, the same way; `PUT
- * /captures/{id}/images/{artifact}`, a live capture's upload, the raw image as the body. Images never travel
+ * /captures/{id}/images/{artifact}`, a live capture's upload, the raw image as the body; `PUT
+ * /captures/{id}/frames/{index}/{offset_ms}`, a frame of its liveness challenge, the same way. Images never travel
  * over NATS.
  */
 @Injectable()
@@ -27,6 +28,9 @@ export class EvidenceHttp extends InternalHttpHost {
     super('evidence', cfg, log);
     this.server.route('PUT', /^\/captures\/([^/]*)\/images\/([^/]*)$/, async (req, res, caller, [id, artifact]) => {
       sendData(res, await capture.upload(caller, id!, artifact!, req.body));
+    });
+    this.server.route('PUT', /^\/captures\/([^/]*)\/frames\/([^/]*)\/([^/]*)$/, async (req, res, caller, [id, index, offset]) => {
+      sendData(res, await capture.frame(caller, id!, index!, offset!, req.body));
     });
     this.server.route('GET', /^\/sessions\/([^/]*)\/images\/([^/]*)$/, async (_req, res, caller, [id, artifact]) => {
       await this.sendJpeg(res, caller, await this.evidence.openImage(caller, id!, artifact!));

@@ -19,6 +19,8 @@ export class EvidenceRpcController implements OnApplicationBootstrap {
     this.server.handle(SUBJECTS.evidenceAvailable, (p, ctx) => this.evidence.available(requirePrincipal(ctx), p.session_id));
     this.server.handle(SUBJECTS.evidenceCaptureImages, (p, ctx) => this.capture.images(requirePrincipal(ctx), p.session_id));
     this.server.handle(SUBJECTS.evidenceCaptureVerify, (p, ctx) => this.capture.verify(requirePrincipal(ctx), p, ctx.deadline));
+    // the gateway, for a capture's client secret: one stored image checked while the applicant waits
+    this.server.handle(SUBJECTS.evidenceCaptureCheck, (p, ctx) => this.capture.check(requirePrincipal(ctx), p, ctx.deadline));
     // data subject requests (the applicants service, with the requesting key's principal)
     this.server.handle(SUBJECTS.evidencePrivacyExport, (p, ctx) => this.privacy.export(requirePrincipal(ctx), p));
     this.server.handle(SUBJECTS.evidencePrivacyErase, (p, ctx) => this.privacy.erase(requirePrincipal(ctx), p));

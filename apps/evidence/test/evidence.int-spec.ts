@@ -81,7 +81,7 @@ describe('evidence.synthetic.store.v1 and evidence.available.v1', () => {
     assert.equal((await query<{ n: number }>(db.url, 'SELECT count(*)::int AS n FROM evidence.blobs'))[0]!.n, blobsBefore, 'no orphan copies');
   });
 
-  it('available: served artifacts in the order portrait, front, selfie, never back; nothing for another owner', async () => {
+  it('available: served artifacts in the order portrait, front, selfie, never back (only whether one is stored); nothing for another owner', async () => {
     const p = principal();
     const ses = newId('session');
     await store(p, ses, ['selfie', 'front']);
@@ -91,9 +91,9 @@ describe('evidence.synthetic.store.v1 and evidence.available.v1', () => {
       `back-blob-${ses}`,
     ]);
     const opts = { principal: p, requestId: 'req_int' };
-    assert.deepEqual(await rpc.call(SUBJECTS.evidenceAvailable, { session_id: ses }, opts), { available_images: ['front', 'selfie'], capture_acquisition: 'camera' });
+    assert.deepEqual(await rpc.call(SUBJECTS.evidenceAvailable, { session_id: ses }, opts), { available_images: ['front', 'selfie'], capture_acquisition: 'camera', back_stored: true });
     for (const other of [principal('test'), { ...p, mode: 'live' as const }]) {
-      assert.deepEqual(await rpc.call(SUBJECTS.evidenceAvailable, { session_id: ses }, { ...opts, principal: other }), { available_images: [], capture_acquisition: null });
+      assert.deepEqual(await rpc.call(SUBJECTS.evidenceAvailable, { session_id: ses }, { ...opts, principal: other }), { available_images: [], capture_acquisition: null, back_stored: false });
     }
   });
 
@@ -161,6 +161,26 @@ describe('internal HTTP: GET /sessions/{id}/images/{artifact}', () => {
       { action: 'kyc.idv.evidence_exported', artifact: 'front', outcome: 'served', session_id: ses, request_id: 'req_front_1' },
       { action: 'kyc.idv.evidence_export_failed', artifact: 'selfie', outcome: 'artifact_not_available', session_id: ses, request_id: 'req_selfie_1' },
     ]);
+  });
+
+  it('the back of a document: to a person signed in to the console, logged as any image; never to an API key', async () => {
+    const p = principal();
+    const ses = newId('session');
+    await store(p, ses, ['front']);
+    const bytes = Buffer.from([0xff, 0xd8, 0xff, 0xe0, 1, 2, 3, 0xff, 0xd9]);
+    const key = await app.get<ArtifactStore>(ARTIFACT_STORE).put(bytes);
+    await query(db.url, `INSERT INTO evidence.artifacts (session_id, artifact, content_type, storage_key, byte_size, sha256) VALUES ($1, 'back', 'image/jpeg', $2, $3, 'x')`, [ses, key, bytes.length]);
+    // an API key: the same 404 as any value the API does not serve, and nothing logged
+    assert.equal(json(await image(p, ses, 'back', 'req_back_key')).error!.code, 'resource_not_found');
+    // a reviewer in the console (key_id is the person's user id)
+    const reviewer = { ...p, key_id: newId('consoleUser') };
+    const got = await image(reviewer, ses, 'back', 'req_back_console');
+    assert.equal(got.status, 200);
+    assert.deepEqual(got.body, bytes);
+    // a malformed user id is no console person
+    assert.equal(json(await image({ ...p, key_id: 'usr_short' }, ses, 'back')).error!.code, 'resource_not_found');
+    const rows = await activityRows(p.org_id);
+    assert.deepEqual(rows.filter((r) => r.session_id === ses), [{ action: 'kyc.idv.evidence_exported', artifact: 'back', outcome: 'served', session_id: ses, request_id: 'req_back_console' }]);
   });
 
   it('an image larger than one read chunk arrives whole and byte-exact', async () => {
@@ -246,7 +266,7 @@ describe('live captures: uploads and the run that reads them', () => {
     assert.deepEqual([stranger.status, json(stranger).error?.code], [404, 'resource_not_found']);
     const notImage = await put(`/captures/${ses}/images/selfie`, signed(p), Buffer.from('GIF89a not a photo'));
     assert.deepEqual([notImage.status, json(notImage).error?.code], [415, 'unsupported_file_type']);
-    assert.deepEqual(await rpc.call(SUBJECTS.evidenceCaptureImages, { session_id: ses }, { principal: p, requestId: 'req_int' }), { front: { width: 2048, height: 1536 }, back: null, selfie: null });
+    assert.deepEqual(await rpc.call(SUBJECTS.evidenceCaptureImages, { session_id: ses }, { principal: p, requestId: 'req_int' }), { images: { front: { width: 2048, height: 1536 }, back: null, selfie: null }, frames: 0 });
   });
 
   it('the run reads the capture, stores front, selfie and portrait once; a second run (after a crash) stores nothing twice and answers the same', async () => {
@@ -264,15 +284,29 @@ describe('live captures: uploads and the run that reads them', () => {
     const first = await call();
     assert.deepEqual(first.holder, photos.expected.holder);
     assert.deepEqual(first.document, photos.expected.document);
-    assert.deepEqual(first.checks, { document: { outcome: 'pass', reasons: [] }, face_match: { outcome: 'pass', reasons: [] }, liveness: first.checks.liveness });
+    assert.deepEqual(first.checks.document, { outcome: 'pass', reasons: [], score: null });
+    assert.deepEqual([first.checks.face_match.outcome, first.checks.face_match.reasons], ['pass', []]);
+    const similarity = first.checks.face_match.score;
+    assert.ok(first.checks.face_match.score! >= 0.6, String(first.checks.face_match.score));
+    // no frames of a challenge: a still image is no evidence of a live person
+    assert.deepEqual([first.checks.liveness.outcome, first.checks.liveness.reasons], ['review', ['still_image']]);
+    assert.match(first.selfie_fingerprint!, /^[0-9a-f]{16}$/);
     assert.deepEqual(first.available_images, ['portrait', 'front', 'selfie']);
     const second = await call();
     assert.deepEqual(second, first);
+    // a workflow template's thresholds replace the configuration for this run: the same faces no longer pass
+    const strict = await rpc.call(
+      SUBJECTS.evidenceCaptureVerify,
+      { session_id: ses, acquisition: 'upload', thresholds: { faceMatchPass: 1, faceMatchReview: 1, unknownThreshold: 0 } },
+      { principal: p, requestId: 'req_int', timeoutMs: 30_000 },
+    );
+    assert.deepEqual([strict.checks.face_match.outcome, strict.checks.face_match.score], similarity! < 1 ? ['fail', similarity] : ['pass', similarity]);
+    assert.deepEqual(strict.checks.document, first.checks.document);
     const stored = await query<{ artifact: string }>(db.url, 'SELECT artifact FROM evidence.artifacts WHERE session_id = $1 ORDER BY artifact', [ses]);
     assert.deepEqual(stored.map((r) => r.artifact), ['front', 'portrait', 'selfie']);
     // three artifacts' bytes, written by the first run only
     assert.equal(await blobs(), before + 3);
-    assert.deepEqual(await rpc.call(SUBJECTS.evidenceAvailable, { session_id: ses }, { principal: p, requestId: 'req_int' }), { available_images: ['portrait', 'front', 'selfie'], capture_acquisition: 'upload' });
+    assert.deepEqual(await rpc.call(SUBJECTS.evidenceAvailable, { session_id: ses }, { principal: p, requestId: 'req_int' }), { available_images: ['portrait', 'front', 'selfie'], capture_acquisition: 'upload', back_stored: false });
     // another owner gets nothing of it
     const other = await rpc.call(SUBJECTS.evidenceCaptureVerify, { session_id: ses, acquisition: 'camera' }, { principal: principal('live'), requestId: 'req_int', timeoutMs: 30_000 }).catch((e: { code?: string }) => e.code);
     assert.equal(other, 'validation_error');

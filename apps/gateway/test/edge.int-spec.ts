@@ -10,7 +10,7 @@ import type { NatsConnection } from '@nats-io/transport-node';
 import { subjectRoot, SUBJECTS, type Principal } from '@verity/contracts';
 import { generateApiKey, hashApiKey } from '@verity/keys';
 import { connectNats, createLogger, createRedis, RpcServer } from '@verity/platform';
-import { isolationPrefix, testPrincipal } from '@verity/testing';
+import { isolationPrefix, testPrincipal, TEST_NATS_URL, TEST_REDIS_URL, TEST_SERVER_ENV } from '@verity/testing';
 import type { Redis } from 'ioredis';
 import { loadGatewayConfig } from '../src/config.js';
 import { REGION_SERVICES } from '../src/health/health.controller.js';
@@ -23,7 +23,8 @@ import { createGateway } from '../src/server.js';
  */
 const log = createLogger('gateway', 'us', 'silent');
 const IP_LIMIT = 8;
-const HEALTH_CACHE_MS = 400;
+// long enough that a flood of probes ends within one period even on a busy machine
+const HEALTH_CACHE_MS = 1500;
 
 let app: NestFastifyApplication;
 let port: number;
@@ -37,7 +38,7 @@ const stopped = new Set<string>();
 
 before(async () => {
   const prefix = isolationPrefix('gwedge');
-  nc = await connectNats('nats://127.0.0.1:4222', 'gateway-edge-test');
+  nc = await connectNats(TEST_NATS_URL, 'gateway-edge-test');
   server = new RpcServer(nc, subjectRoot('us', prefix), 'stand-ins', log);
   server.handle(SUBJECTS.accountsVerifyKey, async (req) => ({ principal: req.key_hash === hashApiKey(key) ? principal : null }));
   for (const s of REGION_SERVICES) {
@@ -48,6 +49,7 @@ before(async () => {
     });
   }
   const cfg = loadGatewayConfig({
+    ...TEST_SERVER_ENV,
     REGION: 'us',
     INTERNAL_AUTH_SECRET: 'a-test-secret-of-at-least-32-characters',
     LOG_LEVEL: 'silent',
@@ -66,7 +68,7 @@ before(async () => {
     CAPTURE_UPLOAD_TIMEOUT_MS: '2000',
     RPC_TIMEOUT_MS: '2000',
   });
-  redis = createRedis('redis://127.0.0.1:6379', 'gateway-edge-test');
+  redis = createRedis(TEST_REDIS_URL, 'gateway-edge-test');
   app = await createGateway(cfg, log, nc, redis);
   await app.listen(0, '127.0.0.1');
   port = (app.getHttpServer().address() as AddressInfo).port;

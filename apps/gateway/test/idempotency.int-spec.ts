@@ -10,7 +10,7 @@ import { subjectRoot, SUBJECTS, type Principal } from '@verity/contracts';
 import { DomainError } from '@verity/errors';
 import { generateApiKey, hashApiKey, hashCaptureSecret } from '@verity/keys';
 import { connectNats, createLogger, createRedis, RpcServer } from '@verity/platform';
-import { isolationPrefix, testPrincipal } from '@verity/testing';
+import { isolationPrefix, testPrincipal, TEST_NATS_URL, TEST_REDIS_URL, TEST_SERVER_ENV } from '@verity/testing';
 import type { Redis } from 'ioredis';
 import { loadGatewayConfig } from '../src/config.js';
 import { recordKey } from '../src/idempotency/idempotency-key.js';
@@ -61,7 +61,7 @@ let prefix: string;
 
 before(async () => {
   prefix = isolationPrefix('gwidem');
-  nc = await connectNats('nats://127.0.0.1:4222', 'gateway-idempotency-test');
+  nc = await connectNats(TEST_NATS_URL, 'gateway-idempotency-test');
   server = new RpcServer(nc, subjectRoot('us', prefix), 'stand-ins', log);
   server.handle(SUBJECTS.accountsVerifyKey, async (req) => ({ principal: principals.get(req.key_hash) ?? null }));
   server.handle(SUBJECTS.sessionsCreate, async (req) => {
@@ -83,7 +83,7 @@ before(async () => {
     captureState = 'closed';
     return { object: 'capture', session_id: 'ses_capture', status: 'skipped' } as never;
   });
-  redis = createRedis('redis://127.0.0.1:6379', 'gateway-idempotency-test');
+  redis = createRedis(TEST_REDIS_URL, 'gateway-idempotency-test');
   if (redis.status !== 'ready') await once(redis, 'ready');
   app = await createGateway(gatewayConfig(), log, nc, redis);
   await app.listen(0, '127.0.0.1');
@@ -99,6 +99,7 @@ after(async () => {
 
 function gatewayConfig() {
   return loadGatewayConfig({
+    ...TEST_SERVER_ENV,
     REGION: 'us',
     INTERNAL_AUTH_SECRET: 'a-test-secret-of-at-least-32-characters',
     LOG_LEVEL: 'silent',
@@ -344,7 +345,7 @@ describe('Idempotency-Key: Redis unreachable', () => {
   it('a request with a key is 503 service_unavailable and does not run; without a key it runs (the limiter fails open)', async () => {
     const dead = createRedis(`redis://127.0.0.1:${await freePort()}`, 'gateway-idempotency-dead');
     dead.on('error', () => undefined);
-    const lone = await createGateway(gatewayConfig(), log, await connectNats('nats://127.0.0.1:4222', 'gateway-idempotency-dead'), dead);
+    const lone = await createGateway(gatewayConfig(), log, await connectNats(TEST_NATS_URL, 'gateway-idempotency-dead'), dead);
     await lone.listen(0, '127.0.0.1');
     try {
       const at = (lone.getHttpServer().address() as AddressInfo).port;

@@ -4,11 +4,11 @@ import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { createLogger, createRedis } from '@verity/platform';
 import { ipBucket, keyBuckets, type Bucket } from '@verity/ratelimit';
-import { isolationPrefix } from '@verity/testing';
+import { isolationPrefix, TEST_REDIS_URL } from '@verity/testing';
 import type { Redis } from 'ioredis';
 import { RateLimiter } from '../src/access/rate-limiter.js';
 
-const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
+const REDIS_URL = TEST_REDIS_URL;
 const log = createLogger('gateway', 'us', 'silent');
 
 let redis: Redis;

@@ -6,7 +6,7 @@ import { after, before, describe, it, type TestContext } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import type { Principal } from '@verity/contracts';
-import { catalogueSpecimen, type Specimen } from '@verity/specimens';
+import { catalogueSpecimen, mrzOnPaper, photograph, type Specimen } from '@verity/specimens';
 import { photographBlankPage, photographDocument, query, startServiceUnderTest, testPrincipal, type DocumentPhotos, type ServiceUnderTest } from '@verity/testing';
 import { IdScanModule } from '../src/app.module.js';
 import { ID_SCAN_SERVICE, idScanEnv } from '../src/config.js';
@@ -81,6 +81,17 @@ describe('live scan: documents read', () => {
     assert.equal(r.body.error!.code, 'document_unreadable');
     assert.deepEqual(r.body.error!.details, { mode: 'live', reason: 'no_machine_readable_data' });
     assert.deepEqual(await audit(svc, p.org_id), [{ mode: 'live', outcome: 'unreadable', request_id: 'req_blank' }]);
+  });
+
+  it('an MRZ printed alone on paper: 200 review with document_not_found, and the fields it encodes', async () => {
+    const s = catalogueSpecimen('td3', 4);
+    const front = await photograph(await mrzOnPaper(s, { size: 'real' }), { coverage: 0.92, seed: 13 });
+    const expected = await photographDocument(s, { width: 1000, height: 750 });
+    const p = live();
+    const r = await scan(p, { front, back: null }, 'req_paper');
+    assert.equal(r.status, 200, JSON.stringify(r.body));
+    assert.deepEqual(r.body.data, { object: 'id_scan', mode: 'live', outcome: 'review', reasons: ['document_not_found'], ...expected.expected });
+    assert.deepEqual(await audit(svc, p.org_id), [{ mode: 'live', outcome: 'review', request_id: 'req_paper' }]);
   });
 
   it('expected_outcome is still refused in live mode (422), before anything is read', async () => {

@@ -74,6 +74,11 @@ describe('screening service: templates', () => {
       photo_upload: false,
       review_threshold: 0.5,
       signing_document: null,
+      minimum_age: null,
+      accepted_document_types: null,
+      accepted_issuing_countries: null,
+      applicant_mismatch: 'review',
+      thresholds: {},
       created_at: 'x',
       updated_at: 'x',
     });
@@ -150,6 +155,51 @@ describe('screening service: templates', () => {
     assert.deepEqual(codes, ['validation_error', 'validation_error', 'validation_error', 'esign_requirements_not_met', 'validation_error', 'validation_error']);
     assert.deepEqual(await call(p, SUBJECTS.templatesGet, { id: t.id }), t);
     assert.equal((await versionRows(t.id)).length, 1);
+  });
+
+  it('the document policy is saved, versioned and pinned like every field; a wrong value saves nothing', async () => {
+    const p = principal('live');
+    const t = await call(p, SUBJECTS.templatesCreate, {
+      body: { name: 'Adults', checks: ['document', 'face_match'], minimum_age: 18, accepted_document_types: ['passport'], accepted_issuing_countries: ['FI', 'SE'], thresholds: { faceMatchPass: 0.7, faceMatchReview: 0.55 } },
+    });
+    assert.deepEqual(
+      [t.minimum_age, t.accepted_document_types, t.accepted_issuing_countries, t.applicant_mismatch, t.thresholds],
+      [18, ['passport'], ['FI', 'SE'], 'review', { faceMatchPass: 0.7, faceMatchReview: 0.55 }],
+    );
+    const v2 = await call(p, SUBJECTS.templatesUpdate, { id: t.id, body: { minimum_age: 21, applicant_mismatch: 'fail', accepted_issuing_countries: null } });
+    assert.deepEqual([v2.version, v2.minimum_age, v2.applicant_mismatch, v2.accepted_issuing_countries, v2.accepted_document_types, v2.thresholds], [2, 21, 'fail', null, ['passport'], { faceMatchPass: 0.7, faceMatchReview: 0.55 }]);
+    // a session pinned to version 1 keeps its policy
+    const v1 = await call(p, SUBJECTS.templatesVersion, { id: t.id, version: 1 });
+    assert.deepEqual([v1.minimum_age, v1.applicant_mismatch, v1.accepted_issuing_countries], [18, 'review', ['FI', 'SE']]);
+    for (const [body, param] of [
+      [{ minimum_age: 17.5 }, 'minimum_age'],
+      [{ accepted_document_types: ['visa'] }, 'accepted_document_types'],
+      [{ accepted_issuing_countries: ['FIN'] }, 'accepted_issuing_countries'],
+      [{ applicant_mismatch: 'decline' }, 'applicant_mismatch'],
+      [{ thresholds: { faceMatchPass: 0.5, faceMatchReview: 0.6 } }, 'thresholds'],
+    ] as const) {
+      const e = await refusal(call(p, SUBJECTS.templatesUpdate, { id: t.id, body }));
+      assert.deepEqual([e.code, e.param], ['validation_error', param]);
+    }
+    assert.deepEqual(await call(p, SUBJECTS.templatesGet, { id: t.id }), v2);
+    assert.equal((await versionRows(t.id)).length, 2);
+  });
+
+  it('rules read what the document says as document.*, beside applicant.*', async () => {
+    const p = principal('live');
+    const mismatch = { name: 'not the holder', ruleType: 'custom', condition: { kind: 'field', field: 'document.applicantMatch', operator: 'eq', value: false }, action: 'tag' };
+    const issuer = { name: 'nordic', ruleType: 'country_block', condition: { kind: 'field', field: 'document.issuingCountry', operator: 'in', value: ['FI', 'SE'] }, action: 'tag' };
+    const t = await call(p, SUBJECTS.templatesCreate, { body: { name: 'doc', screening_rules: [mismatch, issuer] } });
+    const doc = { type: 'passport', issuingCountry: 'FI', familyName: 'LEHTINEN', givenNames: ['AINO'], dateOfBirth: '1988-02-14', applicantMatch: false };
+    const r = await call(p, SUBJECTS.screeningEvaluate, { template_id: t.id, version: 1, context: context({ document: doc }) });
+    assert.deepEqual(r.status === 'ok' && r.tags, ['not the holder', 'nordic']);
+    const none = await call(p, SUBJECTS.screeningEvaluate, { template_id: t.id, version: 1, context: context() });
+    assert.deepEqual(none.status === 'ok' && none.tags, []);
+    // a decline may not rest on the holder's names, age or nationality
+    const e = await refusal(
+      call(p, SUBJECTS.templatesCreate, { body: { name: 'x', screening_rules: [{ ...mismatch, ruleType: 'custom', condition: { kind: 'field', field: 'document.age', operator: 'lt', value: 18 }, action: 'decline' }] } }),
+    );
+    assert.equal(e.code, 'validation_error');
   });
 
   it('concurrent PATCHes each get their own version, none lost', async () => {
@@ -237,6 +287,11 @@ describe('screening service: versions and evaluation', () => {
       photo_upload: false,
       review_threshold: 0.5,
       signing_document: null,
+      minimum_age: null,
+      accepted_document_types: null,
+      accepted_issuing_countries: null,
+      applicant_mismatch: 'review',
+      thresholds: {},
     });
     for (const version of [3, 0, -1, 1.5]) {
       const e = await refusal(call(p, SUBJECTS.templatesVersion, { id: t.id, version }));

@@ -14,6 +14,7 @@ import { createLogger, RpcServer } from '@verity/platform';
 import { query, refusal, startServiceUnderTest, testPrincipal, waitFor, type ServiceUnderTest } from '@verity/testing';
 import { SessionsModule } from '../src/app.module.js';
 import { SESSIONS_SERVICE, sessionsEnv } from '../src/config.js';
+import { NO_DOCUMENT_POLICY } from './peers.js';
 
 let svc: ServiceUnderTest<unknown>;
 let peers: RpcServer;
@@ -85,7 +86,7 @@ function fixture(mode: 'test' | 'live') {
     org: p.org_id,
     template: {
       id: templateId, mode, name: 'KYC', version: 1, checks: ['document', 'face_match', 'liveness'], screening_rules: [], metadata: {},
-      device_intelligence: false, photo_upload: false, review_threshold: 0.5, signing_document: null,
+      device_intelligence: false, photo_upload: false, review_threshold: 0.5, signing_document: null, ...NO_DOCUMENT_POLICY,
     },
   });
   return { p, body: { applicant_id: applicantId, workflow_template_id: templateId } };

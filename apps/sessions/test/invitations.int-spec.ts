@@ -12,10 +12,10 @@ import { eventStreamName, subjectRoot, SUBJECTS, type Applicant, type Principal,
 import { DomainError } from '@verity/errors';
 import { newId } from '@verity/keys';
 import { connectNats, createLogger, createServiceApp, loadConfig, RpcClient, RpcServer, serviceEnv } from '@verity/platform';
-import { cloneTestDatabase, isolationPrefix, query, startSmtpServer, testPrincipal, waitFor, type SmtpServer } from '@verity/testing';
+import { cloneTestDatabase, isolationPrefix, query, startSmtpServer, testPrincipal, waitFor, type SmtpServer, TEST_SERVER_ENV } from '@verity/testing';
 import { SessionsModule } from '../src/app.module.js';
 import { SESSIONS_SERVICE, sessionsEnv } from '../src/config.js';
-import { acceptEveryDebit } from './peers.js';
+import { acceptEveryDebit, NO_DOCUMENT_POLICY } from './peers.js';
 
 const ADDRESS = 'marguerite.yourcenar@example.org';
 const NAME = 'Yourcenar';
@@ -37,6 +37,7 @@ before(async () => {
   const prefix = isolationPrefix('invitations');
   root = subjectRoot('us', prefix);
   const cfg = loadConfig({ ...serviceEnv, ...sessionsEnv }, {
+    ...TEST_SERVER_ENV,
     REGION: 'us',
     DATABASE_URL: db.url,
     NATS_SUBJECT_PREFIX: prefix,
@@ -108,7 +109,7 @@ function fixture(): { p: Principal; applicantId: string; templateId: string } {
     device_intelligence: false,
     photo_upload: false,
     review_threshold: 0.5,
-    signing_document: null,
+    signing_document: null, ...NO_DOCUMENT_POLICY,
   });
   return { p, applicantId, templateId };
 }

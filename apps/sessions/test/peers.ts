@@ -1,4 +1,4 @@
-import { SUBJECTS, type EvaluateReply } from '@verity/contracts';
+import { SUBJECTS, type EvaluateReply, type TemplateVersion } from '@verity/contracts';
 import type { RpcServer } from '@verity/platform';
 
 /**
@@ -19,3 +19,12 @@ export function acceptEveryDebit(peers: RpcServer): void {
 
 /** A screening reply that decides nothing: no rule fired. */
 export const cleanScreening = (): EvaluateReply => ({ status: 'ok', decision: 'none', score: 0, review_threshold: 0.5, tags: [], decline_floored: false, fired: [], trace: [] });
+
+/** The document policy of a template that sets none (docs/screening.md, "Document policy"). */
+export const NO_DOCUMENT_POLICY = {
+  minimum_age: null,
+  accepted_document_types: null,
+  accepted_issuing_countries: null,
+  applicant_mismatch: 'review',
+  thresholds: {},
+} as const satisfies Partial<TemplateVersion>;

@@ -31,7 +31,7 @@ import { query, refusal, startServiceUnderTest, testPrincipal, waitFor, type Ser
 import { SessionsModule } from '../src/app.module.js';
 import { SESSIONS_SERVICE, sessionsEnv } from '../src/config.js';
 import { ERASED_TEXT, ERASURE_CANCELLATION_REASON } from '../src/privacy/privacy.repository.js';
-import { acceptEveryDebit, cleanScreening } from './peers.js';
+import { acceptEveryDebit, cleanScreening, NO_DOCUMENT_POLICY } from './peers.js';
 
 let svc: ServiceUnderTest<unknown>;
 let peers: RpcServer;
@@ -71,7 +71,7 @@ before(async () => {
     const images = evidence.get(p.session_id);
     return { capture_acquisition: images ? 'camera' : null, available_images: images ?? [] };
   });
-  peers.handle(SUBJECTS.evidenceCaptureImages, async () => ({ front: { width: 1600, height: 1000 }, back: null, selfie: { width: 720, height: 960 } }));
+  peers.handle(SUBJECTS.evidenceCaptureImages, async () => ({ images: { front: { width: 1600, height: 1000 }, back: null, selfie: { width: 720, height: 960 } }, frames: 0 }));
   peers.handle(SUBJECTS.evidenceCaptureVerify, async (p) => {
     await reading(p.session_id);
     const r = readings.get(p.session_id);
@@ -132,7 +132,7 @@ function template(p: Principal, checks: TemplateVersion['checks'] = ['document',
   const id = newId('workflowTemplate');
   templates.set(key(p, id), {
     id, mode: p.mode, name: 'KYC', version: 1, checks, screening_rules: [], metadata: {}, device_intelligence: false, photo_upload: false,
-    review_threshold: 0.5, signing_document: null,
+    review_threshold: 0.5, signing_document: null, ...NO_DOCUMENT_POLICY,
   });
   return id;
 }
@@ -164,8 +164,9 @@ async function capture(caller: CaptureCaller, x: Person): Promise<void> {
   readings.set(caller.session_id, {
     document: { type: 'passport', issuing_country: 'NLD', number: x.docNumber, expiry_date: '2031-01-01' },
     holder: { family_name: x.family.toUpperCase(), given_names: [x.given.toUpperCase()], date_of_birth: '1980-02-03', nationality: 'NLD' },
-    checks: { document: { outcome: 'pass', reasons: [] }, face_match: { outcome: 'pass', reasons: [] }, liveness: { outcome: 'pass', reasons: [] } },
+    checks: { document: { outcome: 'pass', reasons: [], score: null }, face_match: { outcome: 'pass', reasons: [], score: 0.91 }, liveness: { outcome: 'pass', reasons: [], score: 0.8 } },
     available_images: ['portrait', 'front', 'selfie'],
+    selfie_fingerprint: null,
   });
   const connection = { ip: x.ip, user_agent: x.userAgent, device_id: `dev_${x.meta}` };
   await call(null, SUBJECTS.sessionsCaptureGet, { caller, connection });
@@ -427,7 +428,9 @@ describe('sessions.admin.purge-test-data.v1', () => {
     const otherTest = principalOf(newId('org'), 'test');
     const [a, b, c] = [newId('applicant'), newId('applicant'), newId('applicant')];
     applicant(test, a, newPerson());
-    applicant(live, b, newPerson());
+    // the live applicant is the person on the document the capture shows
+    const holder = newPerson();
+    applicant(live, b, holder);
     applicant(otherTest, c, newPerson());
     const testSessions = [await decidedTestSession(test, a, newPerson()), (await create(test, a, template(test), { expected_outcome: 'pass' })).id];
     await resting(test, testSessions[1]!);
@@ -435,7 +438,7 @@ describe('sessions.admin.purge-test-data.v1', () => {
     await query(svc.db.url, `INSERT INTO sessions.jobs (kind, session_id, principal, run_after) VALUES ('test_run', $1, $2, now() + interval '1 hour')`, [testSessions[1], JSON.stringify(test)]);
     await query(svc.db.url, `INSERT INTO sessions.devices (org_id, mode, device_id, session_id, ip) VALUES ($1, 'test', 'dev_1', $2, '192.0.2.1')`, [orgId, testSessions[1]]);
     await query(svc.db.url, `INSERT INTO sessions.document_numbers (org_id, mode, number_hash, applicant_id, session_id) VALUES ($1, 'test', 'h1', $2, $3)`, [orgId, a, testSessions[1]]);
-    const liveSessions = [await capturedLiveSession(live, b, newPerson())];
+    const liveSessions = [await capturedLiveSession(live, b, holder)];
     const otherSessions = [await decidedTestSession(otherTest, c, newPerson())];
     await waitFor(async () => (await count(`SELECT 1 FROM sessions.outbox WHERE session_id = ANY($1) AND relayed_at IS NULL`, [[...testSessions, ...liveSessions, ...otherSessions]])) === 0, 5000);
 

@@ -28,11 +28,11 @@ import {
 import { DomainError } from '@verity/errors';
 import { newId } from '@verity/keys';
 import { connectNats, createLogger, createServiceApp, loadConfig, RpcClient, RpcServer, serviceEnv } from '@verity/platform';
-import { cloneTestDatabase, isolationPrefix, query, refusal, sessionEvent, testPrincipal, waitFor } from '@verity/testing';
+import { cloneTestDatabase, isolationPrefix, query, refusal, sessionEvent, testPrincipal, waitFor, TEST_SERVER_ENV } from '@verity/testing';
 import { SessionsModule } from '../src/app.module.js';
 import { Outbox } from '../src/events/outbox.js';
 import { SESSIONS_SERVICE, sessionsEnv, type SessionsConfig } from '../src/config.js';
-import { acceptEveryDebit, cleanScreening } from './peers.js';
+import { acceptEveryDebit, cleanScreening, NO_DOCUMENT_POLICY } from './peers.js';
 
 type App = Awaited<ReturnType<typeof createServiceApp>>;
 
@@ -75,6 +75,7 @@ before(async () => {
   const prefix = isolationPrefix('sessions');
   root = subjectRoot('us', prefix);
   cfg = loadConfig({ ...serviceEnv, ...sessionsEnv }, {
+    ...TEST_SERVER_ENV,
     REGION: 'us',
     DATABASE_URL: db.url,
     NATS_SUBJECT_PREFIX: prefix,
@@ -167,7 +168,7 @@ function fixture(mode: 'test' | 'live' = 'test', checks: TemplateVersion['checks
     device_intelligence: false,
     photo_upload: false,
     review_threshold: 0.5,
-    signing_document: checks.includes('document_signing') ? { title: 'Rental', variables: ['start_datetime', 'amount', 'currency'] } : null,
+    signing_document: checks.includes('document_signing') ? { title: 'Rental', variables: ['start_datetime', 'amount', 'currency'] } : null, ...NO_DOCUMENT_POLICY,
   });
   orgOf.set(applicantId, p.org_id);
   orgOf.set(templateId, p.org_id);
@@ -216,16 +217,17 @@ describe('test-mode runs', () => {
     });
     assert.equal(created.status, 'pending');
     assert.deepEqual(created.checks, [
-      { type: 'document', outcome: null },
-      { type: 'face_match', outcome: null },
-      { type: 'credit_history', outcome: null },
-      { type: 'watchlist', outcome: null },
+      { type: 'document', outcome: null, reasons: [], score: null },
+      { type: 'face_match', outcome: null, reasons: [], score: null },
+      { type: 'credit_history', outcome: null, reasons: [], score: null },
+      { type: 'watchlist', outcome: null, reasons: [], score: null },
     ]);
     assert.equal(created.idv, undefined);
     const s = await settled(p, created.id);
     assert.equal(s.status, 'completed');
     assert.equal(s.outcome, 'declined');
-    assert.ok(s.checks.every((c) => c.outcome === 'fail'));
+    // synthetic results: no reasons, no score (contract §20), stored so on the run as on the session
+    assert.deepEqual(s.checks, ['document', 'face_match', 'credit_history', 'watchlist'].map((type) => ({ type, outcome: 'fail', reasons: [], score: null })));
     assert.deepEqual(s.idv, { capture_acquisition: 'camera', available_images: ['portrait', 'front', 'selfie'] });
     // the synthetic images were stored by the evidence service, with the run's principal
     assert.deepEqual(evidence.get(s.id), { org: p.org_id, capture_acquisition: 'camera', artifacts: ['portrait', 'front', 'selfie'] });
@@ -237,11 +239,12 @@ describe('test-mode runs', () => {
     assert.deepEqual(req.context.findings.map((f) => [f.subjectType, f.severity]), [['sanction', 'high']]);
     assert.equal(req.context.applicant.familyName, 'Doe');
 
-    const [run] = await query<{ template_version: number; credit_recording: string; screening: { trace: unknown[] }; status: string }>(
+    const [run] = await query<{ template_version: number; credit_recording: string; screening: { trace: unknown[] }; status: string; checks: unknown }>(
       db.url,
-      `SELECT template_version, credit_recording, screening, status FROM sessions.runs WHERE session_id = $1`,
+      `SELECT template_version, credit_recording, screening, status, checks FROM sessions.runs WHERE session_id = $1`,
       [s.id],
     );
+    assert.deepEqual(run!.checks, s.checks);
     assert.equal(run!.template_version, 3);
     assert.equal(run!.credit_recording, 'credit-history/fail');
     assert.deepEqual(run!.screening.trace, []);
@@ -255,7 +258,7 @@ describe('test-mode runs', () => {
     const onStream = (await streamMessages()).filter((m) => m.event.data.sessionId === s.id);
     assert.equal(onStream.length, 1);
     assert.equal(onStream[0]!.msgId, rows[0]!.event_id);
-    assert.deepEqual(onStream[0]!.event.data, { sessionId: s.id, status: 'completed', outcome: 'declined', occurredAt: s.updated_at });
+    assert.deepEqual(onStream[0]!.event.data, { sessionId: s.id, status: 'completed', outcome: 'declined', occurredAt: s.updated_at, checks: s.checks });
     assert.equal((await query(db.url, `SELECT 1 FROM sessions.jobs WHERE session_id = $1`, [s.id])).length, 0);
   });
 

@@ -29,7 +29,7 @@ import { SessionsModule } from '../src/app.module.js';
 import { SESSIONS_SERVICE, sessionsEnv } from '../src/config.js';
 import { UsageDaily1764300000000 } from '../src/database/migrations/1764300000000-UsageDaily.js';
 import { SessionsRepository, type NewSession } from '../src/sessions/sessions.repository.js';
-import { acceptEveryDebit, cleanScreening } from './peers.js';
+import { acceptEveryDebit, cleanScreening, NO_DOCUMENT_POLICY } from './peers.js';
 
 let svc: ServiceUnderTest<unknown>;
 let peers: RpcServer;
@@ -80,7 +80,7 @@ function fixture(p: Principal, checks: CheckType[]): { applicantId: string; temp
   const templateId = newId('workflowTemplate');
   templates.set(key(p, templateId), {
     id: templateId, mode: p.mode, name: 'KYC', version: 1, checks, screening_rules: [], metadata: {}, device_intelligence: false,
-    photo_upload: false, review_threshold: 0.5, signing_document: null,
+    photo_upload: false, review_threshold: 0.5, signing_document: null, ...NO_DOCUMENT_POLICY,
   });
   return { applicantId, templateId };
 }

@@ -24,7 +24,7 @@ import {
 } from '@verity/contracts';
 import type { Mode } from '@verity/keys';
 import { connectNats, createLogger, createServiceApp, encodeJson, loadConfig, RpcClient, serviceEnv } from '@verity/platform';
-import { cloneTestDatabase, isolationPrefix, query, testPrincipal, waitFor } from '@verity/testing';
+import { cloneTestDatabase, isolationPrefix, query, testPrincipal, waitFor, TEST_NATS_URL, TEST_SERVER_ENV } from '@verity/testing';
 export { sessionEvent } from '@verity/testing';
 import { WebhookDeliveryModule } from '../src/app.module.js';
 import { WEBHOOK_DELIVERY_SERVICE, webhookEnv } from '../src/config.js';
@@ -71,6 +71,7 @@ export async function harness(label: string, env: Record<string, string> = {}): 
   const prefix = isolationPrefix(label);
   const root = subjectRoot('us', prefix);
   const base: Record<string, string> = {
+    ...TEST_SERVER_ENV,
     REGION: 'us',
     DATABASE_URL: db.url,
     NATS_SUBJECT_PREFIX: prefix,
@@ -81,7 +82,7 @@ export async function harness(label: string, env: Record<string, string> = {}): 
     ...env,
   };
   const accounts = await startAccounts({ REGION: 'us', DATABASE_URL: db.url, NATS_SUBJECT_PREFIX: prefix });
-  const nc = await connectNats('nats://127.0.0.1:4222', `${label}-int-test`);
+  const nc = await connectNats(TEST_NATS_URL, `${label}-int-test`);
   const rpc = new RpcClient(nc, root, 5000);
   await waitFor(async () => (await rpc.call(SUBJECTS.accountsHealth, {}, op).catch(() => null))?.status === 'ok', 15_000, 100);
   const log = createLogger('webhook-delivery', 'us', base.LOG_LEVEL);

@@ -4,6 +4,9 @@ import { page } from './common.js';
 import {
   apiKey,
   capture,
+  captureCheckBody,
+  captureFrameStored,
+  captureImageCheck,
   captureImageStored,
   captureSkipBody,
   captureSubmitBody,
@@ -20,7 +23,7 @@ import {
   webhookAttempt,
   webhookEvent,
 } from './resources.js';
-import { idv, session, sessionCreateBody, sessionDecisionBody, sessionMetadataInput, sessionNoteBody, sessionReasonBody, sessionScreening } from './sessions.js';
+import { idv, session, sessionCheck, sessionCreateBody, sessionDecisionBody, sessionMetadataInput, sessionNoteBody, sessionReasonBody, sessionScreening } from './sessions.js';
 import { condition, screeningRule, templateCreateBody, templatePatchBody, workflowTemplate } from './templates.js';
 
 /** Named schemas of request bodies, converted as input (defaults make a member optional). */
@@ -39,6 +42,7 @@ export const REQUEST_COMPONENTS = {
   IdScanUpload: idScanUpload,
   CaptureSubmit: captureSubmitBody,
   CaptureSkip: captureSkipBody,
+  CaptureImageCheckInput: captureCheckBody,
 } satisfies Record<string, z.ZodType>;
 
 /** Named schemas of answers, converted as output (defaults applied: such a member is always there). */
@@ -53,12 +57,15 @@ export const RESPONSE_COMPONENTS = {
   Session: session,
   SessionPage: page(session),
   Idv: idv,
+  SessionCheck: sessionCheck,
   SessionScreening: sessionScreening,
   WebhookAttempt: webhookAttempt,
   WebhookAttemptPage: page(webhookAttempt),
   IdScanResult: idScanResult,
   Capture: capture,
   CaptureImageStored: captureImageStored,
+  CaptureFrameStored: captureFrameStored,
+  CaptureImageCheck: captureImageCheck,
   DataSubjectRequest: dataSubjectRequest,
   ErasureKeySet: erasureKeySet,
   HealthLive: healthLive,

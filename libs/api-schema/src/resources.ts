@@ -1,4 +1,15 @@
-import { ACQUISITIONS, ACTIVITY_ACTIONS, CAPTURE_IMAGES, CAPTURE_STEPS, DSAR_TYPES, SESSION_EVENT_TYPES, SESSION_STATUSES } from '@verity/contracts';
+import {
+  ACQUISITIONS,
+  ACTIVITY_ACTIONS,
+  CAPTURE_DOCUMENT_TYPES,
+  CAPTURE_IMAGES,
+  CAPTURE_STEPS,
+  CHALLENGE_FRAME_ARTIFACTS,
+  CHALLENGE_STEPS,
+  DSAR_TYPES,
+  SESSION_EVENT_TYPES,
+  SESSION_STATUSES,
+} from '@verity/contracts';
 import { FORM_FACTORS, SIGNAL_LIMITS } from '@verity/device-intel';
 import { ERROR_CATALOGUE, type ErrorCode, type ErrorType } from '@verity/errors';
 import { SCOPES } from '@verity/keys';
@@ -6,7 +17,7 @@ import { ROUTE_CLASSES, TIERS } from '@verity/ratelimit';
 import { z } from 'zod';
 import { applicant } from './applicants.js';
 import { id, mode, region, timestamp } from './common.js';
-import { evidenceArtifact, session, sessionStatus } from './sessions.js';
+import { evidenceArtifact, session, sessionCheck, sessionStatus } from './sessions.js';
 
 // --- GET /v1/me ---------------------------------------------------------------------------------------------------
 
@@ -101,6 +112,40 @@ export const capture = z.object({
     .object({ front: imageSize.nullable(), back: imageSize.nullable(), selfie: imageSize.nullable() })
     .meta({ description: 'What is uploaded so far, with its size in pixels.' }),
   submitted_at: timestamp.nullable(),
+  challenge: z
+    .object({
+      object: z.literal('capture_challenge'),
+      steps: z.array(z.enum(CHALLENGE_STEPS)).meta({ description: 'The moves to make, in order: the applicant turns their head to their own left (`turn_left`) or right (`turn_right`).' }),
+      frames: z
+        .object({ min: z.number().int(), max: z.number().int(), max_bytes: z.number().int() })
+        .meta({ description: 'How many frames to send (`PUT /v1/capture/challenge/frames/{index}`), and how large each may be.' }),
+      frames_received: z.number().int(),
+    })
+    .nullable()
+    .meta({ description: 'The liveness challenge of this session, when its workflow checks `liveness`; null otherwise.' }),
+});
+
+export const captureFrameStored = z.object({
+  object: z.literal('capture_frame'),
+  index: z.number().int(),
+  offset_ms: z.number().int().meta({ description: 'When the frame was taken, in milliseconds from the first frame, as sent.' }),
+  width: z.number().int(),
+  height: z.number().int(),
+});
+
+export const captureImageCheck = z.object({
+  object: z.literal('capture_image_check'),
+  artifact: z.enum(CAPTURE_IMAGES),
+  usable: z.boolean().meta({ description: 'Whether the run can use the image; when false, ask the applicant to take it again.' }),
+  reasons: z.array(z.string()).meta({ description: 'Why not, in the codes of docs/reading.md; empty when usable.' }),
+  message: z.string().nullable().meta({ description: 'What to do, in plain words for the applicant; null when usable.' }),
+});
+
+export const captureCheckBody = z.object({
+  document_type: z
+    .enum(CAPTURE_DOCUMENT_TYPES)
+    .optional()
+    .meta({ description: 'The document the applicant said they photograph: a passport’s front must show its machine-readable zone; a card’s or licence’s front, its holder’s face.' }),
 });
 
 export const captureImageStored = z.object({
@@ -158,7 +203,7 @@ export const activityEntry = z.object({
   org_id: z.string(),
   mode,
   session_id: z.string().nullable(),
-  artifact: evidenceArtifact.nullable(),
+  artifact: z.enum([...evidenceArtifact.options, 'back']).nullable().meta({ description: '`back`: the back of a document, viewed by a reviewer in the console.' }),
   outcome: z.string(),
   request_id: z.string(),
   key_id: z.string().nullable(),
@@ -168,7 +213,7 @@ export const activityEntry = z.object({
 export const dsarArtifact = z.object({
   source: z.enum(['artifact', 'upload']),
   session_id: z.string(),
-  artifact: z.enum(['portrait', 'front', 'selfie', 'back']),
+  artifact: z.enum(['portrait', 'front', 'selfie', 'back', ...CHALLENGE_FRAME_ARTIFACTS]),
   content_type: z.literal('image/jpeg'),
   byte_size: z.number().int(),
   sha256: z.string(),
@@ -263,7 +308,7 @@ export const rateLimitDetails = z.object({
 
 // --- webhooks sent to receivers (docs/webhooks.md) -----------------------------------------------------------------------
 
-/** The body of every `kyc.session.*` delivery: reference fields only, no applicant data. */
+/** The body of every `kyc.session.*` delivery: reference fields, codes and scores; no applicant data. */
 export const webhookEvent = z.object({
   type: z.enum(SESSION_EVENT_TYPES),
   timestamp: timestamp,
@@ -272,5 +317,9 @@ export const webhookEvent = z.object({
     status: sessionStatus,
     outcome: z.enum(['approved', 'declined']).nullable(),
     occurredAt: timestamp,
+    checks: z
+      .array(sessionCheck)
+      .optional()
+      .meta({ description: '`kyc.session.completed` and `kyc.session.manual_review_requested`: the checks of the session as its read shows them (outcomes, reason codes, scores; no personal data).' }),
   }),
 });

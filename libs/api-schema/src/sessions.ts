@@ -97,6 +97,23 @@ export const sessionStatus = z.enum(SESSION_STATUSES);
 export const checkOutcome = z.enum(['pass', 'fail', 'review', 'error']);
 export const evidenceArtifact = z.enum(['portrait', 'front', 'selfie']);
 
+/** One check of a session (contract §20; `libs/contracts` SessionCheck). */
+export const sessionCheck = z
+  .object({
+    type: z.enum(CHECK_TYPES),
+    outcome: checkOutcome.nullable().meta({ description: 'Null before the check ran.' }),
+    reasons: z
+      .array(z.string())
+      .meta({ description: 'Stable codes of what the check found, most serious first; each is explained, with what the applicant can do, in docs/reading.md ("Reasons"). Empty when nothing was found, and always in test mode.' }),
+    score: z
+      .number()
+      .min(0)
+      .max(1)
+      .nullable()
+      .meta({ description: '`face_match`: the similarity of the document\'s face and the selfie\'s; `liveness`: how surely the selfie is a live person. Null for the other checks, in test mode, and when nothing could be scored.' }),
+  })
+  .meta({ description: 'A check of the workflow with its outcome, the reasons behind it and, for the face checks, its score.' });
+
 export const idvDocument = z.object({
   type: z.enum(['passport', 'identity_card', 'driver_license']),
   issuing_country: z.string().nullable(),
@@ -143,7 +160,7 @@ export const session = z.object({
   mode,
   status: sessionStatus,
   outcome: z.enum(['approved', 'declined']).nullable(),
-  checks: z.array(z.object({ type: z.enum(CHECK_TYPES), outcome: checkOutcome.nullable() })),
+  checks: z.array(sessionCheck),
   metadata: z
     .record(z.string(), z.unknown())
     .meta({ description: 'The caller\'s metadata, plus platform-written keys: `cancellationReason`, `manualReviewReason`, `erroredReason`, `operatorNotes` (array of `{ note, created_at }`). Empty after an erasure.' }),

@@ -1,4 +1,5 @@
-import { CHECK_TYPES, SIGNING_VARIABLES, type CheckType } from '@verity/contracts';
+import { APPLICANT_MISMATCH_POLICIES, CHECK_TYPES, DOCUMENT_TYPES, SIGNING_VARIABLES, type CheckType } from '@verity/contracts';
+import countries from 'i18n-iso-countries';
 import { ACTIONS, LIMITS, OPERATORS, RULE_TYPES, type Condition } from '@verity/screening-engine';
 import { z } from 'zod';
 import { id, mode, timestamp } from './common.js';
@@ -13,7 +14,43 @@ export const TEMPLATE_DEFAULTS = {
   photo_upload: false,
   review_threshold: 0.5,
   signing_document: null,
+  minimum_age: null,
+  accepted_document_types: null,
+  accepted_issuing_countries: null,
+  applicant_mismatch: 'review',
+  thresholds: {},
 } as const;
+
+/**
+ * The reader's thresholds a template may override (the names of `Thresholds` in libs/reading), each with its range
+ * (the same as its configuration variable's, docs/configuration.md). A unit test of the evidence service keeps these
+ * names equal to the reader's.
+ */
+export const THRESHOLD_RANGES = {
+  faceMatchPass: [0, 1],
+  faceMatchReview: [0, 1],
+  livenessPass: [0, 1],
+  livenessReview: [0, 1],
+  faceMinSize: [0, 1],
+  faceMaxAngle: [0, 90],
+  eyesOpen: [0, 1],
+  sharpness: [0, 10_000],
+  documentCopy: [-1, 1],
+  documentCopyReview: [-1, 1],
+  challengeTurn: [1, 90],
+  challengeFrameMatch: [0, 1],
+} as const satisfies Record<string, readonly [number, number]>;
+export type ThresholdName = keyof typeof THRESHOLD_RANGES;
+export const THRESHOLD_NAMES = Object.keys(THRESHOLD_RANGES) as ThresholdName[];
+/** A threshold and its review threshold: set together, the review at most the other. */
+const THRESHOLD_PAIRS = [
+  ['faceMatchPass', 'faceMatchReview'],
+  ['livenessPass', 'livenessReview'],
+  ['documentCopy', 'documentCopyReview'],
+] as const satisfies readonly (readonly [ThresholdName, ThresholdName])[];
+
+/** The oldest minimum age a template may ask for. */
+export const MINIMUM_AGE_MAX = 125;
 
 export const NAME_MAX = 200;
 export const TITLE_MAX = 200;
@@ -130,6 +167,65 @@ const screeningRulesField = z.unknown().meta({
   description: `At most ${LIMITS.maxRules} rules, at most ${SCREENING_RULES_MAX_BYTES / 1024} KiB as JSON. On PATCH the array replaces every rule (\`[]\` clears them).`,
 });
 
+const isoCountry = z
+  .string()
+  .refine((c) => /^[A-Z]{2}$/.test(c) && countries.isValid(c), { message: 'must be an ISO 3166-1 alpha-2 code, e.g. DE' });
+
+/** A non-empty list in which each value appears once; a repeat is reported at its index. */
+function uniqueList<T extends z.ZodType<string>>(item: T) {
+  return z
+    .array(item)
+    .min(1)
+    .superRefine((arr, ctx) => {
+      const seen = new Set<string>();
+      arr.forEach((v, i) => {
+        if (seen.has(v)) ctx.addIssue({ code: 'custom', message: 'must not repeat a value', path: [i] });
+        seen.add(v);
+      });
+    })
+    .meta({ uniqueItems: true });
+}
+
+/** Overrides of the reader's thresholds: each in its range, a threshold and its review together, review ≤ the other. */
+const thresholdsField = z
+  .strictObject(Object.fromEntries(THRESHOLD_NAMES.map((n) => [n, z.number().min(THRESHOLD_RANGES[n][0]).max(THRESHOLD_RANGES[n][1]).optional()])) as Record<ThresholdName, z.ZodOptional<z.ZodNumber>>)
+  .superRefine((t, ctx) => {
+    for (const [pass, review] of THRESHOLD_PAIRS) {
+      const r = t[review];
+      const p = t[pass];
+      if ((r === undefined) !== (p === undefined)) {
+        const missing = r === undefined ? review : pass;
+        ctx.addIssue({ code: 'custom', message: `${pass} and ${review} are set together: add ${missing}`, path: [missing] });
+      } else if (r !== undefined && p !== undefined && r > p) {
+        ctx.addIssue({ code: 'custom', message: `${review} (${r}) must not be above ${pass} (${p})`, path: [review] });
+      }
+    }
+  })
+  .meta({
+    description: `Overrides of the region's reading thresholds for this workflow's live runs (docs/reading.md): ${THRESHOLD_NAMES.map((n) => `\`${n}\` (${THRESHOLD_RANGES[n][0]} to ${THRESHOLD_RANGES[n][1]})`).join(', ')}. ${THRESHOLD_PAIRS.map(([p, r]) => `\`${p}\` and \`${r}\``).join(', ')} are set together, the second at most the first. Empty: the region's configuration.`,
+  });
+
+/** The document policy of live runs (docs/screening.md, "Document policy"). */
+const policyFields = {
+  minimum_age: z
+    .number()
+    .int()
+    .min(0)
+    .max(MINIMUM_AGE_MAX)
+    .nullable()
+    .meta({ description: 'The youngest accepted age in whole years, from the document\'s date of birth on the day of the run: a younger holder fails `document` with `underage`. Null: no limit.' }),
+  accepted_document_types: uniqueList(z.enum(DOCUMENT_TYPES))
+    .nullable()
+    .meta({ description: 'The document types accepted; another fails `document` with `document_type_not_accepted`. Null: every type.' }),
+  accepted_issuing_countries: uniqueList(isoCountry)
+    .nullable()
+    .meta({ description: 'ISO 3166-1 alpha-2 codes of the issuers accepted; another, or an issuer that is no country, fails `document` with `issuer_not_accepted`. Null: every issuer.' }),
+  applicant_mismatch: z
+    .enum(APPLICANT_MISMATCH_POLICIES)
+    .meta({ description: 'What `applicant_mismatch` (the applicant\'s names or date of birth are not the holder\'s) does to `document`: `review` (default) or `fail`.' }),
+  thresholds: thresholdsField,
+};
+
 /** Every member but `screening_rules`, which the screening engine validates. */
 const fields = {
   name: displayLine(NAME_MAX),
@@ -139,6 +235,7 @@ const fields = {
   device_intelligence: z.boolean(),
   photo_upload: z.boolean().meta({ description: 'The hosted capture page offers choosing an existing photo.' }),
   review_threshold: z.number().min(0).max(1).meta({ description: 'A screening score at or above it sends a run to manual review.' }),
+  ...policyFields,
 };
 
 const SIGNING_TEXT =
@@ -154,6 +251,11 @@ export const templateCreateBody = z
     photo_upload: fields.photo_upload.default(false),
     review_threshold: fields.review_threshold.default(TEMPLATE_DEFAULTS.review_threshold),
     signing_document: signingDocumentInput.optional(),
+    minimum_age: fields.minimum_age.default(null),
+    accepted_document_types: fields.accepted_document_types.default(null),
+    accepted_issuing_countries: fields.accepted_issuing_countries.default(null),
+    applicant_mismatch: fields.applicant_mismatch.default(TEMPLATE_DEFAULTS.applicant_mismatch),
+    thresholds: fields.thresholds.default({}),
   })
   .meta({ description: SIGNING_TEXT });
 
@@ -168,6 +270,11 @@ export const templatePatchBody = z
     photo_upload: fields.photo_upload.optional(),
     review_threshold: fields.review_threshold.optional(),
     signing_document: signingDocumentInput.nullable().optional(),
+    minimum_age: fields.minimum_age.optional(),
+    accepted_document_types: fields.accepted_document_types.optional(),
+    accepted_issuing_countries: fields.accepted_issuing_countries.optional(),
+    applicant_mismatch: fields.applicant_mismatch.optional(),
+    thresholds: fields.thresholds.optional(),
   })
   .meta({ minProperties: 1, description: `At least one field. Only the fields sent change; the result is checked as a whole. ${SIGNING_TEXT}` });
 
@@ -190,6 +297,11 @@ export const workflowTemplate = z.object({
   photo_upload: z.boolean(),
   review_threshold: z.number(),
   signing_document: signingDocument.nullable().meta({ description: 'Present exactly when `checks` holds `document_signing`.' }),
+  minimum_age: z.number().int().nullable(),
+  accepted_document_types: z.array(z.enum(DOCUMENT_TYPES)).nullable(),
+  accepted_issuing_countries: z.array(z.string()).nullable(),
+  applicant_mismatch: z.enum(APPLICANT_MISMATCH_POLICIES),
+  thresholds: z.record(z.string(), z.number()).meta({ description: 'The threshold overrides as saved; empty when the region\'s configuration applies.' }),
   created_at: timestamp,
   updated_at: timestamp,
 });

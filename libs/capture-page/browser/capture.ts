@@ -17,7 +17,7 @@ const [analysis, flow] = (await Promise.all([import(`./analysis.js${version}`), 
   typeof FlowModule,
 ];
 const { ANALYSIS_SIZE, JPEG_QUALITY, UPLOAD_MAX_SIDE, StepClock, assessFrame, collectSignals, fitWithin, guideInFrame, scaleRect, toGray } = analysis;
-const { ARTIFACT_OF, DOCUMENT_TYPES, captureState, describeRefusal, photoSteps, remainingScreens, skipStep } = flow;
+const { ARTIFACT_OF, CHALLENGE_FRAME, CHALLENGE_WORDS, DOCUMENT_TYPES, captureState, challengeSchedule, describeRefusal, photoSteps, remainingScreens, skipStep } = flow;
 
 // ---------------------------------------------------------------------------------------------------------------
 // Page elements
@@ -49,6 +49,10 @@ const retakeButton = el<HTMLButtonElement>('retake-button');
 const submitButton = el<HTMLButtonElement>('submit-button');
 const submitProblem = el('submit-problem');
 const skipConfirm = el<HTMLButtonElement>('skip-confirm');
+const challengeVideo = el<HTMLVideoElement>('challenge-video');
+const challengePrompt = el('challenge-prompt');
+const challengeProblem = el('challenge-problem');
+const challengeStart = el<HTMLButtonElement>('challenge-start');
 const skipProblem = el('skip-problem');
 
 type ScreenId =
@@ -57,6 +61,7 @@ type ScreenId =
   | 'document-type'
   | 'camera'
   | 'review'
+  | 'challenge'
   | 'submit'
   | 'done'
   | 'skip'
@@ -85,6 +90,10 @@ const state = {
   /** The photo step on screen (camera or review), or the flow screen the skip question came from. */
   step: null as Screen | null,
   shot: null as Shot | null,
+  /** Whether the region's check of the photo on review found it unusable (it is uploaded: "use anyway" goes on). */
+  checkedUnusable: false,
+  /** Whether the liveness challenge's frames were all sent on this visit. */
+  challengeSent: false,
   busy: false,
 };
 
@@ -144,7 +153,7 @@ function announce(text: string): void {
   }, 50);
 }
 
-const TIMED: Partial<Record<ScreenId, true>> = { consent: true, 'document-type': true, camera: true, review: true, submit: true };
+const TIMED: Partial<Record<ScreenId, true>> = { consent: true, 'document-type': true, camera: true, review: true, challenge: true, submit: true };
 
 function timedName(id: ScreenId): string | null {
   if (!TIMED[id]) return null;
@@ -154,7 +163,7 @@ function timedName(id: ScreenId): string | null {
 
 /** Shows one screen, hides the others, and moves the focus to its heading so that it is read out. */
 function show(id: ScreenId, focus: HTMLElement | null = null): void {
-  if (id !== 'camera') stopCamera();
+  if (id !== 'camera' && id !== 'challenge') stopCamera();
   for (const s of document.querySelectorAll<HTMLElement>('section.screen')) s.hidden = s.id !== `screen-${id}`;
   state.screen = id;
   const timed = timedName(id);
@@ -200,11 +209,18 @@ function notice(target: HTMLElement, message: string | null): void {
   if (message) announce(message);
 }
 
+/** Whether the liveness challenge is still to do: the workflow has one, and not enough frames of it were sent. */
+function challengePending(): boolean {
+  const ch = state.capture?.challenge;
+  return !!ch && !state.challengeSent && ch.frames_received < ch.frames.min;
+}
+
 /** Goes on with the first screen still to do. */
 function next(): void {
   const c = state.capture!;
-  const [first] = remainingScreens(c.steps, state.uploaded, state.documentType);
+  const [first] = remainingScreens(c.steps, state.uploaded, state.documentType, challengePending());
   if (first === 'document_type') show('document-type');
+  else if (first === 'challenge') openChallenge();
   else if (first === 'submit' || first === undefined) {
     notice(submitProblem, null);
     show('submit');
@@ -258,6 +274,7 @@ function stopCamera(): void {
   if (stream) for (const t of stream.getTracks()) t.stop();
   stream = null;
   video.srcObject = null;
+  challengeVideo.srcObject = null;
 }
 
 function cameraFailure(name: string): string {
@@ -471,6 +488,7 @@ function openStep(step: CaptureStep, message: string | null = null): void {
 function review(shot: Shot): void {
   if (state.shot) URL.revokeObjectURL(state.shot.url);
   state.shot = shot;
+  state.checkedUnusable = false;
   const title = stepTitle(shot.step);
   reviewImage.src = shot.url;
   reviewImage.alt = `Your photo: ${title.charAt(0).toLowerCase()}${title.slice(1)}`;
@@ -501,9 +519,51 @@ function review(shot: Shot): void {
   announce(`Photo taken. ${reviewFeedback.textContent}`);
 }
 
+/** The document type as the capture API names it. */
+function documentTypeParam(): string | undefined {
+  if (state.documentType === 'driving_licence') return 'driver_license';
+  return state.documentType ?? undefined;
+}
+
+/**
+ * The region's check of an uploaded photo (`POST /v1/capture/images/{artifact}/check`): what only its reader can
+ * tell (a readable document, one usable face). Null when the check could not be made: the flow goes on, as the
+ * photo is stored and the run will judge it.
+ */
+async function serverCheck(artifact: Artifact): Promise<{ usable: boolean; message: string | null } | null> {
+  const body = artifact === 'selfie' ? {} : { document_type: documentTypeParam() };
+  const res = await api<{ usable: boolean; message: string | null }>('POST', `/images/${artifact}/check`, JSON.stringify(body), 'application/json');
+  return res.ok ? res.data : null;
+}
+
+/** The region found the photo unusable: the retake comes first, in plain words; using it anyway goes on. */
+function askRetake(message: string): void {
+  state.checkedUnusable = true;
+  const actions = acceptButton.parentElement!;
+  acceptButton.disabled = false;
+  retakeButton.disabled = false;
+  acceptButton.textContent = 'Use this photo anyway';
+  acceptButton.className = 'secondary';
+  retakeButton.className = 'primary';
+  actions.insertBefore(retakeButton, acceptButton);
+  reviewFeedback.classList.add('is-warning');
+  reviewFeedback.classList.remove('is-error');
+  reviewFeedback.textContent = message;
+  announce(message);
+  retakeButton.focus();
+}
+
 async function accept(): Promise<void> {
   const shot = state.shot;
   if (!shot || state.busy) return;
+  if (state.checkedUnusable) {
+    // already stored; the applicant chose to use it as it is
+    state.checkedUnusable = false;
+    URL.revokeObjectURL(shot.url);
+    state.shot = null;
+    next();
+    return;
+  }
   state.busy = true;
   acceptButton.disabled = true;
   retakeButton.disabled = true;
@@ -512,17 +572,25 @@ async function accept(): Promise<void> {
   announce('Sending your photo…');
   const artifact = ARTIFACT_OF[shot.step];
   const res = await api('PUT', `/images/${artifact}`, shot.blob, 'image/jpeg');
-  state.busy = false;
   if (res.ok) {
     state.uploaded[artifact] = true;
     if (shot.source === 'upload') state.usedUpload = true;
     saveProgress();
+    acceptButton.textContent = 'Checking…';
+    announce('Checking your photo…');
+    const checked = await serverCheck(artifact);
+    state.busy = false;
+    if (checked && !checked.usable) {
+      askRetake(checked.message ?? 'We could not use this photo. Please take it again.');
+      return;
+    }
     URL.revokeObjectURL(shot.url);
     state.shot = null;
     announce('Photo sent.');
     next();
     return;
   }
+  state.busy = false;
   const refusal = describeRefusal(res.status, res.code, res.param);
   if (refusal.kind === 'link') {
     showLink(refusal.link);
@@ -602,6 +670,105 @@ function deviceFacts(): AnalysisModule.DeviceFacts {
 }
 
 // ---------------------------------------------------------------------------------------------------------------
+// The liveness challenge
+
+function openChallenge(message: string | null = null): void {
+  state.step = 'challenge';
+  challengePrompt.hidden = true;
+  challengeStart.hidden = false;
+  challengeStart.disabled = false;
+  challengeStart.textContent = message ? 'Try again' : 'Start';
+  notice(challengeProblem, message);
+  show('challenge');
+}
+
+const sleepUntil = (t: number) => new Promise<void>((r) => window.setTimeout(r, Math.max(0, t - performance.now())));
+
+/** A frame of the challenge: the camera's picture as it is (not mirrored), at most 640 px a side, as JPEG. */
+async function challengeFrame(): Promise<Blob> {
+  const size = fitWithin(challengeVideo.videoWidth, challengeVideo.videoHeight, CHALLENGE_FRAME.maxSide);
+  const { canvas, ctx } = canvasOf(size.width, size.height);
+  ctx.drawImage(challengeVideo, 0, 0, size.width, size.height);
+  return new Promise((resolve, reject) => canvas.toBlob((b) => (b ? resolve(b) : reject(new Error('encoding failed'))), 'image/jpeg', CHALLENGE_FRAME.quality));
+}
+
+/**
+ * Runs the challenge: the front camera on, the prompts on their timeline from its first picture, a frame taken at
+ * each of the schedule's times and sent at once (`PUT /v1/capture/challenge/frames/{index}`, with when it was
+ * taken), then on to submit.
+ */
+async function runChallenge(): Promise<void> {
+  const ch = state.capture?.challenge;
+  if (!ch || state.busy) return;
+  state.busy = true;
+  challengeStart.disabled = true;
+  challengeStart.hidden = true;
+  notice(challengeProblem, null);
+  stopCamera();
+  const turn = cameraTurn;
+  let s: MediaStream;
+  try {
+    s = await navigator.mediaDevices.getUserMedia({ audio: false, video: { facingMode: { ideal: 'user' }, width: { ideal: 1280 } } });
+  } catch (e) {
+    state.busy = false;
+    openChallenge(cameraFailure((e as { name?: string }).name ?? ''));
+    return;
+  }
+  if (turn !== cameraTurn) {
+    for (const t of s.getTracks()) t.stop();
+    state.busy = false;
+    return;
+  }
+  stream = s;
+  challengeVideo.srcObject = s;
+  await challengeVideo.play().catch(() => undefined);
+  if (challengeVideo.readyState < HTMLMediaElement.HAVE_CURRENT_DATA) {
+    await new Promise((r) => challengeVideo.addEventListener('loadeddata', r, { once: true }));
+  }
+  const plan = challengeSchedule(ch.steps);
+  const t0 = performance.now();
+  const events = [
+    ...plan.prompts.map((p) => ({ at: p.atMs, run: () => {
+      challengePrompt.hidden = false;
+      challengePrompt.textContent = CHALLENGE_WORDS[p.prompt];
+      announce(CHALLENGE_WORDS[p.prompt]);
+    } })),
+    ...plan.frames.map((f, i) => ({ at: f, frame: i })),
+  ].sort((a, b) => a.at - b.at);
+  const uploads: Promise<Awaited<ReturnType<typeof api>>>[] = [];
+  let first: number | null = null;
+  for (const e of events) {
+    await sleepUntil(t0 + e.at);
+    if (turn !== cameraTurn) {
+      state.busy = false;
+      return;
+    }
+    if ('run' in e) {
+      e.run();
+      continue;
+    }
+    const taken = performance.now();
+    first ??= taken;
+    const offset = Math.round(taken - first);
+    uploads.push(challengeFrame().then((blob) => api('PUT', `/challenge/frames/${e.frame}?offset_ms=${offset}`, blob, 'image/jpeg')));
+  }
+  challengePrompt.textContent = 'Done. Sending…';
+  stopCamera();
+  const results = await Promise.all(uploads.map((u) => u.catch(() => ({ ok: false as const, status: 0, code: null, param: null }))));
+  state.busy = false;
+  const failed = results.find((r) => !r.ok);
+  if (!failed || failed.ok) {
+    state.challengeSent = true;
+    announce('Thank you.');
+    next();
+    return;
+  }
+  const refusal = describeRefusal(failed.status, failed.code, failed.param);
+  if (refusal.kind === 'link') showLink(refusal.link);
+  else openChallenge(refusal.kind === 'retry' ? refusal.message : flow.MESSAGES.other);
+}
+
+// ---------------------------------------------------------------------------------------------------------------
 // Skip
 
 let skipReturn: ScreenId = 'consent';
@@ -615,6 +782,7 @@ function askSkip(): void {
 
 function cancelSkip(): void {
   if (skipReturn === 'camera' && isPhotoStep(state.step)) openStep(state.step);
+  else if (skipReturn === 'challenge') openChallenge();
   else show(skipReturn);
 }
 
@@ -623,8 +791,8 @@ async function confirmSkip(): Promise<void> {
   if (state.busy) return;
   state.busy = true;
   skipConfirm.disabled = true;
-  const remaining = remainingScreens(c.steps, state.uploaded, state.documentType);
-  const step = skipStep(skipReturn === 'camera' || skipReturn === 'review' ? state.step : null, remaining, c.steps);
+  const remaining = remainingScreens(c.steps, state.uploaded, state.documentType, challengePending());
+  const step = skipStep(skipReturn === 'camera' || skipReturn === 'review' || skipReturn === 'challenge' ? state.step : null, remaining, c.steps);
   const res = await api('POST', '/skip', JSON.stringify({ step }), 'application/json');
   state.busy = false;
   skipConfirm.disabled = false;
@@ -734,6 +902,9 @@ document.addEventListener('click', (e) => {
     case 'submit':
       void submit();
       break;
+    case 'challenge-start':
+      void runChallenge();
+      break;
     case 'skip':
       askSkip();
       break;
@@ -758,6 +929,11 @@ fileInput.addEventListener('change', () => {
 document.addEventListener('visibilitychange', () => {
   if (document.visibilityState === 'hidden') {
     if (stream) stopCamera();
+    // a challenge cut short starts again from the beginning
+    if (state.screen === 'challenge' && !state.challengeSent) {
+      state.busy = false;
+      openChallenge('The check stopped when you left the page. Please start it again.');
+    }
   } else if (state.screen === 'camera' && isPhotoStep(state.step) && !stream) {
     void startCamera(state.step);
   }

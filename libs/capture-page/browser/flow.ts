@@ -24,9 +24,19 @@ export interface CaptureView {
   expires_at: string;
   images: Record<Artifact, { width: number; height: number } | null>;
   submitted_at: string | null;
+  /** The liveness challenge, when the workflow checks liveness. */
+  challenge?: ChallengeView | null;
 }
 
-export type Screen = 'document_type' | CaptureStep | 'submit';
+export type ChallengeStep = 'turn_left' | 'turn_right';
+
+export interface ChallengeView {
+  steps: ChallengeStep[];
+  frames: { min: number; max: number; max_bytes: number };
+  frames_received: number;
+}
+
+export type Screen = 'document_type' | CaptureStep | 'challenge' | 'submit';
 
 /** Whether the capture can still be worked on, from its own answer. */
 export function captureState(c: Pick<CaptureView, 'status' | 'submitted_at' | 'expires_at'>, now: number): 'open' | 'used' | 'expired' {
@@ -56,6 +66,7 @@ export function remainingScreens(
   steps: readonly CaptureStep[],
   uploaded: Record<Artifact, boolean>,
   documentType: DocumentType | null,
+  challengePending = false,
 ): Screen[] {
   const out: Screen[] = [];
   const missingFront = steps.includes('document_front') && !uploaded.front;
@@ -66,14 +77,54 @@ export function remainingScreens(
   // the type is unknown until asked: plan the back, and drop it once the answer is "passport"
   if (missingBack && documentType !== 'passport') out.push('document_back');
   if (steps.includes('selfie') && !uploaded.selfie) out.push('selfie');
+  if (challengePending) out.push('challenge');
   out.push('submit');
   return out;
 }
+
+/** How long each part of the liveness challenge lasts (milliseconds): looking at the screen first, each turn, each return. */
+export const CHALLENGE_PACE = { settleMs: 1500, turnMs: 2000, backMs: 1500 } as const;
+/** A frame is taken this long before the end of its part, once the head has had time to get there. */
+const FRAME_LEAD_MS = 400;
+/** Frames of the challenge: the longest side of each, in pixels, and their JPEG quality. */
+export const CHALLENGE_FRAME = { maxSide: 640, quality: 0.85 } as const;
+
+export type ChallengePrompt = 'ahead' | ChallengeStep;
+
+/**
+ * The timeline of the liveness challenge, from the moment the camera shows its first picture: what to ask when
+ * (look at the screen, turn, look back…), and when to take each frame (one looking ahead, then one at the end of
+ * each turn and of each return). 2 turns: 5 frames over 8.5 s; 3 turns: 7 over 12 s.
+ */
+export function challengeSchedule(steps: readonly ChallengeStep[]): { prompts: { atMs: number; prompt: ChallengePrompt }[]; frames: number[]; endMs: number } {
+  const { settleMs, turnMs, backMs } = CHALLENGE_PACE;
+  const prompts: { atMs: number; prompt: ChallengePrompt }[] = [{ atMs: 0, prompt: 'ahead' }];
+  const frames = [settleMs - FRAME_LEAD_MS];
+  let t = settleMs;
+  for (const step of steps) {
+    prompts.push({ atMs: t, prompt: step });
+    frames.push(t + turnMs - FRAME_LEAD_MS);
+    t += turnMs;
+    prompts.push({ atMs: t, prompt: 'ahead' });
+    frames.push(t + backMs - FRAME_LEAD_MS);
+    t += backMs;
+  }
+  return { prompts, frames, endMs: t };
+}
+
+/** What the applicant reads during the challenge. */
+export const CHALLENGE_WORDS: Record<ChallengePrompt, string> = {
+  ahead: 'Look at the screen',
+  turn_left: '← Turn your head to your left',
+  turn_right: 'Turn your head to your right →',
+};
 
 /** The step a skip names: the photo step under way, or else the first one still to do. */
 export function skipStep(current: Screen | null, remaining: readonly Screen[], steps: readonly CaptureStep[]): CaptureStep {
   const isStep = (s: Screen | null): s is CaptureStep => s === 'document_front' || s === 'document_back' || s === 'selfie';
   if (isStep(current)) return current;
+  // the challenge is part of the selfie step
+  if (current === 'challenge') return 'selfie';
   const next = remaining.find(isStep);
   return next ?? steps[0] ?? 'document_front';
 }

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { captureState, describeRefusal, needsBack, photoSteps, remainingScreens, skipStep, type CaptureStep } from '../browser/flow.js';
+import { captureState, challengeSchedule, CHALLENGE_PACE, describeRefusal, needsBack, photoSteps, remainingScreens, skipStep, type CaptureStep } from '../browser/flow.js';
 
 const ALL: CaptureStep[] = ['document_front', 'document_back', 'selfie'];
 const none = { front: false, back: false, selfie: false };
@@ -87,3 +87,30 @@ function refusalText(status: number, code: string | null): string {
   assert.equal(r.kind, 'retry');
   return r.kind === 'retry' ? r.message : '';
 }
+
+describe('the liveness challenge in the flow', () => {
+  it('comes after the selfie, before submit, while it is pending; skipping it skips the selfie step', () => {
+    assert.deepEqual(remainingScreens(ALL, none, 'passport', true), ['document_front', 'selfie', 'challenge', 'submit']);
+    assert.deepEqual(remainingScreens(ALL, { front: true, back: false, selfie: true }, 'passport', true), ['challenge', 'submit']);
+    assert.deepEqual(remainingScreens(ALL, { front: true, back: false, selfie: true }, 'passport', false), ['submit']);
+    assert.equal(skipStep('challenge', ['challenge', 'submit'], ALL), 'selfie');
+  });
+
+  it('has a timeline: look ahead, then each turn and a return, a frame at the end of each part', () => {
+    const { settleMs: s, turnMs: t, backMs: b } = CHALLENGE_PACE;
+    const two = challengeSchedule(['turn_left', 'turn_right']);
+    assert.deepEqual(two.prompts, [
+      { atMs: 0, prompt: 'ahead' },
+      { atMs: s, prompt: 'turn_left' },
+      { atMs: s + t, prompt: 'ahead' },
+      { atMs: s + t + b, prompt: 'turn_right' },
+      { atMs: s + 2 * t + b, prompt: 'ahead' },
+    ]);
+    assert.deepEqual(two.frames, [s - 400, s + t - 400, s + t + b - 400, s + 2 * t + b - 400, s + 2 * t + 2 * b - 400]);
+    assert.equal(two.endMs, s + 2 * (t + b));
+    // within the API's limits: 3 to 8 frames over 1 to 60 seconds
+    const three = challengeSchedule(['turn_right', 'turn_left', 'turn_right']);
+    assert.equal(three.frames.length, 7);
+    assert.ok(three.frames.at(-1)! - three.frames[0]! >= 1000 && three.endMs < 60_000);
+  });
+});

@@ -107,6 +107,21 @@ ${BAR}
   </div>
 </section>
 
+<section class="screen" id="screen-challenge" aria-labelledby="challenge-title" hidden>
+  <h1 id="challenge-title" tabindex="-1">Show us you’re here</h1>
+  <p class="lead" id="challenge-hint">When you press Start, look at the screen, then turn your head slowly the way the words say. It takes about 10 seconds.</p>
+  <div class="viewfinder" id="challenge-viewfinder" data-shape="face">
+    <video id="challenge-video" playsinline muted autoplay aria-label="Camera preview"></video>
+    <div class="guide" aria-hidden="true"></div>
+    <p class="challenge-prompt" id="challenge-prompt" hidden></p>
+  </div>
+  <p class="notice" id="challenge-problem" hidden></p>
+  <div class="actions">
+    <button type="button" class="primary" data-action="challenge-start" id="challenge-start">Start</button>
+  </div>
+  ${SKIP}
+</section>
+
 <section class="screen" id="screen-submit" aria-labelledby="submit-title" hidden>
   <h1 id="submit-title" tabindex="-1">You’re ready to send</h1>
   <p class="lead">We will check your photos. It only takes a moment.</p>

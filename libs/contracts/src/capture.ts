@@ -16,6 +16,13 @@ export type CaptureStep = (typeof CAPTURE_STEPS)[number];
 export const CAPTURE_IMAGES = ['front', 'back', 'selfie'] as const;
 export type CaptureImage = (typeof CAPTURE_IMAGES)[number];
 
+/** The moves a liveness challenge is made of: the applicant turns their head to their own left, or right. */
+export const CHALLENGE_STEPS = ['turn_left', 'turn_right'] as const;
+export type ChallengeStep = (typeof CHALLENGE_STEPS)[number];
+
+/** Frames a challenge takes, and their size: `PUT /v1/capture/challenge/frames/{index}` (docs/capture.md). */
+export const CHALLENGE_FRAME_LIMITS = { min: 3, max: 8, max_bytes: 2 * 1024 * 1024 } as const;
+
 export const ACQUISITIONS = ['camera', 'upload'] as const;
 export type Acquisition = (typeof ACQUISITIONS)[number];
 
@@ -42,6 +49,55 @@ export interface Capture {
   images: Record<CaptureImage, { width: number; height: number } | null>;
   /** When the capture was submitted; null before. */
   submitted_at: string | null;
+  /** The liveness challenge, when the workflow checks liveness; null otherwise. */
+  challenge: CaptureChallenge | null;
+}
+
+/**
+ * What the applicant is asked to do to show they are live (docs/capture.md, "The liveness challenge"): turn their
+ * head as `steps` say, in order, while the page takes frames, and send `frames.min` to `frames.max` of them.
+ */
+export interface CaptureChallenge {
+  object: 'capture_challenge';
+  steps: ChallengeStep[];
+  frames: { min: number; max: number; max_bytes: number };
+  /** Frames received so far. */
+  frames_received: number;
+}
+
+/** The answer of `PUT /v1/capture/challenge/frames/{index}`. */
+export interface CaptureFrameStored {
+  object: 'capture_frame';
+  index: number;
+  /** When the frame was taken, in milliseconds from the first frame, as sent. */
+  offset_ms: number;
+  width: number;
+  height: number;
+}
+
+/** The answer of `POST /v1/capture/images/{artifact}/check`: can the run use this image, or should it be taken again? */
+export interface CaptureImageCheck {
+  object: 'capture_image_check';
+  artifact: CaptureImage;
+  usable: boolean;
+  /** Why not (docs/reading.md's codes); empty when usable. */
+  reasons: string[];
+  /** What to do, in plain words for the applicant; null when usable. */
+  message: string | null;
+}
+
+/** Documents an applicant can choose on the hosted page: it tells the image check what a front must show. */
+export const CAPTURE_DOCUMENT_TYPES = ['passport', 'identity_card', 'driver_license'] as const;
+export type CaptureDocumentType = (typeof CAPTURE_DOCUMENT_TYPES)[number];
+
+/**
+ * `evidence.capture.check.v1` (the gateway, for a client secret it resolved): check one stored upload in the
+ * reading pool. `body` is the request's body as sent (`{ "document_type"? }`), validated by evidence. Changes nothing.
+ */
+export interface CaptureCheckRequest {
+  session_id: string;
+  artifact: string;
+  body: unknown;
 }
 
 /** The answer of `PUT /v1/capture/images/{artifact}`. */
@@ -129,11 +185,14 @@ export interface CaptureSkipRequest {
   body: unknown;
 }
 
-/** `evidence.capture.images.v1`: which capture images a session has, with their sizes. */
+/** `evidence.capture.images.v1`: which capture images a session has, with their sizes, and how many challenge frames. */
 export interface CaptureImagesRequest {
   session_id: string;
 }
-export type CaptureImagesReply = Capture['images'];
+export interface CaptureImagesReply {
+  images: Capture['images'];
+  frames: number;
+}
 
 /**
  * `evidence.capture.verify.v1`: read the session's capture (document, portrait, face match, liveness), store its
@@ -143,12 +202,22 @@ export type CaptureImagesReply = Capture['images'];
 export interface CaptureVerifyRequest {
   session_id: string;
   acquisition: Acquisition;
+  /**
+   * The workflow template's threshold overrides (`thresholds` of docs/screening.md: the reader's `Thresholds`
+   * names, each in [0, 1]); what is absent falls back to the evidence service's configuration. Passed through as
+   * they are: the template validated them at save.
+   */
+  thresholds?: Record<string, number>;
+  /** The session's liveness challenge, whose frames the run judges; empty when the workflow has no liveness. */
+  challenge?: ChallengeStep[];
 }
 
-/** A check's outcome with the reasons it did not pass (docs/reading.md). */
+/** A check's outcome with the reasons it did not pass and its score (docs/reading.md). */
 export interface CheckVerdict {
   outcome: Exclude<CheckOutcome, 'error'>;
   reasons: string[];
+  /** The similarity for `face_match`, the live score for `liveness` (0 to 1); null for `document` or when nothing was measured. */
+  score: number | null;
 }
 
 /** The document read from the capture, as the session's `idv` shows it: the ID scan's fields. */
@@ -171,6 +240,12 @@ export interface CaptureVerifyReply {
   checks: { document: CheckVerdict; face_match: CheckVerdict; liveness: CheckVerdict };
   /** What the run stored, as `idv` shows it. */
   available_images: Array<'portrait' | 'front' | 'selfie'>;
+  /**
+   * A perceptual fingerprint of the selfie's face picture (16 hex digits; docs/reading.md, "A selfie seen before"),
+   * for the sessions service to compare with the organization's earlier selfies; null without one face. Not a
+   * biometric template: it identifies a picture, not a person.
+   */
+  selfie_fingerprint: string | null;
 }
 
 /** Check types a live run decides from the capture itself; the others need a provider or the device signals. */

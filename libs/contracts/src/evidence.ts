@@ -4,8 +4,12 @@ import type { EvidenceArtifact } from './sessions.js';
 /** Artifacts the image endpoint serves, in the order of `idv.available_images`. The back of a document is never served. */
 export const SERVED_ARTIFACTS = ['portrait', 'front', 'selfie'] as const satisfies readonly EvidenceArtifact[];
 
-/** Every artifact the evidence service can hold: the served ones and `back` (stored, never served). */
-export type StoredArtifact = EvidenceArtifact | 'back';
+/** Every artifact the evidence service can hold: the served ones, `back` (stored, never served), and the liveness challenge's frames as uploaded. */
+export type StoredArtifact = EvidenceArtifact | 'back' | ChallengeFrameArtifact;
+
+/** The uploads of a liveness challenge's frames: `frame_0` to `frame_7` (docs/capture.md). */
+export const CHALLENGE_FRAME_ARTIFACTS = ['frame_0', 'frame_1', 'frame_2', 'frame_3', 'frame_4', 'frame_5', 'frame_6', 'frame_7'] as const;
+export type ChallengeFrameArtifact = (typeof CHALLENGE_FRAME_ARTIFACTS)[number];
 
 export type CaptureAcquisition = 'camera' | 'upload' | null;
 
@@ -27,6 +31,22 @@ export interface EvidenceAvailability {
   capture_acquisition: CaptureAcquisition;
 }
 
+/**
+ * `evidence.available.v1`'s answer: the availability above, and whether the back of the document is stored. The back
+ * is shown to reviewers in the console only (docs/evidence.md); the API's session read never carries this flag.
+ */
+export interface EvidenceHoldings extends EvidenceAvailability {
+  back_stored?: boolean;
+}
+
+/**
+ * Whether a principal is a person signed in to the console (its `key_id` is their user id, `usr_…`), not an API key:
+ * the only caller the back of a document is ever served to.
+ */
+export function isConsolePrincipal(p: { key_id: string } | null | undefined): boolean {
+  return typeof p?.key_id === 'string' && /^usr_[A-Za-z0-9]{24}$/.test(p.key_id);
+}
+
 export const ACTIVITY_ACTIONS = ['kyc.idv.evidence_exported', 'kyc.idv.evidence_export_failed', 'kyc.idv.document_scanned'] as const;
 export type ActivityAction = (typeof ACTIVITY_ACTIONS)[number];
 
@@ -42,8 +62,8 @@ export interface ActivityEntry {
   mode: Mode;
   /** The verification, for image-endpoint entries; null for ID scans (which create none). */
   session_id: string | null;
-  /** `portrait`, `front` or `selfie` for image-endpoint entries; null otherwise. */
-  artifact: EvidenceArtifact | null;
+  /** `portrait`, `front` or `selfie` for image-endpoint entries (`back`: a reviewer in the console); never a challenge frame; null otherwise. */
+  artifact: EvidenceArtifact | 'back' | null;
   /**
    * Image endpoint: `served` or `artifact_not_available`. ID scan: in test mode the synthetic outcome, `pass`,
    * `review`, `fail` or `doc_quality`; in live mode `pass`, `review` or `unreadable`.

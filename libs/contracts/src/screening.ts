@@ -15,7 +15,35 @@ export interface SigningDocument {
   variables: SigningVariable[];
 }
 
-export interface WorkflowTemplate {
+/** Kinds of identity document a live run reads (`idv.document.type`). */
+export const DOCUMENT_TYPES = ['passport', 'identity_card', 'driver_license'] as const;
+export type DocumentType = (typeof DOCUMENT_TYPES)[number];
+
+/** What a live run's `document` check does when the applicant's names or date of birth are not the holder's. */
+export const APPLICANT_MISMATCH_POLICIES = ['review', 'fail'] as const;
+export type ApplicantMismatchPolicy = (typeof APPLICANT_MISMATCH_POLICIES)[number];
+
+/**
+ * The document policy of a template (docs/screening.md, "Document policy"), judged by live runs from what the
+ * document says. Null: no limit.
+ */
+export interface DocumentPolicyFields {
+  /** The youngest accepted age in whole years on the day of the run, from the document's date of birth (`underage`). */
+  minimum_age: number | null;
+  /** `document_type_not_accepted` for any other type. */
+  accepted_document_types: DocumentType[] | null;
+  /** ISO 3166-1 alpha-2; `issuer_not_accepted` for any other issuer, or one that is no country. */
+  accepted_issuing_countries: string[] | null;
+  /** `applicant_mismatch` sends the `document` check to `review` (default) or fails it. */
+  applicant_mismatch: ApplicantMismatchPolicy;
+  /**
+   * Overrides of the reader's face thresholds (its `Thresholds` names, e.g. `faceMatchPass`, `faceMatchReview`):
+   * each in [0, 1], a pass and its review set together, review ≤ pass. Empty: the region's configuration.
+   */
+  thresholds: Record<string, number>;
+}
+
+export interface WorkflowTemplate extends DocumentPolicyFields {
   id: string;
   object: 'workflow_template';
   mode: Mode;
@@ -58,6 +86,20 @@ export interface EvaluationContextWire {
     evidence: Record<string, unknown>;
   }>;
   checks: Partial<Record<CheckType, CheckOutcome>>;
+  /**
+   * Live runs: what the document says (`document.*` fields of docs/screening.md), beside `applicant.*`; absent in
+   * test mode and when the document could not be read.
+   */
+  document?: {
+    type?: string;
+    issuingCountry?: string;
+    familyName?: string;
+    givenNames?: string[];
+    dateOfBirth?: string;
+    nationality?: string;
+    /** Whether the applicant's names and date of birth (where it has them) are the holder's. */
+    applicantMatch?: boolean;
+  };
   fraud?: Record<string, string | number | boolean>;
   device?: Record<string, unknown>;
   /** ISO 8601: the instant the run is evaluated at (for applicant.age). */

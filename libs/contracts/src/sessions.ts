@@ -9,6 +9,18 @@ export type SessionOutcome = 'approved' | 'declined' | null;
 export type ExpectedOutcome = 'pass' | 'review' | 'fail' | 'doc_quality';
 export type EvidenceArtifact = 'portrait' | 'front' | 'selfie';
 
+/**
+ * One check of a session as read (contract §20): its outcome (null before it ran), the stable codes of what was
+ * found (docs/reading.md, "Reasons"; empty when nothing was, and always in test mode), and a score in [0, 1] for
+ * `face_match` and `liveness` (null for the other checks, in test mode, and when nothing was scored).
+ */
+export interface SessionCheck {
+  type: CheckType;
+  outcome: CheckOutcome | null;
+  reasons: string[];
+  score: number | null;
+}
+
 export interface Session {
   id: string;
   object: 'session';
@@ -19,7 +31,7 @@ export interface Session {
   mode: Mode;
   status: SessionStatus;
   outcome: SessionOutcome;
-  checks: Array<{ type: CheckType; outcome: CheckOutcome | null }>;
+  checks: SessionCheck[];
   metadata: Record<string, unknown>;
   /** Only on GET /v1/sessions/{id}, only for runs with an identity check. */
   idv?: Idv;
@@ -62,12 +74,16 @@ export interface Idv extends EvidenceAvailability {
   holder?: IdvHolder | null;
 }
 
-/** Payload of every kyc.session.* event: reference fields only, no personal data. */
+/**
+ * Payload of every kyc.session.* event: reference fields, no personal data. The events of a resting session
+ * (`kyc.session.completed`, `kyc.session.manual_review_requested`) also carry its `checks` (codes and scores).
+ */
 export interface SessionEventData {
   sessionId: string;
   status: SessionStatus;
   outcome: SessionOutcome;
   occurredAt: string;
+  checks?: SessionCheck[];
 }
 
 export const SESSION_EVENT_TYPES = [

@@ -95,6 +95,7 @@ export const SUBJECTS = {
   evidenceActivityList: 'evidence.admin.activity.list.v1',
   evidenceCaptureImages: 'evidence.capture.images.v1',
   evidenceCaptureVerify: 'evidence.capture.verify.v1',
+  evidenceCaptureCheck: 'evidence.capture.check.v1',
   evidencePrivacyExport: 'evidence.privacy.export.v1',
   evidencePrivacyErase: 'evidence.privacy.erase.v1',
   evidencePurgeTestData: 'evidence.admin.purge-test-data.v1',
@@ -192,10 +193,11 @@ export interface RpcContracts {
   [SUBJECTS.webhooksPurgeTestData]: { req: D.PurgeTestDataRequest; res: D.PurgeTestDataReply };
   [SUBJECTS.evidenceHealth]: { req: Record<string, never>; res: Health };
   [SUBJECTS.evidenceStoreSynthetic]: { req: E.StoreSyntheticRequest; res: E.EvidenceAvailability };
-  [SUBJECTS.evidenceAvailable]: { req: { session_id: string }; res: E.EvidenceAvailability };
+  [SUBJECTS.evidenceAvailable]: { req: { session_id: string }; res: E.EvidenceHoldings };
   [SUBJECTS.evidenceActivityList]: { req: E.ActivityListRequest; res: { data: E.ActivityEntry[] } };
   [SUBJECTS.evidenceCaptureImages]: { req: C.CaptureImagesRequest; res: C.CaptureImagesReply };
   [SUBJECTS.evidenceCaptureVerify]: { req: C.CaptureVerifyRequest; res: C.CaptureVerifyReply };
+  [SUBJECTS.evidenceCaptureCheck]: { req: C.CaptureCheckRequest; res: C.CaptureImageCheck };
   [SUBJECTS.evidencePrivacyExport]: { req: D.PrivacyExportRequest; res: D.EvidenceExportReply };
   [SUBJECTS.evidencePrivacyErase]: { req: D.PrivacyEraseRequest; res: D.PrivacyEraseReply };
   [SUBJECTS.evidencePurgeTestData]: { req: D.PurgeTestDataRequest; res: D.PurgeTestDataReply };

@@ -126,6 +126,22 @@ export const faceThresholdsEnv = {
   FACE_MATCH_REVIEW_THRESHOLD: z.coerce.number().min(0).max(1).default(0.45),
   LIVENESS_THRESHOLD: z.coerce.number().min(0).max(1).default(0.65),
   LIVENESS_REVIEW_THRESHOLD: z.coerce.number().min(0).max(1).default(0.45),
+  /** The selfie's face at least this share of the image's shorter side. */
+  FACE_MIN_SIZE: z.coerce.number().min(0).max(1).default(0.2),
+  /** The selfie's face turned or tilted at most this many degrees. */
+  FACE_MAX_ANGLE: z.coerce.number().min(0).max(90).default(20),
+  /** Eyelid gap over eye width of the less open eye at least this. */
+  EYES_OPEN_THRESHOLD: z.coerce.number().min(0).max(1).default(0.12),
+  /** Sharpness (Laplacian over contrast, of the aligned face) at least this. */
+  SHARPNESS_THRESHOLD: z.coerce.number().min(0).max(10_000).default(10),
+  /** Picture similarity with the document's face at or above which the selfie is a copy of it (`face_match` fails). */
+  DOCUMENT_COPY_THRESHOLD: z.coerce.number().min(-1).max(1).default(0.8),
+  /** From here up to the copy threshold, the selfie may be a copy (`face_match` goes to review). */
+  DOCUMENT_COPY_REVIEW_THRESHOLD: z.coerce.number().min(-1).max(1).default(0.65),
+  /** Degrees of yaw that count as a turn of the liveness challenge. */
+  CHALLENGE_TURN_DEGREES: z.coerce.number().min(1).max(90).default(6),
+  /** Similarity with the selfie under which a challenge frame shows someone else. */
+  CHALLENGE_FRAME_MATCH_THRESHOLD: z.coerce.number().min(0).max(1).default(0.45),
 };
 
 export const healthEnv = {

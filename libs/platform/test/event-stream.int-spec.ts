@@ -16,7 +16,7 @@ const newRoot = () => {
 };
 
 before(async () => {
-  nc = await connectNats('nats://127.0.0.1:4222', 'event-stream-int');
+  nc = await connectNats(process.env.NATS_URL ?? 'nats://127.0.0.1:4222', 'event-stream-int');
 });
 
 after(async () => {

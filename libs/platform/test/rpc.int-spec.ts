@@ -16,7 +16,7 @@ let server: RpcServer;
 const seen: string[] = [];
 
 before(async () => {
-  nc = await connectNats('nats://127.0.0.1:4222', 'rpc-int');
+  nc = await connectNats(process.env.NATS_URL ?? 'nats://127.0.0.1:4222', 'rpc-int');
   nc.subscribe(`${root}.>`, {
     callback: (_e, m) => {
       seen.push(m.subject);

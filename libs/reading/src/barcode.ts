@@ -3,7 +3,7 @@ import { createRequire } from 'node:module';
 import { parse as parseAamva } from 'aamva-parser';
 import { prepareZXingModule, readBarcodes } from 'zxing-wasm/reader';
 import { isoDate, reasonsFor, type DocumentRead } from './fields.js';
-import type { Grey } from './raster.js';
+import type { Box, Grey } from './raster.js';
 
 const require = createRequire(import.meta.url);
 
@@ -21,8 +21,14 @@ function prepare(): void {
   prepared = true;
 }
 
-/** The text of the first PDF417 symbol in a straightened page, or null. */
-export async function readPdf417(page: Grey): Promise<string | null> {
+/** A PDF417 symbol read: its text and its bounding box in the page's pixels. */
+export interface Pdf417 {
+  text: string;
+  box: Box;
+}
+
+/** The first PDF417 symbol in a straightened page, or null. */
+export async function readPdf417(page: Grey): Promise<Pdf417 | null> {
   prepare();
   const rgba = new Uint8ClampedArray(page.width * page.height * 4);
   for (let i = 0, j = 0; i < page.data.length; i++, j += 4) {
@@ -34,7 +40,11 @@ export async function readPdf417(page: Grey): Promise<string | null> {
     // 'Plain': the default text mode writes line feeds as the literal text "<LF>"
     { formats: ['PDF417'], tryHarder: true, tryRotate: true, maxNumberOfSymbols: 1, textMode: 'Plain' },
   );
-  return hit?.isValid ? hit.text : null;
+  if (!hit?.isValid) return null;
+  const corners = [hit.position.topLeft, hit.position.topRight, hit.position.bottomRight, hit.position.bottomLeft];
+  const xs = corners.map((p) => p.x), ys = corners.map((p) => p.y);
+  const box = { left: Math.min(...xs), top: Math.min(...ys), width: Math.max(...xs) - Math.min(...xs), height: Math.max(...ys) - Math.min(...ys) };
+  return { text: hit.text, box };
 }
 
 /** The AAMVA DL/ID header that opens a licence's barcode text: `@`, LF, RS, CR, then `ANSI ` (or `AAMVA`). */

@@ -7,13 +7,27 @@ export type DocumentType = 'passport' | 'identity_card' | 'driver_license';
 export type DocumentFormat = 'TD1' | 'TD2' | 'TD3' | 'AAMVA';
 
 /**
- * Why a read needs a person to look at it. Each is explicit in results and documented in docs/reading.md.
- * - `document_expired`: the expiry date has passed.
+ * What holds against a read. Each is explicit in results and documented in docs/reading.md.
+ * - `document_not_found`: no document of the format the data belongs to is around it (no outline, the wrong
+ *   proportions, the zone or barcode not where or not the size the format puts it, nothing printed where the
+ *   holder's data goes): a zone printed on paper, a barcode on a screen.
+ * - `data_mismatch`: the front's printed names, date of birth or document number clearly disagree with the
+ *   machine-readable data (another person's front, an altered page).
+ * - `printed_data_unreadable`: the printed data could not be read well enough to tie it to the
+ *   machine-readable data (blur, glare, the front missing), so nothing shows that the portrait is the holder's.
+ * - `expired`: the expiry date has passed.
  * - `unknown_issuing_state`: the issuer's code is not a country (ICAO's `UTO` specimen state, or a misprint).
  * - `unknown_nationality`: the holder's nationality code is not a country (stateless `XXA`, refugee `XXB`…).
  * - `date_of_birth_invalid`: the date of birth is in the future or more than 130 years ago.
  */
-export type ReadReason = 'document_expired' | 'unknown_issuing_state' | 'unknown_nationality' | 'date_of_birth_invalid';
+export type ReadReason =
+  | 'document_not_found'
+  | 'data_mismatch'
+  | 'printed_data_unreadable'
+  | 'expired'
+  | 'unknown_issuing_state'
+  | 'unknown_nationality'
+  | 'date_of_birth_invalid';
 
 export interface DocumentFields {
   type: DocumentType;
@@ -84,7 +98,7 @@ export function isoDate(year: number, month: number, day: number): string | null
 /** The reasons that hold for a read made `today` (`YYYY-MM-DD`), in a stable order. */
 export function reasonsFor(read: Omit<DocumentRead, 'reasons'>, issuerKnown: boolean, nationalityKnown: boolean, today: string): ReadReason[] {
   const reasons: ReadReason[] = [];
-  if (read.document.expiry_date < today) reasons.push('document_expired');
+  if (read.document.expiry_date < today) reasons.push('expired');
   if (!issuerKnown) reasons.push('unknown_issuing_state');
   if (!nationalityKnown) reasons.push('unknown_nationality');
   const dob = read.holder.date_of_birth;

@@ -47,7 +47,7 @@ describe('MRZ lines to fields', () => {
 
   it('an expired document, an unknown issuing state and an unknown nationality are read with their reasons', () => {
     const expired = read(parseMrz(td3({ ...HOLDER, documentCode: 'P', issuingState: 'NLD', number: 'SPECI2014', expiryDate: '2026-11-24' }), TODAY));
-    assert.deepEqual(expired.reasons, ['document_expired']);
+    assert.deepEqual(expired.reasons, ['expired']);
     const utopia = read(parseMrz(td3({ ...HOLDER, nationality: 'XXA', documentCode: 'P', issuingState: 'UTO', number: 'L898902C3', expiryDate: '2030-04-15' }), TODAY));
     assert.equal(utopia.document.issuing_country, null);
     assert.equal(utopia.holder.nationality, null);

@@ -2,7 +2,8 @@ import { Piscina } from 'piscina';
 import { DEFAULT_THRESHOLDS, type Thresholds } from './checks.js';
 import type { DocumentImages, DocumentOutcome } from './document.js';
 import type { Verification, VerifyInput } from './verify.js';
-import type { ReadTask, VerifyTask } from './worker.js';
+import type { ImageCheck, DocumentKind } from './image-check.js';
+import type { InspectTask, ReadTask, VerifyTask } from './worker.js';
 
 export interface ReadingPoolOptions {
   /** Worker threads, each with its own engines and their memory (docs/reading.md, "Measured"). */
@@ -79,12 +80,26 @@ export class ReadingPool {
     return this.run<DocumentOutcome>(task, 'read');
   }
 
-  /** Document, portrait, face match and liveness (a live verification). */
+  /** Document, portrait, face match and liveness with the challenge's frames (a live verification). */
   async verify(input: VerifyInput, thresholds: Thresholds = DEFAULT_THRESHOLDS, today = utcToday()): Promise<Verification> {
-    const task: VerifyTask = { front: input.front, back: input.back, selfie: input.selfie, thresholds, today };
+    const task: VerifyTask = {
+      front: input.front,
+      back: input.back,
+      selfie: input.selfie,
+      frames: (input.frames ?? []).map((f) => ({ image: f.image, offsetMs: f.offsetMs })),
+      challenge: [...(input.challenge ?? [])],
+      thresholds,
+      today,
+    };
     const v = await this.run<Verification>(task, 'check');
     // a Buffer crosses threads as a plain Uint8Array
     return { ...v, portrait: v.portrait && Buffer.from(v.portrait.buffer, v.portrait.byteOffset, v.portrait.byteLength) };
+  }
+
+  /** One capture image checked on its own: can the run use it, or should the applicant take it again? */
+  inspect(image: Buffer, artifact: 'front' | 'back' | 'selfie', documentKind: DocumentKind | null, thresholds: Thresholds = DEFAULT_THRESHOLDS, today = utcToday()): Promise<ImageCheck> {
+    const task: InspectTask = { image, artifact, documentKind, thresholds, today };
+    return this.run<ImageCheck>(task, 'inspect');
   }
 
   async close(): Promise<void> {

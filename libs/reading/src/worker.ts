@@ -1,12 +1,14 @@
 /**
- * A thread of the reading pool. Its engines (Tesseract's two, and Human for faces) load once, on first use, and
- * stay for the thread's life; the faces engine only when a task needs faces (the ID scan never does).
+ * A thread of the reading pool. Its engines (Tesseract with the OCR-B model for the MRZ and the English one for
+ * the printed zone, OpenCV for the document's outline, and Human for faces) load once, at warm-up or on first
+ * use, and stay for the thread's life; the faces engine only when a task needs faces (the ID scan never does).
  */
 import sharp from 'sharp';
 import type { Thresholds } from './checks.js';
-import { readDocument, type DocumentOutcome } from './document.js';
+import { readDocument, startReaders, type DocumentOutcome, type Readers } from './document.js';
 import { FaceEngine } from './faces.js';
-import { MrzOcr } from './ocr.js';
+import { checkDocumentImage, checkSelfieImage, type DocumentKind, type ImageCheck } from './image-check.js';
+import type { ChallengeStep } from './liveness.js';
 import { installOfflineFetch } from './offline.js';
 import { verify, type Verification } from './verify.js';
 
@@ -16,10 +18,10 @@ installOfflineFetch();
 sharp.cache(false);
 sharp.concurrency(1);
 
-let ocr: Promise<MrzOcr> | null = null;
+let readers: Promise<Readers> | null = null;
 let faces: Promise<FaceEngine> | null = null;
 
-const ocrEngine = () => (ocr ??= MrzOcr.start());
+const readingEngines = () => (readers ??= startReaders());
 const faceEngine = () => (faces ??= FaceEngine.start());
 
 export interface ReadTask {
@@ -30,22 +32,51 @@ export interface ReadTask {
 
 export interface VerifyTask extends ReadTask {
   selfie: Uint8Array | null;
+  frames: { image: Uint8Array; offsetMs: number }[];
+  challenge: ChallengeStep[];
   thresholds: Thresholds;
+}
+
+export interface InspectTask {
+  image: Uint8Array;
+  /** `selfie`, or a side of the document. */
+  artifact: 'front' | 'back' | 'selfie';
+  documentKind: DocumentKind | null;
+  thresholds: Thresholds;
+  today: string;
 }
 
 const buf = (u: Uint8Array) => Buffer.from(u.buffer, u.byteOffset, u.byteLength);
 
 export async function read(task: ReadTask): Promise<DocumentOutcome> {
-  const { outcome } = await readDocument(await ocrEngine(), { front: buf(task.front), back: task.back && buf(task.back) }, task.today);
+  const { outcome } = await readDocument(await readingEngines(), { front: buf(task.front), back: task.back && buf(task.back) }, task.today);
   return outcome;
 }
 
 export async function check(task: VerifyTask): Promise<Verification> {
-  const [o, f] = await Promise.all([ocrEngine(), faceEngine()]);
-  return verify(o, f, { front: buf(task.front), back: task.back && buf(task.back), selfie: task.selfie && buf(task.selfie) }, task.thresholds, task.today);
+  const [o, f] = await Promise.all([readingEngines(), faceEngine()]);
+  return verify(
+    o,
+    f,
+    {
+      front: buf(task.front),
+      back: task.back && buf(task.back),
+      selfie: task.selfie && buf(task.selfie),
+      frames: task.frames.map((fr) => ({ image: buf(fr.image), offsetMs: fr.offsetMs })),
+      challenge: task.challenge,
+    },
+    task.thresholds,
+    task.today,
+  );
+}
+
+export async function inspect(task: InspectTask): Promise<ImageCheck> {
+  if (task.artifact === 'selfie') return checkSelfieImage(await faceEngine(), buf(task.image), task.thresholds);
+  const [o, f] = await Promise.all([readingEngines(), faceEngine()]);
+  return checkDocumentImage(o, f, buf(task.image), task.artifact, task.documentKind, task.thresholds, task.today);
 }
 
 /** Loads the engines a thread will need, so that its first task does not wait for them. */
 export async function warm(task: { faces: boolean }): Promise<void> {
-  await Promise.all([ocrEngine(), task.faces ? faceEngine() : null]);
+  await Promise.all([readingEngines(), task.faces ? faceEngine() : null]);
 }

@@ -29,14 +29,19 @@ export async function straighten(page: Grey): Promise<Straightened> {
   const small = scale < 1 ? await resizeGrey(page, SEARCH_WIDTH) : page;
   const angle = skewAngle(await inkMask(small, 6, 25), small);
   const [grey, smallStraight] = await Promise.all([rotateGrey(page, -angle), rotateGrey(small, -angle)]);
-  const ink = await inkMask(smallStraight, 6, 25);
-  // characters and chevrons are further apart on a larger document: two smears, the candidates of both
-  const bars = GAPS.flatMap((g) => textBars(ink, smallStraight.width, smallStraight.height, Math.round(smallStraight.width * g)));
-  const candidates = mrzCandidates(bars, smallStraight.width).map((c) => ({
+  const candidates = (await zoneCandidates(smallStraight)).map((c) => ({
     lines: c.lines.map((l) => ({ ...scaleBox(l, grey, smallStraight), fill: l.fill })),
     box: scaleBox(c.box, grey, smallStraight),
   }));
   return { grey, angle, candidates };
+}
+
+/** The zone's candidates in an upright page (at most 1000 pixels wide), in its pixels. */
+export async function zoneCandidates(page: Grey): Promise<MrzCandidate[]> {
+  const ink = await inkMask(page, 6, 25);
+  // characters and chevrons are further apart on a larger document: two smears, the candidates of both
+  const bars = GAPS.flatMap((g) => textBars(ink, page.width, page.height, Math.round(page.width * g)));
+  return mrzCandidates(bars, page.width);
 }
 
 function scaleBox(b: Box, to: Grey, from: Grey): Box {

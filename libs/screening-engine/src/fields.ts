@@ -18,8 +18,12 @@ export type ApplicantKey =
   | 'country'
   | 'phone';
 
+/** `document.*`: what a live run read from the identity document, beside the applicant's own data. */
+export type DocumentKey = 'type' | 'issuingCountry' | 'familyName' | 'givenNames' | 'dateOfBirth' | 'age' | 'nationality' | 'applicantMatch';
+
 export type FieldRef =
   | { kind: 'applicant'; key: ApplicantKey }
+  | { kind: 'document'; key: DocumentKey }
   | { kind: 'findingCount'; severity: 'high' | 'medium' | 'low' | undefined }
   | { kind: 'fraud'; key: string; type: 'string' | 'number' | 'boolean' }
   | { kind: 'device'; group: 'velocity' | 'behavior'; key: string; type: 'number' | 'boolean' }
@@ -98,6 +102,10 @@ export const SENSITIVE_FIELDS: ReadonlySet<string> = new Set([
   'applicant.givenNames',
   'applicant.address.postalCode',
   'applicant.gender',
+  'document.familyName',
+  'document.givenNames',
+  'document.age',
+  'document.nationality',
 ]);
 
 const APPLICANT_FIELDS: [string, FieldType, ApplicantKey][] = [
@@ -111,6 +119,17 @@ const APPLICANT_FIELDS: [string, FieldType, ApplicantKey][] = [
   ['applicant.age', 'number', 'age'],
   ['applicant.address.country', 'string', 'country'],
   ['applicant.phone', 'string', 'phone'],
+];
+
+const DOCUMENT_FIELDS: [string, FieldType, DocumentKey][] = [
+  ['document.type', 'string', 'type'],
+  ['document.issuingCountry', 'string', 'issuingCountry'],
+  ['document.familyName', 'string', 'familyName'],
+  ['document.givenNames', 'string[]', 'givenNames'],
+  ['document.dateOfBirth', 'string', 'dateOfBirth'],
+  ['document.age', 'number', 'age'],
+  ['document.nationality', 'string', 'nationality'],
+  ['document.applicantMatch', 'boolean', 'applicantMatch'],
 ];
 
 const FRAUD_FIELDS: [string, 'string' | 'number' | 'boolean'][] = [
@@ -154,6 +173,7 @@ function buildFixed(): Map<string, FixedField> {
     map.set(path, { path, type, ref });
   };
   for (const [path, type, key] of APPLICANT_FIELDS) add(path, type, { kind: 'applicant', key });
+  for (const [path, type, key] of DOCUMENT_FIELDS) add(path, type, { kind: 'document', key });
   add('finding.count', 'number', { kind: 'findingCount', severity: undefined });
   for (const sev of ['high', 'medium', 'low'] as const) {
     add(`finding.severity.${sev}.count`, 'number', { kind: 'findingCount', severity: sev });

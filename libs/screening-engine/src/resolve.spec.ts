@@ -23,6 +23,38 @@ const finding = (over: Partial<Finding> & { evidence?: Record<string, unknown> }
   ...over,
 });
 
+describe('document fields', () => {
+  const doc = { type: 'passport', issuingCountry: 'FI', familyName: 'LEHTINEN', givenNames: ['AINO', 'KAARINA'], dateOfBirth: '2010-05-01', nationality: 'FI', applicantMatch: false };
+
+  it('read what the document says, beside the applicant, never in place of it', () => {
+    const ctx = baseContext({ document: doc });
+    assert.equal(resolve('document.familyName', ctx), 'LEHTINEN');
+    assert.deepEqual(resolve('document.givenNames', ctx), ['AINO', 'KAARINA']);
+    assert.equal(resolve('applicant.familyName', ctx), 'Lovelace');
+    assert.equal(resolve('document.type', ctx), 'passport');
+    assert.equal(resolve('document.issuingCountry', ctx), 'FI');
+    assert.equal(resolve('document.nationality', ctx), 'FI');
+    assert.equal(resolve('document.dateOfBirth', ctx), '2010-05-01');
+    assert.equal(resolve('document.applicantMatch', ctx), false);
+    assert.equal(resolve('document.age', baseContext({ document: doc, now: new Date('2026-05-01T00:00:00Z') })), 16);
+    assert.equal(resolve('document.age', baseContext({ document: doc, now: new Date('2026-04-30T23:59:59Z') })), 15);
+  });
+
+  it('resolve to nothing without a document (test mode, nothing read) or with values of the wrong type', () => {
+    for (const f of ['document.familyName', 'document.givenNames', 'document.age', 'document.type', 'document.applicantMatch']) {
+      assert.equal(resolve(f, baseContext()), undefined, f);
+    }
+    const bad = baseContext({ document: { familyName: '', givenNames: [], applicantMatch: 'no' as unknown as boolean, dateOfBirth: '2010-02-30' } });
+    for (const f of ['document.familyName', 'document.givenNames', 'document.applicantMatch', 'document.age']) assert.equal(resolve(f, bad), undefined, f);
+  });
+
+  it('a rule on the document fires as any other field', () => {
+    assert.equal(fires(field('document.applicantMatch', 'eq', false), baseContext({ document: doc })), true);
+    assert.equal(fires(field('document.issuingCountry', 'in', ['FI', 'SE']), baseContext({ document: doc })), true);
+    assert.equal(fires(field('document.issuingCountry', 'exists', undefined), baseContext()), false);
+  });
+});
+
 describe('applicant fields', () => {
   it('applicant.name is the legal name when present, else given names then family name', () => {
     assert.equal(applicantName({ legalName: 'Augusta Ada King', familyName: 'Lovelace', givenNames: ['Ada'] }), 'Augusta Ada King');

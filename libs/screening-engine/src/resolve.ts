@@ -173,6 +173,22 @@ function applicantResolver(key: Extract<FieldRef, { kind: 'applicant' }>['key'])
   }
 }
 
+function documentResolver(key: Extract<FieldRef, { kind: 'document' }>['key']): Resolver {
+  const doc = (ctx: EvaluationContext) => rec(ctx.document);
+  switch (key) {
+    case 'givenNames':
+      return (ctx) => givenNamesOf(doc(ctx));
+    case 'age':
+      return (ctx) => ageAt(doc(ctx)?.dateOfBirth, ctx.now);
+    case 'applicantMatch':
+      return (ctx) => typed(doc(ctx)?.applicantMatch, 'boolean');
+    default: {
+      const read = memberReader(key);
+      return (ctx) => str(read(doc(ctx)));
+    }
+  }
+}
+
 function findingCountResolver(severity: 'high' | 'medium' | 'low' | undefined): Resolver {
   return (ctx) => {
     const fs = findingsOf(ctx);
@@ -276,6 +292,8 @@ export function fieldSource(ref: FieldRef, opts: Pick<CompileOptions, 'deviceInt
   switch (ref.kind) {
     case 'applicant':
       return { kind: 'fn', fn: applicantResolver(ref.key) };
+    case 'document':
+      return { kind: 'fn', fn: documentResolver(ref.key) };
     case 'findingCount':
       return { kind: 'fn', fn: findingCountResolver(ref.severity) };
     case 'fraud': {

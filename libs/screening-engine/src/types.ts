@@ -109,6 +109,17 @@ export interface EvaluationContext {
     phone?: string;
   };
   findings: Finding[];
+  /** Live runs: what the identity document says (`document.*`); absent in test mode and when nothing was read. */
+  document?: {
+    type?: string;
+    issuingCountry?: string;
+    familyName?: string;
+    givenNames?: string[];
+    /** `YYYY-MM-DD`. */
+    dateOfBirth?: string;
+    nationality?: string;
+    applicantMatch?: boolean;
+  };
   /** Outcome by check type (docs/screening.md); a check that did not run is absent. */
   checks: Partial<Record<string, CheckOutcome>>;
   /** Fraud and network signals by name (`fraud.<name>`); read only with device intelligence on. */

@@ -17,7 +17,9 @@ export type CheckType = WorkflowTemplate['checks'][number];
 export type Session = Schemas['Session'];
 export type SessionStatus = Session['status'];
 export type SessionOutcome = Session['outcome'];
-export type CheckOutcome = NonNullable<Session['checks'][number]['outcome']>;
+/** A check of a session: outcome, reason codes (docs/reading.md, "Reasons") and, for the face checks, a score. */
+export type SessionCheck = Schemas['SessionCheck'];
+export type CheckOutcome = NonNullable<SessionCheck['outcome']>;
 export type Idv = Schemas['Idv'];
 export type EvidenceArtifact = Idv['available_images'][number];
 export type SessionScreening = Schemas['SessionScreening'];

@@ -1,4 +1,5 @@
-import { mrzText } from './mrz.js';
+import { mrzText, type Transliteration } from './mrz.js';
+import { transliterationOf } from './render.js';
 import type { Specimen } from './render.js';
 
 /** What a reader must return for a specimen: the fields as its machine-readable data encodes them. */
@@ -14,8 +15,8 @@ export interface ExpectedRead {
 }
 
 /** As the MRZ spells a name: transliterated, upper case, separators as single spaces. */
-function mrzSpelling(s: string): string {
-  return mrzText(s).replace(/</g, ' ').trim();
+function mrzSpelling(s: string, style: Transliteration): string {
+  return mrzText(s, style).replace(/</g, ' ').trim();
 }
 
 function upper(s: string): string {
@@ -25,13 +26,14 @@ function upper(s: string): string {
 export function expectedRead(s: Specimen): ExpectedRead {
   const { holder: h, document: d } = s;
   const licence = d.kind === 'aamva';
+  const style = transliterationOf(d.issuer);
   return {
     type: licence ? 'driver_license' : d.kind === 'td3' ? 'passport' : 'identity_card',
     number: d.number,
     expiry_date: d.expiryDate,
-    family_name: licence ? upper(h.familyName) : mrzSpelling(h.familyName),
+    family_name: licence ? upper(h.familyName) : mrzSpelling(h.familyName, style),
     // a given name of several words is several secondary identifiers in an MRZ
-    given_names: licence ? h.givenNames.map(upper) : h.givenNames.flatMap((g) => mrzSpelling(g).split(' ')),
+    given_names: licence ? h.givenNames.map(upper) : h.givenNames.flatMap((g) => mrzSpelling(g, style).split(' ')),
     name_suffix: licence && h.nameSuffix ? upper(h.nameSuffix) : null,
     date_of_birth: h.dateOfBirth,
     sex: h.sex,

@@ -2,6 +2,7 @@ import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import sharp from 'sharp';
+import { turnedPhoto } from './posed.js';
 
 /** The two people whose public-domain photographs ship in `assets/` (see its README for source and licence). */
 export const PEOPLE = ['collins', 'hopper'] as const;
@@ -43,6 +44,11 @@ export async function documentPortrait(person: Person, width: number, height: nu
 }
 
 export interface SelfieOptions {
+  /**
+   * Degrees the head is turned from the photograph's pose (default 15; see `posedFace`): 0 gives the photograph
+   * itself, so that the selfie is a copy of the document's portrait.
+   */
+  yaw?: number;
   /** Mirror it, as front cameras do (default true). */
   mirror?: boolean;
   /** Brightness factor (default 1.1). */
@@ -55,13 +61,15 @@ export interface SelfieOptions {
 }
 
 /**
- * A "selfie" of the person: the same photograph framed more loosely, mirrored, lit differently and rolled a
- * little, as a phone's front camera would give it. A JPEG.
+ * A "selfie" of the person: the photograph with the head turned a little (`yaw`: the face mesh turned in 3D, a
+ * stand-in for another photograph of the same person), framed more loosely, mirrored, lit differently and rolled
+ * a little, as a phone's front camera would give it. A JPEG. With `yaw: 0` it is the document's own photograph.
  */
 export async function selfie(person: Person, o: SelfieOptions = {}): Promise<Buffer> {
   const size = o.size ?? 960;
   const box = SELFIE_BOX[person];
-  let img = sharp(await photo(person)).extract(box);
+  const yaw = o.yaw ?? 15;
+  let img = sharp(yaw === 0 ? await photo(person) : await turnedPhoto(person, yaw)).extract(box);
   if (o.mirror ?? true) img = img.flop();
   const rolled = await img
     .modulate({ brightness: o.brightness ?? 1.1 })

@@ -6,3 +6,4 @@ export * from './photo.js';
 export * from './catalogue.js';
 export * from './expected.js';
 export * from './matrix.js';
+export * from './posed.js';

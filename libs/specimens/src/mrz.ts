@@ -21,14 +21,23 @@ export function checkDigit(field: string): string {
 }
 
 /**
- * A name component in MRZ characters: diacritics dropped, apostrophes removed, every other separator (space,
- * hyphen) a filler. ICAO allows other transliterations (Ä → AE); the simplest one is enough for specimens.
+ * How an issuer writes letters outside A–Z in an MRZ: `plain` drops the diacritics (`MÜLLER` → `MULLER`), `icao`
+ * uses ICAO 9303 part 3's transliterations where it has one (`Ü` → `UE`, `ß` → `SS`, `Å` → `AA`, `Ø` → `OE`),
+ * as German documents do (`MUELLER`). Both are allowed.
  */
-export function mrzText(s: string): string {
-  return s
+export type Transliteration = 'plain' | 'icao';
+
+/**
+ * A name component in MRZ characters: transliterated, apostrophes removed, every other separator (space, hyphen)
+ * a filler.
+ */
+export function mrzText(s: string, style: Transliteration = 'plain'): string {
+  const icao = style === 'icao' ? s.toUpperCase().replace(/[ÄÆ]/g, 'AE').replace(/[ÖØŒ]/g, 'OE').replace(/Ü/g, 'UE').replace(/ß/g, 'SS').replace(/Å/g, 'AA') : s;
+  return icao
     .normalize('NFD')
     .replace(/\p{M}/gu, '')
     .toUpperCase()
+    .replace(/ß/g, 'SS')
     .replace(/['’]/g, '')
     .replace(/[^A-Z0-9]+/g, '<');
 }
@@ -39,9 +48,9 @@ function pad(s: string, width: number): string {
 }
 
 /** The name field: primary identifier, `<<`, secondary identifiers separated by `<`, truncated to `width`. */
-export function mrzName(familyName: string, givenNames: readonly string[], width: number): string {
-  const primary = mrzText(familyName);
-  const secondary = givenNames.map(mrzText).join('<');
+export function mrzName(familyName: string, givenNames: readonly string[], width: number, style: Transliteration = 'plain'): string {
+  const primary = mrzText(familyName, style);
+  const secondary = givenNames.map((g) => mrzText(g, style)).join('<');
   return pad(secondary ? `${primary}<<${secondary}` : primary, width);
 }
 
@@ -64,6 +73,8 @@ export interface MrzInput {
   sex: 'F' | 'M' | 'X';
   expiryDate: string;
   optionalData?: string;
+  /** How the names are transliterated (default `plain`). */
+  transliteration?: Transliteration;
 }
 
 function withCheck(field: string): string {
@@ -83,7 +94,7 @@ function docNumber(n: string): string {
 
 /** TD3 (passport booklets): two lines of 44. */
 export function td3(d: MrzInput): [string, string] {
-  const line1 = pad(pad(d.documentCode, 2) + pad(d.issuingState, 3) + mrzName(d.familyName, d.givenNames, 39), 44);
+  const line1 = pad(pad(d.documentCode, 2) + pad(d.issuingState, 3) + mrzName(d.familyName, d.givenNames, 39, d.transliteration), 44);
   const num = withCheck(docNumber(d.number));
   const dob = withCheck(mrzDate(d.dateOfBirth));
   const exp = withCheck(mrzDate(d.expiryDate));
@@ -102,12 +113,12 @@ export function td1(d: MrzInput): [string, string, string] {
   const exp = withCheck(mrzDate(d.expiryDate));
   const head = dob + sexChar(d.sex) + exp + pad(d.nationality, 3) + '<'.repeat(11);
   const composite = checkDigit(line1.slice(5, 30) + head.slice(0, 7) + head.slice(8, 15) + head.slice(18, 29));
-  return [line1, head + composite, mrzName(d.familyName, d.givenNames, 30)];
+  return [line1, head + composite, mrzName(d.familyName, d.givenNames, 30, d.transliteration)];
 }
 
 /** TD2 (older identity cards and some residence permits): two lines of 36. */
 export function td2(d: MrzInput): [string, string] {
-  const line1 = pad(d.documentCode, 2) + pad(d.issuingState, 3) + mrzName(d.familyName, d.givenNames, 31);
+  const line1 = pad(d.documentCode, 2) + pad(d.issuingState, 3) + mrzName(d.familyName, d.givenNames, 31, d.transliteration);
   const num = withCheck(docNumber(d.number));
   const dob = withCheck(mrzDate(d.dateOfBirth));
   const exp = withCheck(mrzDate(d.expiryDate));

@@ -11,6 +11,12 @@ export interface PhotoOptions {
   rotation?: number;
   /** Keystone: how far the corners move towards each other, as a fraction of the document (0 to 0.1; default 0.02). */
   perspective?: number;
+  /**
+   * Sideways tilt: how far the right side's corners move towards each other, as a fraction of the document's
+   * height (0 to 0.1; default 0). With `perspective`, the document is seen at a slant both ways, as a phone held
+   * at an angle sees it.
+   */
+  tilt?: number;
   /** Gaussian blur sigma in pixels of the frame (default 0: none). */
   blur?: number;
   /** Sensor noise: standard deviation in grey levels (default 4). */
@@ -79,10 +85,11 @@ export async function photograph(page: Buffer, o: PhotoOptions = {}): Promise<Bu
   const cx = W / 2 + (rnd() - 0.5) * W * 0.08;
   const cy = H / 2 + (rnd() - 0.5) * H * 0.08;
   const k = o.perspective ?? 0.02;
+  const t = o.tilt ?? 0;
   const corners: Point[] = [
     [-docW / 2 + docW * k, -docH / 2],
-    [docW / 2 - docW * k, -docH / 2],
-    [docW / 2, docH / 2],
+    [docW / 2 - docW * k, -docH / 2 + docH * t],
+    [docW / 2, docH / 2 - docH * t],
     [-docW / 2, docH / 2],
   ].map(([x, y]) => [cx + x * Math.cos(rad) - y * Math.sin(rad), cy + x * Math.sin(rad) + y * Math.cos(rad)]);
   const toFrame = squareToQuad(corners);

@@ -22,6 +22,7 @@ const ALPHA2: Record<string, string | null> = {
   BEL: 'BE',
   ROU: 'RO',
   SWE: 'SE',
+  FIN: 'FI',
   LVA: 'LV',
   IDN: 'ID',
   IRL: 'IE',

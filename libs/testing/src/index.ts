@@ -8,5 +8,5 @@ export * from './principal.js';
 export * from './multipart.js';
 export * from './documents.js';
 export * from './chromium.js';
-export * from './postgres-server.js';
 export * from './smtp.js';
+export * from './servers.js';

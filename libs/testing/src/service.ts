@@ -1,3 +1,4 @@
+import { TEST_SERVER_ENV } from './servers.js';
 import assert from 'node:assert/strict';
 import type { NatsConnection } from '@nats-io/transport-node';
 import { subjectRoot } from '@verity/contracts';
@@ -44,6 +45,7 @@ export async function startServiceUnderTest<E extends z.ZodRawShape = Record<nev
   let nc: NatsConnection | undefined;
   try {
     cfg = loadConfig(shape, {
+      ...TEST_SERVER_ENV,
       REGION: region,
       DATABASE_URL: db.url,
       NATS_SUBJECT_PREFIX: prefix,

@@ -11,6 +11,7 @@
  * the context, every rule evaluated, the outcome assembled.
  */
 import { Engine, type NestedCondition, type TopLevelCondition } from 'json-rules-engine';
+import { random } from '@verity/specimens';
 import {
   compileRules,
   fieldSource,
@@ -31,18 +32,6 @@ export interface BenchResult {
   compiledPerSec: number;
   jsonRulesEnginePerSec: number;
   ratio: number;
-}
-
-/** Small deterministic PRNG (mulberry32) so every run benchmarks the same rules. */
-function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
 }
 
 type LeafMaker = (r: () => number) => FieldCondition;
@@ -93,7 +82,8 @@ const TYPE_MIX: RuleType[] = ['custom', 'watchlist_hit', 'ip_reputation', 'bot_s
 
 /** The 100-rule benchmark set: per rule AND(leaf, leaf, OR(leaf, leaf, AND(leaf))). */
 export function benchRules(): ScreeningRule[] {
-  const r = prng(0x5eed);
+  // seeded, so every run benchmarks the same rules
+  const r = random(0x5eed);
   const next = (): FieldCondition => pick(r, LEAVES)(r);
   const rules: ScreeningRule[] = [];
   for (let i = 0; i < 100; i++) {

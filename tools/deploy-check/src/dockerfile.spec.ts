@@ -21,16 +21,16 @@ function sources(dir: string, out: string[] = []): string[] {
 }
 
 describe('docker/Dockerfile', () => {
-  it('passes the lint: pinned Node 20 base images, numeric USER in every stage that runs, apt without recommends and lists, no ADD', () => {
+  it('passes the lint: pinned Node 24 base images, numeric USER in every stage that runs, apt without recommends and lists, no ADD', () => {
     assert.deepEqual(dockerfileProblems(shipped), []);
-    assert.match(shipped, /^FROM node:20\.\d+-bookworm-slim AS runtime$/m);
+    assert.match(shipped, /^FROM node:24\.\d+-bookworm-slim AS runtime$/m);
   });
 
   it('a broken Dockerfile is caught, each problem with its line or stage', () => {
     const broken = readFileSync(path.join(REPO_ROOT, 'tools', 'deploy-check', 'test', 'fixtures', 'Dockerfile.broken'), 'utf8');
     assert.deepEqual(dockerfileProblems(broken), [
       'line 2: base image node:latest is not pinned by a tag (never latest)',
-      'line 5: base image node:22-bookworm-slim pins no minor version (e.g. node:20.19-bookworm-slim)',
+      'line 5: base image node:22-bookworm-slim pins no minor version (e.g. node:24.21-bookworm-slim)',
       'line 6: apt-get install without --no-install-recommends',
       'line 6: apt-get install without rm -rf /var/lib/apt/lists/* in the same RUN',
       'line 7: ADD: use COPY (ADD fetches URLs and unpacks archives)',

@@ -60,7 +60,7 @@ export function dockerfileProblems(text: string): string[] {
       if (!parent) {
         const tag = image.includes('@') ? 'digest' : image.slice(image.lastIndexOf('/') + 1).split(':')[1];
         if (!tag || tag === 'latest') out.push(`${at} base image ${image} is not pinned by a tag (never latest)`);
-        else if (tag !== 'digest' && !/^\d+\.\d+/.test(tag)) out.push(`${at} base image ${image} pins no minor version (e.g. node:20.19-bookworm-slim)`);
+        else if (tag !== 'digest' && !/^\d+\.\d+/.test(tag)) out.push(`${at} base image ${image} pins no minor version (e.g. node:24.21-bookworm-slim)`);
       }
       cur = { name: alias, from: image, parent, user: parent?.user, runs: parent?.runs ?? false, copies: [] };
       stages.push(cur);

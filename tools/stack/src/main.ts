@@ -1,10 +1,10 @@
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { LOCAL_NATS_PORTS } from '@verity/contracts';
-import { defaultDatabaseUrl } from '@verity/platform';
 import { devNatsPassword } from './dev-keys.js';
-import { checkInfrastructure } from './infra.js';
-import { parseReplicas, REPO_ROOT, SERVICES, Stack, type Region, type Replicas, type ServiceName } from './stack.js';
+import { checkGivenServers } from './infra/check.js';
+import { claimCheckout, LocalInfra } from './infra/local.js';
+import { freePort, parseReplicas, REPO_ROOT, SERVICES, Stack, type Region, type Replicas, type ServiceName } from './stack.js';
 
 /**
  * `npm start`: both regional stacks on local infrastructure, in the foreground until Ctrl-C.
@@ -21,16 +21,32 @@ try {
   process.exit(2);
 }
 const regions: Region[] = ['us', 'eu'];
-const databaseUrl = (r: Region) => process.env[`DATABASE_URL_${r.toUpperCase()}`] ?? defaultDatabaseUrl(r);
+const say = (line: string) => process.stdout.write(`verity: ${line}\n`);
+const fail = async (message: string): Promise<never> => {
+  process.stderr.write(`verity: ${message}\n`);
+  await infra?.stop();
+  process.exit(1);
+};
 
-const problems = await checkInfrastructure({
-  postgresUrl: databaseUrl('us'),
-  redisUrl: process.env.REDIS_URL ?? 'redis://127.0.0.1:6379',
-});
+// Postgres and Redis: the servers DATABASE_URL and REDIS_URL name, or servers of the checkout's own under .verity/
+// (docs/operations.md, "Local infrastructure"). DATABASE_URL names a server: each region's database on it is
+// verity_<region>, unless DATABASE_URL_US / DATABASE_URL_EU name a region's own.
+const given = { postgresUrl: process.env.DATABASE_URL, redisUrl: process.env.REDIS_URL };
+const problems = await checkGivenServers(given);
 if (problems.length > 0) {
   for (const p of problems) process.stderr.write(`verity: ${p}\n`);
   process.exit(1);
 }
+let infra: LocalInfra | undefined;
+try {
+  claimCheckout(path.join(REPO_ROOT, '.verity'));
+  infra = await LocalInfra.start({ dir: path.join(REPO_ROOT, '.verity'), keep: true, nats: false, freePort, say, given });
+} catch (e) {
+  await fail((e as Error).message);
+}
+const local = infra!;
+say(`infrastructure: ${local.summary.join(', ')}`);
+const databaseUrl = (r: Region) => process.env[`DATABASE_URL_${r.toUpperCase()}`] ?? local.databaseUrl(`verity_${r}`);
 
 const stack = new Stack({
   regions,
@@ -43,10 +59,12 @@ const stack = new Stack({
     dir: (r) => path.join(REPO_ROOT, '.verity', `nats-${r}`),
     password: (r, identity) => devNatsPassword(REPO_ROOT, r, identity),
   },
+  redisUrl: local.redisUrl,
   restartOnCrash: true,
   replicas,
-  // a minute for a region's eight processes, as long again for every eight more (replicas start side by side)
-  readyTimeoutMs: 60_000 * Math.ceil((['gateway', ...SERVICES] as ServiceName[]).reduce((n, a) => n + replicaCount(replicas, a), 0) / 8),
+  // three minutes for a region's eight processes (a busy or small machine loads them slowly), as long again for
+  // every eight more (replicas start side by side)
+  readyTimeoutMs: 180_000 * Math.ceil((['gateway', ...SERVICES] as ServiceName[]).reduce((n, a) => n + replicaCount(replicas, a), 0) / 8),
   output: (region, service, line, replica) =>
     process.stdout.write(`[${region}/${service}${service !== 'nats' && stack.replicas(service) > 1 ? `#${replica}` : ''}] ${line}\n`),
 });
@@ -61,6 +79,7 @@ async function shutdown(signal: string): Promise<void> {
   stopping = true;
   process.stdout.write(`verity: ${signal}, stopping both regions…\n`);
   await stack.stop();
+  await local.stop();
   process.stdout.write('verity: stopped\n');
   process.exit(0);
 }
@@ -70,9 +89,8 @@ process.on('SIGTERM', () => void shutdown('SIGTERM'));
 try {
   await stack.start();
 } catch (e) {
-  process.stderr.write(`verity: ${(e as Error).message}\n`);
   await stack.stop();
-  process.exit(1);
+  await fail((e as Error).message);
 }
 const secs = ((Date.now() - started) / 1000).toFixed(1);
 process.stdout.write(`verity: ready in ${secs}s — us ${stack.baseUrl('us')}  eu ${stack.baseUrl('eu')}  (Ctrl-C stops)\n`);

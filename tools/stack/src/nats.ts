@@ -1,9 +1,7 @@
-import { spawn, type ChildProcess } from 'node:child_process';
-import { once } from 'node:events';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
+import { ServerProcess } from './infra/process.js';
 import { NATS_GRANTS, NATS_IDENTITIES, NATS_PASSWORD_FORMAT, natsPasswordVariable, natsServerConfig, newNatsPassword, type NatsIdentity } from '@verity/contracts';
 
 /** The nats-server binary: NATS_SERVER_BIN, else `nats-server` on the PATH. */
@@ -26,7 +24,7 @@ export interface NatsServerOptions {
 
 /** A region's own nats-server, configured from NATS_GRANTS, with one password per identity. */
 export class NatsServer {
-  private child: ChildProcess | undefined;
+  private server: ServerProcess | undefined;
   private readonly temporary: boolean;
   readonly dir: string;
   readonly passwords = new Map<NatsIdentity, string>();
@@ -59,8 +57,6 @@ export class NatsServer {
   }
 
   async start(): Promise<void> {
-    // another server on the port would answer in this one's place, with other passwords
-    if (await accepts(this.opts.port)) throw new Error(`port ${this.opts.port} for the nats-server of ${this.opts.root} is in use (NATS_PORT_US / NATS_PORT_EU choose others)`);
     mkdirSync(path.join(this.dir, 'jetstream'), { recursive: true, mode: 0o700 });
     const conf = path.join(this.dir, 'nats-server.conf');
     const listen = `127.0.0.1:${this.opts.port}`;
@@ -78,54 +74,24 @@ export class NatsServer {
     // the passwords reach the server through its environment only, as in deploy/
     const env: Record<string, string> = { PATH: process.env.PATH ?? '' };
     for (const [id, pw] of this.passwords) env[natsPasswordVariable(id)] = pw;
-    const child = spawn(NATS_SERVER_BIN, ['-c', conf], { env, stdio: ['ignore', 'pipe', 'pipe'] });
-    this.child = child;
-    let out = '';
-    const collect = (d: Buffer) => {
-      out += d.toString();
+    this.server = await ServerProcess.start({
+      name: `the nats-server of ${this.opts.root}`,
+      command: NATS_SERVER_BIN,
+      args: ['-c', conf],
+      port: this.opts.port,
+      env,
+      output: this.opts.output,
       // warnings and errors (a refused login, a permissions violation); not the informational lines, nor the
       // warning that passwords are plain text: the server reads them from its environment by design (docs/decisions.md)
-      for (const line of d.toString().split('\n')) {
-        if (line.trim() && !/\[(INF|DBG|TRC)\]|Plaintext passwords detected/.test(line)) this.opts.output?.(line);
-      }
-    };
-    child.stdout!.on('data', collect);
-    child.stderr!.on('data', collect);
-    const exited = once(child, 'exit').then(() => {
-      throw new Error(`nats-server of ${this.opts.root} exited: ${out.trim().split('\n').slice(-3).join(' | ')}`);
+      shows: (line) => !/\[(INF|DBG|TRC)\]|Plaintext passwords detected/.test(line),
     });
-    exited.catch(() => undefined);
-    const deadline = Date.now() + 10_000;
-    while (!(await accepts(this.opts.port))) {
-      if (child.exitCode !== null) await exited;
-      if (Date.now() > deadline) throw new Error(`nats-server of ${this.opts.root} did not listen on ${this.opts.port}`);
-      await new Promise((r) => setTimeout(r, 50));
-    }
   }
 
   async stop(): Promise<void> {
-    const c = this.child;
-    if (c && c.exitCode === null && c.signalCode === null) {
-      const exited = once(c, 'exit');
-      c.kill('SIGTERM');
-      const timer = setTimeout(() => c.kill('SIGKILL'), 5000);
-      await exited;
-      clearTimeout(timer);
-    }
+    await this.server?.stop();
+    this.server = undefined;
     if (this.temporary) rmSync(this.dir, { recursive: true, force: true });
   }
-}
-
-/** Whether a TCP port on loopback accepts a connection. */
-export function accepts(port: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const socket = net.connect(port, '127.0.0.1');
-    socket.once('connect', () => {
-      socket.destroy();
-      resolve(true);
-    });
-    socket.once('error', () => resolve(false));
-  });
 }
 
 /** Servers of a region's NATS StatefulSet (deploy/base/nats.yaml, replicas): three, so that the event stream keeps 3 replicas. */

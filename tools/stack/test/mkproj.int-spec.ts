@@ -50,7 +50,7 @@ describe('tools/mkproj.sh', () => {
 
     const built = run(process.execPath, [TSC, '-b', app]);
     assert.equal(built.status, 0, built.out);
-    const spec = run(process.execPath, ['--test', path.join(app, 'dist/src/config.spec.js')]);
+    const spec = run(process.execPath, ['--test', '--test-reporter=tap', path.join(app, 'dist/src/config.spec.js')]);
     assert.equal(spec.status, 0, spec.out);
     assert.match(spec.out, /# pass 2/);
   });

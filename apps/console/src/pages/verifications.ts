@@ -1,4 +1,4 @@
-import { SESSION_STATUSES, SUBJECTS, type Applicant, type CheckOutcome, type CheckType, type EvidenceArtifact, type ListQuery, type Session, type SessionScreening, type SessionStatus, type TimelineEntry } from '@verity/contracts';
+import { SESSION_STATUSES, SUBJECTS, type Applicant, type CheckOutcome, type CheckType, type IdvHolder, type ListQuery, type Session, type SessionCheck, type SessionScreening, type SessionStatus, type StoredArtifact, type TimelineEntry } from '@verity/contracts';
 import { DomainError, isErrorCode, type ErrorData } from '@verity/errors';
 import type { Scope } from '@verity/keys';
 import { signInternalRequest, traceHttpHeaders } from '@verity/platform';
@@ -8,7 +8,9 @@ import { issuesOf, PageContext, type ConsoleApp, type PageResult } from '../app.
 import { mayOpen, scopesOf } from '../auth/roles.js';
 import { html, raw, type Html } from '../html.js';
 import { badge, csrfField, emptyState, notice, pager, table, when } from '../layout.js';
+import { compareDates, compareNames } from '@verity/names';
 import { CHECK_LABELS } from './labels.js';
+import { reasonWords } from './reasons.js';
 
 /** A note's limit in characters, as the API's POST /v1/sessions/{id}/notes takes it (libs/api-schema NOTE_MAX). */
 export const NOTE_MAX = 2000;
@@ -28,12 +30,14 @@ const STATUS_LABELS: Record<SessionStatus, string> = {
 };
 
 
-const ARTIFACT_LABELS: Record<EvidenceArtifact, string> = {
+const ARTIFACT_LABELS: Record<'portrait' | 'front' | 'back' | 'selfie', string> = {
   portrait: 'Portrait from the document',
   front: 'Front of the document',
+  back: 'Back of the document',
   selfie: 'Selfie',
 };
-const SERVED: readonly string[] = ['portrait', 'front', 'selfie'];
+/** What the console shows a reviewer: the API's images and, to reviewers only, the back of the document (docs/evidence.md). */
+const SERVED: readonly string[] = ['portrait', 'front', 'back', 'selfie'];
 
 const EVENT_LABELS: Record<string, string> = {
   'kyc.session.completed': 'Completed',
@@ -183,7 +187,7 @@ export interface VerificationOpts {
 export async function verificationPage(ctx: PageContext, id: string, opts: VerificationOpts = {}): Promise<PageResult> {
   const session = await ctx.call(SUBJECTS.sessionsGet, { id });
   // the applicant and the timeline are shown when they can be read; the verification itself is the page
-  const [applicant, timeline] = await Promise.all([
+  const [applicant, timeline, backStored] = await Promise.all([
     ctx.call(SUBJECTS.applicantsGet, { id: session.applicant_id }).then(
       (a): Applicant | 'gone' | 'unavailable' => a,
       (e: unknown) => (e instanceof DomainError && e.code === 'resource_not_found' ? 'gone' : unavailable(ctx, e, 'applicant')),
@@ -192,6 +196,13 @@ export async function verificationPage(ctx: PageContext, id: string, opts: Verif
       (t) => t.data,
       (e: unknown) => unavailable(ctx, e, 'timeline'),
     ),
+    // the back of the document is stored, never in the API's idv: asked of evidence for a reviewer who may see images
+    session.idv && session.mode === 'live' && hasScope(ctx, 'sessions:read_report')
+      ? ctx.call(SUBJECTS.evidenceAvailable, { session_id: session.id }).then(
+          (h) => h.back_stored === true,
+          (e: unknown) => (unavailable(ctx, e, 'evidence'), false),
+        )
+      : Promise.resolve(false),
   ]);
   const q = ctx.query;
   const decided = q.get('decided');
@@ -205,12 +216,10 @@ ${q.get('noted') ? notice('success', 'Your note was added to the timeline.') : '
 ${session.erased ? notice('info', "This applicant's personal data was erased (a data subject request): the verification keeps its ids, statuses and outcomes only.") : ''}
 ${summary(ctx, session)}
 ${session.status === 'manual_review' && canDecide ? decisionPanel(ctx, session, opts.decision) : ''}
-<div class="grid2">
 ${checksPanel(session)}
-${applicantPanel(session, applicant)}
-</div>
+${session.idv?.holder ? personPanel(session, session.idv.holder, applicant) : applicantPanel(session, applicant)}
 ${screeningPanel(session.screening)}
-${idvPanel(ctx, session)}
+${idvPanel(ctx, session, backStored)}
 ${timelinePanel(ctx, session, timeline, opts.note)}
 ${metadataPanel(session)}</div>`,
     opts.status,
@@ -264,16 +273,80 @@ ${sent && sent.errors.length > 0 ? notice('error', html`<ul>${sent.errors.map((m
 </section>`;
 }
 
+/** A face check's score as a reviewer reads it: what it measures and the number, three places. */
+function scoreText(c: SessionCheck): Html {
+  if (c.score === null) return html`<span class="muted">—</span>`;
+  const what = c.type === 'face_match' ? 'similarity' : c.type === 'liveness' ? 'live' : 'score';
+  return html`<span class="score"><span class="muted">${what}</span> <strong>${c.score.toFixed(3)}</strong></span>`;
+}
+
+function reasonsText(c: SessionCheck): Html {
+  if (c.reasons.length === 0) return html`<span class="muted">${c.outcome === 'pass' ? 'Nothing found' : c.outcome === null ? 'Not run yet' : '—'}</span>`;
+  return html`<ul class="reasons">${c.reasons.map((r) => html`<li>${reasonWords(r)} <code class="reason-code">${r}</code></li>`)}</ul>`;
+}
+
 function checksPanel(s: Session): Html {
   return html`<section class="panel" aria-labelledby="checks-title">
 <h2 id="checks-title">Checks</h2>
 ${
   s.checks.length === 0
     ? html`<p class="muted">This workflow has no checks.</p>`
-    : html`<table class="compact"><caption class="visually-hidden">Checks and their outcomes</caption>
-<thead><tr><th scope="col">Check</th><th scope="col">Outcome</th></tr></thead>
-<tbody>${s.checks.map((c) => html`<tr><td>${checkLabel(c.type)}</td><td>${badge(c.outcome ?? 'not run', checkTone(c.outcome))}</td></tr>`)}</tbody></table>`
+    : html`<div class="table-wrap"><table class="compact checks"><caption class="visually-hidden">Checks, their outcomes, scores and reasons</caption>
+<thead><tr><th scope="col">Check</th><th scope="col">Outcome</th><th scope="col">Score</th><th scope="col">Why</th></tr></thead>
+<tbody>${s.checks.map(
+        (c) =>
+          html`<tr><td data-label="Check">${checkLabel(c.type)}</td><td data-label="Outcome">${badge(c.outcome ?? 'not run', checkTone(c.outcome))}</td><td data-label="Score">${scoreText(c)}</td><td data-label="Why">${reasonsText(c)}</td></tr>`,
+      )}</tbody></table></div>
+${s.mode === 'test' ? html`<p class="muted small">Test-mode results are synthetic: they carry no reasons and no score.</p>` : ''}`
 }
+</section>`;
+}
+
+type Mark = 'same' | 'differs' | 'not compared';
+
+function markCell(m: Mark): Html {
+  const content = m === 'same' ? badge('same', 'ok') : m === 'differs' ? badge('differs', 'bad') : html`<span class="muted">not compared</span>`;
+  return html`<td class="mark${m === 'not compared' ? '' : ` ${m}`}" data-label="Compared">${content}</td>`;
+}
+
+/**
+ * The applicant as the integrator named them beside the holder the document names, field by field, each marked
+ * the same or different by the comparison live runs make (libs/names: transliteration, diacritics, order, initials
+ * tolerated). The applicant's data is the applicant's; the document's is the document's; neither stands for the other.
+ */
+function personPanel(s: Session, holder: IdvHolder, a: Applicant | 'gone' | 'unavailable'): Html {
+  const link = html`<a href="/verifications?applicant_id=${encodeURIComponent(s.applicant_id)}">All verifications of this applicant</a>`;
+  const usable = typeof a === 'object' && !a.erased && a.family_name !== null;
+  const applicant = usable ? (a as Applicant) : null;
+  const names = applicant ? compareNames({ familyName: applicant.family_name!, givenNames: applicant.given_names ?? [] }, { familyName: holder.family_name, givenNames: holder.given_names }) : null;
+  const dob: Mark = applicant?.date_of_birth ? (compareDates(applicant.date_of_birth, holder.date_of_birth) ? 'same' : 'differs') : 'not compared';
+  const family: Mark = names ? (names.match || names.family ? 'same' : 'differs') : 'not compared';
+  const given: Mark = names && names.given !== null ? (names.match || names.given ? 'same' : 'differs') : 'not compared';
+  const same = names ? names.match && dob !== 'differs' : null;
+  const list = (xs: readonly string[] | null | undefined) =>
+    xs && xs.length > 0 ? html`<ol class="names">${xs.map((g) => html`<li>${g}</li>`)}</ol>` : html`<span class="muted">none</span>`;
+  const cell = (v: Html | string | null | undefined) => (v === null || v === undefined || v === '' ? html`<span class="muted">—</span>` : v);
+  const row = (field: string, mine: Html | string, theirs: Html | string, mark: Html) =>
+    html`<tr><td class="field" data-label="Field">${field}</td><td data-label="Applicant">${mine}</td><td data-label="Document">${theirs}</td>${mark}</tr>`;
+  let note = html``;
+  if (a === 'gone') note = html`<p class="muted">This applicant no longer exists.</p>`;
+  else if (a === 'unavailable') note = notice('error', 'The applicant could not be read just now; reload the page to try again.');
+  else if (a.erased) note = notice('info', html`This applicant's personal data was <strong>erased</strong> (a data subject request).`);
+  return html`<section class="panel person" aria-labelledby="person-title">
+<h2 id="person-title">Applicant and document</h2>
+<p><code>${s.applicant_id}</code> ${
+    same === null ? '' : same ? badge('Same person', 'ok') : badge('Not the same person', 'bad')
+  }</p>
+${note}
+<div class="table-wrap"><table class="compact side-by-side"><caption class="visually-hidden">The applicant's data beside the document's, each field marked</caption>
+<thead><tr><th scope="col">Field</th><th scope="col">Applicant (as you created them)</th><th scope="col">Document (as read)</th><th scope="col">Compared</th></tr></thead>
+<tbody>
+${row('Family name', cell(applicant?.family_name), holder.family_name, markCell(family))}
+${row('Given names', applicant ? list(applicant.given_names) : cell(null), list(holder.given_names), markCell(given))}
+${row('Date of birth', cell(applicant?.date_of_birth), holder.date_of_birth, markCell(dob))}
+${row('Nationality', html`<span class="muted">—</span>`, cell(holder.nationality), markCell('not compared'))}
+</tbody></table></div>
+<p class="muted small">Names are compared as a person would: transliteration, accents, case, order, hyphens, initials and a missing middle name are tolerated. The document never changes the applicant's record. ${link}</p>
 </section>`;
 }
 
@@ -350,12 +423,13 @@ ${table(
 </section>`;
 }
 
-function idvPanel(ctx: PageContext, s: Session): Html {
+function idvPanel(ctx: PageContext, s: Session, backStored: boolean): Html {
   const idv = s.idv;
   if (!idv) return html``;
-  const images = idv.available_images.filter((a) => SERVED.includes(a));
+  // in the order a reviewer compares them: the document's sides, then its portrait beside the selfie
+  const stored: StoredArtifact[] = [...idv.available_images, ...(backStored ? (['back'] as const) : [])];
+  const images = (['front', 'back', 'portrait', 'selfie'] as const).filter((a) => stored.includes(a));
   const doc = idv.document;
-  const holder = idv.holder;
   const allowed = hasScope(ctx, 'sessions:read_report');
   return html`<section class="panel" aria-labelledby="evidence-title">
 <h2 id="evidence-title">Identity evidence</h2>
@@ -371,12 +445,11 @@ ${
       : notice('info', html`${images.length} image${images.length === 1 ? ' is' : 's are'} stored. Your role (${ctx.viewer.user.role}) does not include evidence images; an owner, admin or reviewer can see them.`)
 }
 ${
-  doc || holder
-    ? html`<div class="grid2">
-${doc ? html`<div><h3>Document read</h3><dl class="facts"><dt>Type</dt><dd>${doc.type.replace('_', ' ')}</dd><dt>Issuing country</dt><dd>${doc.issuing_country ?? '—'}</dd><dt>Number</dt><dd><code>${doc.number}</code></dd><dt>Expires</dt><dd>${doc.expiry_date}</dd></dl></div>` : ''}
-${holder ? html`<div><h3>Holder read</h3><dl class="facts"><dt>Given names</dt><dd><ol class="names">${holder.given_names.map((g) => html`<li>${g}</li>`)}</ol></dd><dt>Family name</dt><dd>${holder.family_name}</dd><dt>Date of birth</dt><dd>${holder.date_of_birth}</dd><dt>Nationality</dt><dd>${holder.nationality ?? '—'}</dd></dl></div>` : ''}
-</div>`
-    : ''
+  doc
+    ? html`<h3>Document read</h3><dl class="facts"><dt>Type</dt><dd>${doc.type.replace('_', ' ')}</dd><dt>Issuing country</dt><dd>${doc.issuing_country ?? '—'}</dd><dt>Number</dt><dd><code>${doc.number}</code></dd><dt>Expires</dt><dd>${doc.expiry_date}</dd></dl>`
+    : ctx.mode === 'live'
+      ? html`<p class="muted">The document could not be read: look at the images.</p>`
+      : ''
 }
 </section>`;
 }

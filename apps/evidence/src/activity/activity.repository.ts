@@ -8,7 +8,7 @@ export type ImageAction = 'kyc.idv.evidence_exported' | 'kyc.idv.evidence_export
 export interface NewActivity {
   session_id: string;
   action: ImageAction;
-  artifact: EvidenceArtifact;
+  artifact: EvidenceArtifact | 'back';
   outcome: 'served' | 'artifact_not_available';
   request_id: string;
   key_id: string | null;
@@ -18,7 +18,7 @@ export interface NewActivity {
 interface ActivityRow extends WithDates<Omit<ActivityEntry, 'object'>, 'created_at'> {
   session_id: string;
   action: ImageAction;
-  artifact: EvidenceArtifact;
+  artifact: EvidenceArtifact | 'back';
 }
 
 export function toActivityEntry(r: ActivityRow): ActivityEntry {

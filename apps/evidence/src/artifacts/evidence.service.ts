@@ -1,12 +1,15 @@
 import { createHash } from 'node:crypto';
 import { Inject, Injectable } from '@nestjs/common';
 import {
+  isConsolePrincipal,
   SERVED_ARTIFACTS,
   SUBJECTS,
   type ActivityEntry,
   type ActivityListRequest,
   type EvidenceAvailability,
+  type EvidenceHoldings,
   type Principal,
+  type EvidenceArtifact,
   type StoreSyntheticRequest,
 } from '@verity/contracts';
 import { DomainError, type Issue } from '@verity/errors';
@@ -40,9 +43,11 @@ export class EvidenceService {
    * anything is answered: `kyc.idv.evidence_export_failed` when nothing is stored (404 artifact_not_available),
    * `kyc.idv.evidence_exported` when the bytes are about to be streamed.
    */
-  async openImage(caller: InternalCaller, sessionId: string, artifact: string): Promise<OpenedBlob> {
+  async openImage(caller: InternalCaller, sessionId: string, requested: string): Promise<OpenedBlob> {
     const p = caller.principal;
-    if (!isServedArtifact(artifact) || !isId('session', sessionId)) throw DomainError.notFound();
+    // the back of a document: to a reviewer signed in to the console only, never to an API key
+    const artifact: EvidenceArtifact | 'back' | null = isServedArtifact(requested) ? requested : requested === 'back' && isConsolePrincipal(p) ? 'back' : null;
+    if (artifact === null || !isId('session', sessionId)) throw DomainError.notFound();
     const loc = await this.repo.locate(p, sessionId, artifact);
     if (!loc.recorded) await this.assertVisible(caller, sessionId);
     const blob = loc.storage_key === null ? null : await this.store.open(loc.storage_key);
@@ -105,11 +110,11 @@ export class EvidenceService {
     };
   }
 
-  /** `evidence.available.v1`: what is held for the session, for `idv` on the session read. */
-  async available(p: Principal, sessionId: string): Promise<EvidenceAvailability> {
+  /** `evidence.available.v1`: what is held for the session, for `idv` on the session read and the console. */
+  async available(p: Principal, sessionId: string): Promise<EvidenceHoldings> {
     const c = isId('session', sessionId) ? await this.repo.capture(p, sessionId) : null;
-    if (!c?.owned) return { available_images: [], capture_acquisition: null };
-    return { available_images: availableImages(c.artifacts), capture_acquisition: c.capture_acquisition };
+    if (!c?.owned) return { available_images: [], capture_acquisition: null, back_stored: false };
+    return { available_images: availableImages(c.artifacts), capture_acquisition: c.capture_acquisition, back_stored: c.artifacts.includes('back') };
   }
 
   /** `evidence.admin.activity.list.v1`: newest first. */

@@ -2,12 +2,22 @@ import { createHash } from 'node:crypto';
 import type { Readable } from 'node:stream';
 import { Inject, Injectable } from '@nestjs/common';
 import {
+  CAPTURE_DOCUMENT_TYPES,
   CAPTURE_IMAGES,
+  CHALLENGE_FRAME_ARTIFACTS,
+  CHALLENGE_FRAME_LIMITS,
+  CHALLENGE_STEPS,
+  type CaptureCheckRequest,
+  type CaptureDocumentType,
+  type CaptureFrameStored,
   type CaptureImage,
+  type CaptureImageCheck,
   type CaptureImagesReply,
   type CaptureImageStored,
   type CaptureVerifyReply,
   type CaptureVerifyRequest,
+  type ChallengeFrameArtifact,
+  type ChallengeStep,
   type CheckVerdict,
   type Principal,
 } from '@verity/contracts';
@@ -20,7 +30,7 @@ import { ARTIFACT_STORE, type ArtifactStore } from '../artifacts/artifact-store.
 import { availableImages } from '../artifacts/artifacts.js';
 import { EvidenceRepository, type NewArtifact } from '../artifacts/evidence.repository.js';
 import { CaptureReader } from './reader.js';
-import { UploadsRepository } from './uploads.repository.js';
+import { UploadsRepository, type UploadRow } from './uploads.repository.js';
 
 export const CAPTURE_DECODER = Symbol('CAPTURE_DECODER');
 
@@ -30,14 +40,45 @@ function sha256(b: Buffer): string {
   return createHash('sha256').update(b).digest('hex');
 }
 
+/** The body of an image check: `{ "document_type"? }` (an object, or nothing). */
+function checkBody(body: unknown): CaptureDocumentType | null {
+  if (body === undefined || body === null) return null;
+  if (typeof body !== 'object' || Array.isArray(body)) throw DomainError.validation([{ code: 'invalid_type', message: 'the body must be a JSON object', path: [] }]);
+  const t = (body as { document_type?: unknown }).document_type;
+  if (t === undefined) return null;
+  if (!(CAPTURE_DOCUMENT_TYPES as readonly unknown[]).includes(t)) {
+    throw DomainError.validation([{ code: 'invalid_enum_value', message: `document_type must be one of ${CAPTURE_DOCUMENT_TYPES.join(', ')}`, path: ['document_type'] }]);
+  }
+  return t as CaptureDocumentType;
+}
+
 function isCaptureImage(a: string): a is CaptureImage {
   return (CAPTURE_IMAGES as readonly string[]).includes(a);
 }
 
 function verdict(c: CheckResult | null): CheckVerdict {
   // a run without a selfie cannot compare faces: a person looks
-  return c ? { outcome: c.outcome, reasons: [...c.reasons] } : { outcome: 'review', reasons: ['no_face_in_selfie'] };
+  return c ? { outcome: c.outcome, reasons: [...c.reasons], score: c.score === null ? null : Math.round(c.score * 1000) / 1000 } : { outcome: 'review', reasons: ['no_face'], score: null };
 }
+
+/** The artifact name of a challenge frame's index (`0` → `frame_0`), or null for an index out of range or malformed. */
+function frameArtifact(index: string): ChallengeFrameArtifact | null {
+  return /^[0-9]$/.test(index) && Number(index) < CHALLENGE_FRAME_LIMITS.max ? CHALLENGE_FRAME_ARTIFACTS[Number(index)]! : null;
+}
+
+/**
+ * What the applicant is told when an image cannot be used, by its first reason (docs/capture.md, "Checking an
+ * image"): what to do, in plain words.
+ */
+const RETAKE: Record<string, string> = {
+  no_face: 'We could not see a face. Take the photo again with your whole face in the frame.',
+  multiple_faces: 'We can see more than one face. Make sure you are alone in the photo.',
+  face_too_small: 'Your face is too far away. Come closer, so that your face fills the oval.',
+  face_not_frontal: 'Look straight at the camera, then take the photo again.',
+  eyes_closed: 'Your eyes seem closed. Keep them open and take the photo again.',
+  blurred: 'The photo is blurry. Hold still and take it again.',
+};
+const DOCUMENT_RETAKE = 'We could not read your document. Put it flat in good light, fit the whole document inside the frame, hold still, avoid glare, and take the photo again.';
 
 /**
  * The images of live captures: uploads as the applicant sends them (validated, normalized, one of each kind per
@@ -62,24 +103,66 @@ export class CaptureService {
     if (!isCaptureImage(artifact) || !isId('session', sessionId)) throw DomainError.notFound();
     const { bytes, format } = await readImageBody(body, artifact, caller.deadline);
     const img = await this.decoder.normalized(bytes, format, artifact, caller.deadline);
-    const key = await this.store.put(img.jpeg);
+    await this.store$(caller.principal, sessionId, { artifact, width: img.width, height: img.height, offset_ms: null }, img.jpeg);
+    return { object: 'capture_image', artifact, width: img.width, height: img.height };
+  }
+
+  /**
+   * `PUT /captures/{session}/frames/{index}/{offset}` (the gateway): a frame of the liveness challenge, at most
+   * `CHALLENGE_FRAME_LIMITS.max_bytes`, refused and normalized like the other images, stored in place of an earlier
+   * frame of the same index with when it was taken.
+   */
+  async frame(caller: InternalCaller, sessionId: string, index: string, offset: string, body: Readable): Promise<CaptureFrameStored> {
+    const artifact = frameArtifact(index);
+    if (!artifact || !isId('session', sessionId)) throw DomainError.notFound();
+    const offsetMs = /^[0-9]{1,7}$/.test(offset) ? Number(offset) : null;
+    if (offsetMs === null) {
+      throw DomainError.validation([{ code: 'custom', message: 'offset_ms must be an integer from 0 to 9999999: when the frame was taken, in milliseconds from the first frame', path: ['offset_ms'] }]);
+    }
+    const { bytes, format } = await readImageBody(body, 'frame', caller.deadline, CHALLENGE_FRAME_LIMITS.max_bytes);
+    const img = await this.decoder.normalized(bytes, format, 'frame', caller.deadline);
+    await this.store$(caller.principal, sessionId, { artifact, width: img.width, height: img.height, offset_ms: offsetMs }, img.jpeg);
+    return { object: 'capture_frame', index: Number(index), offset_ms: offsetMs, width: img.width, height: img.height };
+  }
+
+  /** Stores an upload's bytes and records it in place of an earlier one of its kind (whose bytes go). */
+  private async store$(owner: Principal, sessionId: string, u: Pick<UploadRow, 'artifact' | 'width' | 'height' | 'offset_ms'>, jpeg: Buffer): Promise<void> {
+    const key = await this.store.put(jpeg);
     let replaced: string | null;
     try {
-      replaced = await this.uploads.put(caller.principal, sessionId, { artifact, storage_key: key, width: img.width, height: img.height, byte_size: img.jpeg.length, sha256: sha256(img.jpeg) });
+      replaced = await this.uploads.put(owner, sessionId, { ...u, storage_key: key, byte_size: jpeg.length, sha256: sha256(jpeg) });
     } catch (e) {
       await this.store.delete([key]).catch(() => undefined);
       throw e;
     }
     if (replaced) await this.store.delete([replaced]);
-    return { object: 'capture_image', artifact, width: img.width, height: img.height };
   }
 
-  /** `evidence.capture.images.v1`: what is uploaded for the session, with sizes. */
+  /** `evidence.capture.images.v1`: what is uploaded for the session, with sizes, and how many challenge frames. */
   async images(p: Principal, sessionId: string): Promise<CaptureImagesReply> {
-    const out: CaptureImagesReply = { front: null, back: null, selfie: null };
+    const out: CaptureImagesReply = { images: { front: null, back: null, selfie: null }, frames: 0 };
     if (!isId('session', sessionId)) return out;
-    for (const u of await this.uploads.list(p, sessionId)) out[u.artifact] = { width: u.width, height: u.height };
+    for (const u of await this.uploads.list(p, sessionId)) {
+      if (isCaptureImage(u.artifact)) out.images[u.artifact] = { width: u.width, height: u.height };
+      else out.frames++;
+    }
     return out;
+  }
+
+  /**
+   * `evidence.capture.check.v1` (the gateway, for a client secret): one stored upload checked in the reading pool
+   * (docs/capture.md, "Checking an image"). Changes nothing; an image not uploaded is 404.
+   */
+  async check(p: Principal, req: CaptureCheckRequest, deadline: number): Promise<CaptureImageCheck> {
+    const artifact = req?.artifact;
+    if (typeof artifact !== 'string' || !isCaptureImage(artifact) || !isId('session', req.session_id)) throw DomainError.notFound();
+    const documentType = checkBody(req.body);
+    const row = (await this.uploads.list(p, req.session_id)).find((u) => u.artifact === artifact);
+    const blob = row && (await this.store.open(row.storage_key));
+    if (!blob) throw new DomainError('resource_not_found', { message: `No ${artifact} image is uploaded for this capture.`, param: 'artifact' });
+    const c = await this.reader.inspect(await collect(blob.stream), artifact, documentType, deadline);
+    const message = c.usable ? null : artifact === 'selfie' ? (RETAKE[c.reasons[0] ?? ''] ?? RETAKE.no_face!) : c.reasons[0] === 'blurred' ? RETAKE.blurred! : DOCUMENT_RETAKE;
+    return { object: 'capture_image_check', artifact, usable: c.usable, reasons: [...c.reasons], message };
   }
 
   /**
@@ -93,14 +176,24 @@ export class CaptureService {
     }
     const rows = await this.uploads.list(p, req.session_id);
     const bytes = new Map<CaptureImage, Buffer>();
+    const frameBytes = new Map<ChallengeFrameArtifact, Buffer>();
     for (const u of rows) {
       const blob = await this.store.open(u.storage_key);
-      if (blob) bytes.set(u.artifact, await collect(blob.stream));
+      if (!blob) continue;
+      if (isCaptureImage(u.artifact)) bytes.set(u.artifact, await collect(blob.stream));
+      else frameBytes.set(u.artifact, await collect(blob.stream));
     }
     const front = bytes.get('front');
     if (!front) throw DomainError.validation([{ code: 'custom', message: 'the capture has no image of the document’s front', path: ['front'] }]);
     const selfie = bytes.get('selfie') ?? null;
-    const v: Verification = await this.reader.verify({ front, back: bytes.get('back') ?? null, selfie }, deadline);
+    const challenge = Array.isArray(req.challenge) ? req.challenge.filter((s): s is ChallengeStep => (CHALLENGE_STEPS as readonly unknown[]).includes(s)) : [];
+    // the frames in the order they were taken (their index is the page's order)
+    const frames = CHALLENGE_FRAME_ARTIFACTS.flatMap((a) => {
+      const image = frameBytes.get(a);
+      const row = rows.find((r) => r.artifact === a);
+      return image && row ? [{ image, offsetMs: row.offset_ms ?? 0 }] : [];
+    });
+    const v: Verification = await this.reader.verify({ front, back: bytes.get('back') ?? null, selfie, frames, challenge }, deadline, req.thresholds);
 
     const made: Array<[NewArtifact['artifact'], Buffer | null]> = [
       ['front', front],
@@ -129,6 +222,7 @@ export class CaptureService {
       holder: read && { family_name: read.holder.family_name, given_names: [...read.holder.given_names], date_of_birth: read.holder.date_of_birth, nationality: read.holder.nationality },
       checks: { document: verdict(v.checks.document), face_match: verdict(v.checks.face_match), liveness: verdict(v.checks.liveness) },
       available_images: availableImages(stored),
+      selfie_fingerprint: v.selfieFingerprint,
     };
   }
 }

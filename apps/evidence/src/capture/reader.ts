@@ -1,6 +1,6 @@
 import { Injectable, type OnApplicationShutdown } from '@nestjs/common';
 import { Admission, observeReadingPool } from '@verity/platform';
-import { READER_BUSY_MESSAGE, ReadingPool, type Thresholds, type Verification, type VerifyInput } from '@verity/reading';
+import { READER_BUSY_MESSAGE, ReadingPool, type DocumentKind, type ImageCheck, type Thresholds, type Verification, type VerifyInput } from '@verity/reading';
 import type { EvidenceConfig } from '../config.js';
 
 /**
@@ -18,8 +18,8 @@ export class CaptureReader implements OnApplicationShutdown {
 
   /** Starts the pool and loads every thread's engines before the service takes its first request. */
   static async start(cfg: EvidenceConfig): Promise<CaptureReader> {
-    if (cfg.FACE_MATCH_REVIEW_THRESHOLD > cfg.FACE_MATCH_THRESHOLD || cfg.LIVENESS_REVIEW_THRESHOLD > cfg.LIVENESS_THRESHOLD) {
-      throw new Error('a review threshold is above its pass threshold (FACE_MATCH_REVIEW_THRESHOLD, LIVENESS_REVIEW_THRESHOLD)');
+    if (cfg.FACE_MATCH_REVIEW_THRESHOLD > cfg.FACE_MATCH_THRESHOLD || cfg.LIVENESS_REVIEW_THRESHOLD > cfg.LIVENESS_THRESHOLD || cfg.DOCUMENT_COPY_REVIEW_THRESHOLD > cfg.DOCUMENT_COPY_THRESHOLD) {
+      throw new Error('a review threshold is above its threshold (FACE_MATCH_REVIEW_THRESHOLD, LIVENESS_REVIEW_THRESHOLD, DOCUMENT_COPY_REVIEW_THRESHOLD)');
     }
     const pool = await ReadingPool.start({ threads: cfg.READING_THREADS, faces: true });
     observeReadingPool(pool);
@@ -29,11 +29,32 @@ export class CaptureReader implements OnApplicationShutdown {
       faceMatchReview: cfg.FACE_MATCH_REVIEW_THRESHOLD,
       livenessPass: cfg.LIVENESS_THRESHOLD,
       livenessReview: cfg.LIVENESS_REVIEW_THRESHOLD,
+      faceMinSize: cfg.FACE_MIN_SIZE,
+      faceMaxAngle: cfg.FACE_MAX_ANGLE,
+      eyesOpen: cfg.EYES_OPEN_THRESHOLD,
+      sharpness: cfg.SHARPNESS_THRESHOLD,
+      documentCopy: cfg.DOCUMENT_COPY_THRESHOLD,
+      documentCopyReview: cfg.DOCUMENT_COPY_REVIEW_THRESHOLD,
+      challengeTurn: cfg.CHALLENGE_TURN_DEGREES,
+      challengeFrameMatch: cfg.CHALLENGE_FRAME_MATCH_THRESHOLD,
     });
   }
 
-  verify(input: VerifyInput, deadline: number): Promise<Verification> {
-    return this.admission.run(() => this.pool.verify(input, this.thresholds), deadline);
+  /**
+   * `overrides` are a workflow template's thresholds (validated at save): each one the configuration has replaces it;
+   * anything else is ignored, so the names are never listed here.
+   */
+  verify(input: VerifyInput, deadline: number, overrides?: Record<string, number>): Promise<Verification> {
+    const thresholds: Thresholds = { ...this.thresholds };
+    for (const [name, value] of Object.entries(overrides ?? {})) {
+      if (Object.hasOwn(thresholds, name) && typeof value === 'number' && Number.isFinite(value)) (thresholds as unknown as Record<string, number>)[name] = value;
+    }
+    return this.admission.run(() => this.pool.verify(input, thresholds), deadline);
+  }
+
+  /** One capture image checked on its own (the applicant is waiting: it takes a thread like a run). */
+  inspect(image: Buffer, artifact: 'front' | 'back' | 'selfie', documentKind: DocumentKind | null, deadline: number): Promise<ImageCheck> {
+    return this.admission.run(() => this.pool.inspect(image, artifact, documentKind, this.thresholds), deadline);
   }
 
   /** After the internal HTTP server and NATS have let requests in flight finish. */

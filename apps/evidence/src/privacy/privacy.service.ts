@@ -1,13 +1,14 @@
 import { Inject, Injectable } from '@nestjs/common';
-import type {
-  EvidenceExportReply,
-  Principal,
-  PrivacyEraseReply,
-  PrivacyEraseRequest,
-  PrivacyExportRequest,
-  PurgeTestDataReply,
-  PurgeTestDataRequest,
-  StoredArtifact,
+import {
+  CHALLENGE_FRAME_ARTIFACTS,
+  type EvidenceExportReply,
+  type Principal,
+  type PrivacyEraseReply,
+  type PrivacyEraseRequest,
+  type PrivacyExportRequest,
+  type PurgeTestDataReply,
+  type PurgeTestDataRequest,
+  type StoredArtifact,
 } from '@verity/contracts';
 import { DomainError, type Issue } from '@verity/errors';
 import { isId } from '@verity/keys';
@@ -16,7 +17,7 @@ import { ActivityRepository } from '../activity/activity.repository.js';
 import { ARTIFACT_STORE, type ArtifactStore, type OpenedBlob } from '../artifacts/artifact-store.js';
 import { StoredImagesRepository, type ImageSource } from './stored-images.repository.js';
 
-const STORED_ARTIFACTS: readonly StoredArtifact[] = ['front', 'back', 'selfie', 'portrait'];
+const STORED_ARTIFACTS: readonly StoredArtifact[] = ['front', 'back', 'selfie', 'portrait', ...CHALLENGE_FRAME_ARTIFACTS];
 const SOURCES: readonly ImageSource[] = ['artifact', 'upload'];
 
 /** The request of `evidence.privacy.export.v1` and `evidence.privacy.erase.v1`, checked; session ids once each. */

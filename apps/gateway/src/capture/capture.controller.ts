@@ -1,5 +1,5 @@
-import { Body, Controller, Inject, Param, Req, Res } from '@nestjs/common';
-import { CAPTURE_IMAGES, capturePrincipal, SUBJECTS, type CaptureImageStored } from '@verity/contracts';
+import { Body, Controller, Inject, Param, Query, Req, Res } from '@nestjs/common';
+import { CAPTURE_IMAGES, capturePrincipal, CHALLENGE_FRAME_LIMITS, SUBJECTS, type CaptureFrameStored, type CaptureImageStored } from '@verity/contracts';
 import { DomainError } from '@verity/errors';
 import { CONFIG, discardRest, RpcClient } from '@verity/platform';
 import type { FastifyReply, FastifyRequest } from 'fastify';
@@ -65,6 +65,58 @@ export class CaptureController {
       }
       throw e;
     }
+  }
+
+  /** A frame of the liveness challenge, streamed unread to the evidence service like an image. */
+  @Route('PUT /v1/capture/challenge/frames/:index', {
+    access: { auth: 'capture' },
+    tag: 'Capture',
+    summary: 'Upload a frame of the liveness challenge',
+    description: `The raw image as the body (JPEG, PNG or WebP by its bytes; at most ${CHALLENGE_FRAME_LIMITS.max_bytes / 1024 / 1024} MiB), taken while the applicant turns their head as \`challenge.steps\` of \`GET /v1/capture\` asks; \`offset_ms\` is when it was taken, in milliseconds from the first frame. Indexes \`0\` to \`${CHALLENGE_FRAME_LIMITS.max - 1}\`, in the order taken; a frame replaces an earlier one of its index. A session whose workflow has no \`liveness\` takes none (404).`,
+    params: { index: { description: `\`0\` to \`${CHALLENGE_FRAME_LIMITS.max - 1}\`.`, schema: z.coerce.number().int().min(0).max(CHALLENGE_FRAME_LIMITS.max - 1) } },
+    query: z.object({ offset_ms: z.coerce.number().int().min(0).max(9_999_999).meta({ description: 'When the frame was taken, in milliseconds from the first frame.' }) }),
+    body: { kind: 'image' },
+    success: { status: 200, description: 'The frame stored, with its size.', body: { data: 'CaptureFrameStored' } },
+    errors: ['invalid_json', 'resource_not_found', 'file_too_large', 'request_too_large', 'unsupported_file_type', 'invalid_image', 'validation_error'],
+  })
+  async frame(@Param('index') index: string, @Query('offset_ms') offset: unknown, @Req() req: FastifyRequest, @Res({ passthrough: true }) reply: FastifyReply, @CaptureOf() c: CaptureCall) {
+    try {
+      if (!/^[0-9]$/.test(index) || Number(index) >= CHALLENGE_FRAME_LIMITS.max) throw DomainError.notFound();
+      const capture = await this.rpc.call(SUBJECTS.sessionsCaptureGet, { caller: c.caller, connection: c.connection }, { principal: null, requestId: c.requestId });
+      if (!capture.challenge) throw new DomainError('resource_not_found', { message: 'This verification has no liveness challenge.' });
+      const ms = typeof offset === 'string' && /^[0-9]{1,7}$/.test(offset) ? offset : null;
+      if (ms === null) throw DomainError.validation([{ code: 'custom', message: 'offset_ms must be an integer from 0 to 9999999: when the frame was taken, in milliseconds from the first frame', path: ['offset_ms'] }]);
+      const body = typeof (req.body as Readable | undefined)?.pipe === 'function' ? (req.body as Readable) : req.raw;
+      const base = this.cfg.EVIDENCE_URL;
+      const url = base && `${base}/captures/${encodeURIComponent(c.caller.session_id)}/frames/${index}/${ms}`;
+      const principal = capturePrincipal(c.caller, this.cfg.REGION);
+      const stored = (await this.proxy.upload(url, { principal, requestId: c.requestId }, body, req.headers['content-type'] ?? 'application/octet-stream', this.cfg.CAPTURE_UPLOAD_TIMEOUT_MS, 'PUT')) as CaptureFrameStored;
+      return { data: stored };
+    } catch (e) {
+      if (!req.raw.complete) {
+        reply.header('connection', 'keep-alive');
+        reply.raw.once('finish', () => discardRest(req.raw));
+      }
+      throw e;
+    }
+  }
+
+  /** One uploaded image checked by the region's reader while the applicant can still take it again. */
+  @Route('POST /v1/capture/images/:artifact/check', {
+    access: { auth: 'capture' },
+    tag: 'Capture',
+    summary: 'Check an uploaded image',
+    description:
+      'Checks the image uploaded as `artifact` with the region’s reader, so that the applicant can take it again before submitting: a side of the document must read (its machine-readable zone or barcode; the front of a card or a licence, which carries neither, must show one sharp face), a selfie must show one face, large enough, looking at the camera, eyes open, sharp. Changes nothing. An image not uploaded yet is 404.',
+    params: { artifact: { description: '`front`, `back` or `selfie`.', schema: z.enum(['front', 'back', 'selfie']) } },
+    body: { component: 'CaptureImageCheckInput', optional: true, example: { document_type: 'passport' } },
+    success: { status: 200, description: 'Whether the image is usable, why not, and what to tell the applicant.', body: { data: 'CaptureImageCheck' } },
+    errors: ['resource_not_found', 'validation_error'],
+  })
+  async check(@Param('artifact') artifact: string, @Body() body: unknown, @CaptureOf() c: CaptureCall) {
+    if (!(CAPTURE_IMAGES as readonly string[]).includes(artifact)) throw DomainError.notFound();
+    const principal = capturePrincipal(c.caller, this.cfg.REGION);
+    return { data: await this.rpc.call(SUBJECTS.evidenceCaptureCheck, { session_id: c.caller.session_id, artifact, body }, { principal, requestId: c.requestId, timeoutMs: this.cfg.CAPTURE_UPLOAD_TIMEOUT_MS }) };
   }
 
   @Route('POST /v1/capture/submit', {

@@ -1,6 +1,5 @@
 import type { ExpectedOutcome, IdScanResult } from '@verity/contracts';
 import { DomainError } from '@verity/errors';
-import type { UnreadableReason } from '@verity/reading';
 
 /**
  * What extraction is given. In test mode only the expected outcome: the uploaded images are validated and then
@@ -10,6 +9,12 @@ import type { UnreadableReason } from '@verity/reading';
 export type ExtractionRequest =
   | { mode: 'test'; expected_outcome: ExpectedOutcome }
   | { mode: 'live'; front: Buffer; back: Buffer | null; deadline: number };
+
+/**
+ * Why a live scan read nothing, as the scan answers it in `details.reason` (docs/id-scan.md). The reader's
+ * `unreadable` keeps the scan's documented name, `no_machine_readable_data`.
+ */
+export type UnreadableReason = 'check_digit_mismatch' | 'unsupported_document' | 'no_machine_readable_data';
 
 /**
  * What extraction found. An unreadable document says why in live mode only: in test mode `fail` and

@@ -13,7 +13,7 @@ function read(reasons: ReadReason[] = []): DocumentRead {
   };
 }
 
-const readable = (reasons: ReadReason[] = []): DocumentOutcome => ({ readable: true, source: 'mrz', side: 'front', read: read(reasons) });
+const readable = (reasons: ReadReason[] = []): DocumentOutcome => ({ readable: true, source: 'mrz', side: 'front', read: read(reasons), printed: null });
 
 /** A reader that answers `outcome`, or holds each read until `open()` when `held`. */
 function reader(outcome: DocumentOutcome | Error, held = false) {
@@ -56,11 +56,19 @@ describe('live extractor: answers', () => {
     assert.deepEqual(r.seen, [{ front, back }]);
   });
 
-  it('an expired document is review (the scan has only pass and review), with its reason', async () => {
-    const x = await new LiveExtractor(reader(readable(['document_expired'])), admission).extract(live());
+  it('an expired document is review (the scan has only pass and review), with its reason under the scan’s name', async () => {
+    const x = await new LiveExtractor(reader(readable(['expired'])), admission).extract(live());
     assert.ok(x.readable);
     assert.equal(x.outcome, 'review');
     assert.deepEqual(x.reasons, ['document_expired']);
+  });
+
+  it('no document around the data, or a front that disagrees with it: review, with the reader’s reasons', async () => {
+    for (const reason of ['document_not_found', 'data_mismatch', 'printed_data_unreadable'] as const) {
+      const x = await new LiveExtractor(reader(readable([reason])), admission).extract(live());
+      assert.ok(x.readable);
+      assert.deepEqual([x.outcome, x.reasons], ['review', [reason]]);
+    }
   });
 
   it('every reason is given, most serious first; an issuer that is no country is null', async () => {
@@ -73,10 +81,11 @@ describe('live extractor: answers', () => {
     assert.equal(x.document.issuing_country, null);
   });
 
-  it('an unreadable document says why', async () => {
-    for (const reason of ['check_digit_mismatch', 'unsupported_document', 'no_machine_readable_data'] as const) {
+  it('an unreadable document says why, `unreadable` as the scan has always named it', async () => {
+    for (const reason of ['check_digit_mismatch', 'unsupported_document'] as const) {
       assert.deepEqual(await new LiveExtractor(reader({ readable: false, reason }), admission).extract(live()), { readable: false, reason });
     }
+    assert.deepEqual(await new LiveExtractor(reader({ readable: false, reason: 'unreadable' }), admission).extract(live()), { readable: false, reason: 'no_machine_readable_data' });
   });
 
   it('refuses test-mode requests without reading', async () => {

@@ -1,6 +1,6 @@
 import { DomainError } from '@verity/errors';
-import { documentCheck, READER_BUSY_MESSAGE, type DocumentImages, type DocumentOutcome } from '@verity/reading';
-import type { Extraction, ExtractionRequest, Extractor } from './extractor.js';
+import { documentCheck, READER_BUSY_MESSAGE, type DocumentImages, type DocumentOutcome, type UnreadableReason as ReaderUnreadable } from '@verity/reading';
+import type { Extraction, ExtractionRequest, Extractor, UnreadableReason } from './extractor.js';
 import { Admission } from '@verity/platform';
 
 /** What reads a document's machine-readable data: the reading pool (`ReadingPool` of `@verity/reading`). */
@@ -20,9 +20,10 @@ export interface ReadingAdmission {
 
 /**
  * Live mode: the normalized images are read by the reading pool, its MRZ (ICAO 9303 TD1, TD2, TD3) or PDF417
- * barcode (AAMVA). A read with nothing against it is `pass`; anything the document check holds against it
- * (expired, a date of birth that cannot be, an issuer or nationality that is no country) is `review`, with its
- * reasons. The pool queues without bound, so admission is here: `slots` reads at once, at most `maxWaiting`
+ * barcode (AAMVA), with the document around it and its printed zone checked. A read with nothing against it is
+ * `pass`; anything the document check holds against it (no document around the data, printed data that
+ * disagrees or could not be read, expired, a date of birth that cannot be, an issuer or nationality that is no
+ * country) is `review`, with its reasons. The pool queues without bound, so admission is here: `slots` reads at once, at most `maxWaiting`
  * waiting, each until its deadline or `queueTimeoutMs`, whichever comes first; every other scan is refused
  * with 503 service_unavailable, the reader busy.
  */
@@ -45,15 +46,26 @@ export class LiveExtractor implements Extractor {
   }
 }
 
+/**
+ * The scan's names for the reader's reasons where they differ: the ID scan answered `document_expired` and
+ * `no_machine_readable_data` before the reader named them `expired` and `unreadable`, and clients rely on them
+ * (docs/id-scan.md). Every other reason is the reader's.
+ */
+const SCAN_NAMES: Record<string, string> = { expired: 'document_expired' };
+
+function scanUnreadable(reason: ReaderUnreadable): UnreadableReason {
+  return reason === 'unreadable' ? 'no_machine_readable_data' : reason;
+}
+
 /** The reader's outcome as the ID scan answers it: its fields, its outcome (only `pass` or `review`) and reasons. */
 export function extraction(outcome: DocumentOutcome): Extraction {
-  if (!outcome.readable) return { readable: false, reason: outcome.reason };
+  if (!outcome.readable) return { readable: false, reason: scanUnreadable(outcome.reason) };
   const { document: d, holder: h } = outcome.read;
   const check = documentCheck(outcome);
   return {
     readable: true,
     outcome: check.outcome === 'pass' ? 'pass' : 'review',
-    reasons: check.reasons,
+    reasons: check.reasons.map((r) => SCAN_NAMES[r] ?? r),
     document: { type: d.type, issuing_country: d.issuing_country, number: d.number, expiry_date: d.expiry_date },
     holder: { family_name: h.family_name, given_names: [...h.given_names], date_of_birth: h.date_of_birth, nationality: h.nationality },
   };

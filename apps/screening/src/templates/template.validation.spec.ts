@@ -41,6 +41,11 @@ describe('workflow template create body', () => {
       photo_upload: false,
       review_threshold: 0.5,
       signing_document: null,
+      minimum_age: null,
+      accepted_document_types: null,
+      accepted_issuing_countries: null,
+      applicant_mismatch: 'review',
+      thresholds: {},
     });
   });
 
@@ -123,6 +128,73 @@ describe('workflow template create body', () => {
     const paths = (e.details as { issues: Issue[] }).issues.map((i) => i.path);
     assert.deepEqual(paths, [['name'], ['review_threshold'], ['screening_rules', 0, 'priority']]);
     assert.equal(e.param, 'name');
+  });
+});
+
+describe('document policy and thresholds', () => {
+  it('accepts a minimum age, accepted types and issuers, the mismatch policy and paired thresholds', () => {
+    const t = validateCreateBody({
+      name: 'Adults with EU passports',
+      checks: ['document', 'face_match'],
+      minimum_age: 18,
+      accepted_document_types: ['passport', 'identity_card'],
+      accepted_issuing_countries: ['NL', 'DE', 'FI'],
+      applicant_mismatch: 'fail',
+      thresholds: { faceMatchPass: 0.7, faceMatchReview: 0.5 },
+    });
+    assert.deepEqual(
+      [t.minimum_age, t.accepted_document_types, t.accepted_issuing_countries, t.applicant_mismatch, t.thresholds],
+      [18, ['passport', 'identity_card'], ['NL', 'DE', 'FI'], 'fail', { faceMatchPass: 0.7, faceMatchReview: 0.5 }],
+    );
+    // the bounds, and review equal to pass
+    const b = validateCreateBody({ name: 'b', minimum_age: 0, thresholds: { faceMatchPass: 1, faceMatchReview: 1, livenessPass: 0, livenessReview: 0 } });
+    assert.deepEqual([b.minimum_age, b.thresholds], [0, { faceMatchPass: 1, faceMatchReview: 1, livenessPass: 0, livenessReview: 0 }]);
+    assert.equal(validateCreateBody({ name: 'c', minimum_age: 125 }).minimum_age, 125);
+  });
+
+  const refused: Array<[string, Record<string, unknown>, Array<string | number>]> = [
+    ['a fractional age', { minimum_age: 17.5 }, ['minimum_age']],
+    ['a negative age', { minimum_age: -1 }, ['minimum_age']],
+    ['an age beyond any life', { minimum_age: 126 }, ['minimum_age']],
+    ['an age as a string', { minimum_age: '18' }, ['minimum_age']],
+    ['an unknown document type', { accepted_document_types: ['passport', 'visa'] }, ['accepted_document_types', 1]],
+    ['a repeated document type', { accepted_document_types: ['passport', 'passport'] }, ['accepted_document_types', 1]],
+    ['no document type at all', { accepted_document_types: [] }, ['accepted_document_types']],
+    ['an alpha-3 country', { accepted_issuing_countries: ['NLD'] }, ['accepted_issuing_countries', 0]],
+    ['a lower-case country', { accepted_issuing_countries: ['nl'] }, ['accepted_issuing_countries', 0]],
+    ['a code that names no country', { accepted_issuing_countries: ['XX'] }, ['accepted_issuing_countries', 0]],
+    ['a repeated country', { accepted_issuing_countries: ['FI', 'FI'] }, ['accepted_issuing_countries', 1]],
+    ['no country at all', { accepted_issuing_countries: [] }, ['accepted_issuing_countries']],
+    ['another mismatch policy', { applicant_mismatch: 'decline' }, ['applicant_mismatch']],
+    ['a threshold above 1', { thresholds: { faceMatchPass: 1.2, faceMatchReview: 0.5 } }, ['thresholds', 'faceMatchPass']],
+    ['a negative threshold', { thresholds: { livenessPass: 0.7, livenessReview: -0.1 } }, ['thresholds', 'livenessReview']],
+    ['review above pass', { thresholds: { faceMatchPass: 0.5, faceMatchReview: 0.6 } }, ['thresholds', 'faceMatchReview']],
+    ['a pass without its review', { thresholds: { livenessPass: 0.7 } }, ['thresholds', 'livenessReview']],
+    ['a review without its pass', { thresholds: { faceMatchReview: 0.4 } }, ['thresholds', 'faceMatchPass']],
+    ['an unknown threshold', { thresholds: { similarity: 0.5 } }, ['thresholds', 'similarity']],
+    ['thresholds that are no object', { thresholds: [0.5] }, ['thresholds']],
+  ];
+  for (const [what, body, path] of refused) {
+    it(`refuses ${what} at ${path.join('.')}, on create and on PATCH`, () => {
+      const create = issues(() => validateCreateBody({ name: 'x', ...body }));
+      assert.deepEqual(create.map((i) => i.path), [path], JSON.stringify(create));
+      assert.equal(refusal(() => validateCreateBody({ name: 'x', ...body })).param, path[0]);
+      assert.deepEqual(issues(() => validatePatchBody(body)).map((i) => i.path), [path]);
+    });
+  }
+
+  it('PATCH sets and clears each field; null lifts a limit, thresholds {} returns to the region\'s', () => {
+    assert.deepEqual(validatePatchBody({ minimum_age: null, accepted_document_types: null, accepted_issuing_countries: null, thresholds: {} }), {
+      minimum_age: null,
+      accepted_document_types: null,
+      accepted_issuing_countries: null,
+      thresholds: {},
+    });
+    const base = validateCreateBody({ name: 'x', minimum_age: 21, thresholds: { faceMatchPass: 0.7, faceMatchReview: 0.5 } });
+    const next = applyPatch(base, validatePatchBody({ minimum_age: 18 }));
+    assert.deepEqual([next.minimum_age, next.thresholds, next.applicant_mismatch], [18, { faceMatchPass: 0.7, faceMatchReview: 0.5 }, 'review']);
+    // null is refused where a field has no "no limit" (the mismatch policy, the thresholds object)
+    assert.deepEqual(issues(() => validatePatchBody({ applicant_mismatch: null, thresholds: null })).map((i) => i.path), [['applicant_mismatch'], ['thresholds']]);
   });
 });
 

@@ -4,7 +4,7 @@ import {
   templateCreateBody as createSchema,
   templatePatchBody as patchSchema,
 } from '@verity/api-schema';
-import type { CheckType, SigningDocument } from '@verity/contracts';
+import type { CheckType, DocumentPolicyFields, SigningDocument } from '@verity/contracts';
 import { DomainError, type Issue } from '@verity/errors';
 import { UNRESOLVABLE_FIELD_MESSAGE, validateScreeningRules, type ScreeningRule } from '@verity/screening-engine';
 import type { z } from 'zod';
@@ -13,7 +13,7 @@ import type { z } from 'zod';
 // document is generated from; the rules that span fields or need the screening engine stay here.
 
 /** Everything a version of a workflow template holds (docs/screening.md), after defaults. */
-export interface TemplateFields {
+export interface TemplateFields extends DocumentPolicyFields {
   name: string;
   checks: CheckType[];
   /** Normalized by the screening engine: defaults applied (`priority` 100, `isActive` true). */
@@ -58,6 +58,11 @@ export function validateCreateBody(body: unknown): TemplateFields {
     photo_upload: d.photo_upload,
     review_threshold: d.review_threshold,
     signing_document: d.signing_document ?? null,
+    minimum_age: d.minimum_age,
+    accepted_document_types: d.accepted_document_types,
+    accepted_issuing_countries: d.accepted_issuing_countries,
+    applicant_mismatch: d.applicant_mismatch,
+    thresholds: d.thresholds as Record<string, number>,
   };
   checkSigningDocument(out);
   return out;
@@ -89,6 +94,11 @@ export function validatePatchBody(body: unknown): TemplatePatch {
   if (d.photo_upload !== undefined) patch.photo_upload = d.photo_upload;
   if (d.review_threshold !== undefined) patch.review_threshold = d.review_threshold;
   if (d.signing_document !== undefined) patch.signing_document = d.signing_document;
+  if (d.minimum_age !== undefined) patch.minimum_age = d.minimum_age;
+  if (d.accepted_document_types !== undefined) patch.accepted_document_types = d.accepted_document_types;
+  if (d.accepted_issuing_countries !== undefined) patch.accepted_issuing_countries = d.accepted_issuing_countries;
+  if (d.applicant_mismatch !== undefined) patch.applicant_mismatch = d.applicant_mismatch;
+  if (d.thresholds !== undefined) patch.thresholds = d.thresholds as Record<string, number>;
   return patch;
 }
 

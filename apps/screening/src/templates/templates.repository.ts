@@ -14,7 +14,9 @@ export interface TemplateVersionRow
 }
 
 const COLUMNS = `t.seq, t.id, t.mode, v.version, v.name, v.checks, v.screening_rules, v.metadata,
-  v.device_intelligence, v.photo_upload, v.review_threshold, v.signing_document, t.created_at, v.created_at AS updated_at`;
+  v.device_intelligence, v.photo_upload, v.review_threshold, v.signing_document,
+  v.minimum_age, v.accepted_document_types, v.accepted_issuing_countries, v.applicant_mismatch, v.thresholds,
+  t.created_at, v.created_at AS updated_at`;
 
 /** The current version of each template: the join every read of a template goes through. */
 const CURRENT = `screening.templates t
@@ -34,13 +36,19 @@ function versionParams(id: string, version: number, owner: Owner, f: TemplateFie
     f.photo_upload,
     f.review_threshold,
     f.signing_document === null ? null : JSON.stringify(f.signing_document),
+    f.minimum_age,
+    f.accepted_document_types,
+    f.accepted_issuing_countries,
+    f.applicant_mismatch,
+    JSON.stringify(f.thresholds),
   ];
 }
 
 const INSERT_VERSION = `INSERT INTO screening.template_versions
   (template_id, version, org_id, mode, name, checks, screening_rules, metadata, device_intelligence,
-   photo_upload, review_threshold, signing_document, created_at)
-  VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)`;
+   photo_upload, review_threshold, signing_document,
+   minimum_age, accepted_document_types, accepted_issuing_countries, applicant_mismatch, thresholds, created_at)
+  VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18)`;
 
 export function fieldsOf(row: TemplateVersionRow): TemplateFields {
   return {
@@ -52,6 +60,11 @@ export function fieldsOf(row: TemplateVersionRow): TemplateFields {
     photo_upload: row.photo_upload,
     review_threshold: row.review_threshold,
     signing_document: row.signing_document,
+    minimum_age: row.minimum_age,
+    accepted_document_types: row.accepted_document_types,
+    accepted_issuing_countries: row.accepted_issuing_countries,
+    applicant_mismatch: row.applicant_mismatch,
+    thresholds: row.thresholds,
   };
 }
 

@@ -19,6 +19,11 @@ export function toTemplateVersion(row: TemplateVersionRow): TemplateVersion {
     photo_upload: row.photo_upload,
     review_threshold: row.review_threshold,
     signing_document: row.signing_document,
+    minimum_age: row.minimum_age,
+    accepted_document_types: row.accepted_document_types,
+    accepted_issuing_countries: row.accepted_issuing_countries,
+    applicant_mismatch: row.applicant_mismatch,
+    thresholds: row.thresholds,
   };
 }
 
@@ -37,6 +42,11 @@ export function toTemplate(row: TemplateVersionRow): WorkflowTemplate {
     photo_upload: v.photo_upload,
     review_threshold: v.review_threshold,
     signing_document: v.signing_document,
+    minimum_age: v.minimum_age,
+    accepted_document_types: v.accepted_document_types,
+    accepted_issuing_countries: v.accepted_issuing_countries,
+    applicant_mismatch: v.applicant_mismatch,
+    thresholds: v.thresholds,
     created_at: row.created_at.toISOString(),
     updated_at: row.updated_at.toISOString(),
   };

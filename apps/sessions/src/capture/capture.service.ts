@@ -21,7 +21,9 @@ import {
 import { parseSignals, SIGNAL_KEYS } from '@verity/device-intel';
 import { DomainError, type Issue } from '@verity/errors';
 import { newId, type Region } from '@verity/keys';
-import { assertBeforeDeadline, CONFIG, RpcClient, type Queryable, type RpcContext, type ServiceConfig } from '@verity/platform';
+import { assertBeforeDeadline, CONFIG, RpcClient, type Queryable, type RpcContext } from '@verity/platform';
+import type { SessionsConfig } from '../config.js';
+import { captureChallenge } from './challenge.js';
 import { JobsWorker } from '../runs/jobs.worker.js';
 import { Outbox } from '../events/outbox.js';
 import { SessionsRepository, type CaptureContext, type SessionRow } from '../sessions/sessions.repository.js';
@@ -66,15 +68,17 @@ function seen(c: CaptureConnection): NonNullable<CaptureContext['start']> {
 @Injectable()
 export class CaptureService {
   private readonly region: Region;
+  private readonly secretKey: string;
 
   constructor(
     private readonly repo: SessionsRepository,
     private readonly outbox: Outbox,
     private readonly worker: JobsWorker,
     @Inject(RpcClient) private readonly rpc: RpcClient,
-    @Inject(CONFIG) cfg: ServiceConfig,
+    @Inject(CONFIG) cfg: SessionsConfig,
   ) {
     this.region = cfg.REGION as Region;
+    this.secretKey = cfg.CAPTURE_SECRET_KEY;
   }
 
   /** `sessions.capture.resolve.v1` */
@@ -124,7 +128,8 @@ export class CaptureService {
     const body = submitBody(req.body);
     const before = await this.locatedRow(req.caller);
     assertOpen(before);
-    const images = await this.images(before, ctx);
+    const uploaded = await this.images(before, ctx);
+    const images = uploaded.images;
     const steps = stepsOf(before.checks.map((c) => c.type));
     const missing: Issue[] = [];
     if (steps.includes('document_front') && !images.front) missing.push({ code: 'custom', message: 'front is required: upload the front of the document first', path: ['front'] });
@@ -146,7 +151,7 @@ export class CaptureService {
       return submitted;
     });
     this.worker.kick();
-    return this.capture(row, images);
+    return this.capture(row, uploaded);
   }
 
   /** `sessions.capture.skip.v1`: the applicant gives up at a step; the session ends `skipped` (no event is delivered). */
@@ -164,7 +169,7 @@ export class CaptureService {
       assertBeforeDeadline(ctx);
       return skipped!;
     });
-    return this.capture(row, { front: null, back: null, selfie: null });
+    return this.capture(row, { images: { front: null, back: null, selfie: null }, frames: 0 });
   }
 
   private async locked(q: Queryable, c: CaptureCaller): Promise<SessionRow> {
@@ -190,7 +195,7 @@ export class CaptureService {
     return this.rpc.call(SUBJECTS.evidenceCaptureImages, { session_id: row.id }, { principal: capturePrincipal(row, this.region), requestId: ctx.requestId ?? newId('request'), timeoutMs: RPC_TIMEOUT_MS });
   }
 
-  private capture(row: SessionRow, images: CaptureImagesReply): Capture {
+  private capture(row: SessionRow, uploaded: CaptureImagesReply): Capture {
     return {
       object: 'capture',
       session_id: row.id,
@@ -200,8 +205,9 @@ export class CaptureService {
       // measured for device intelligence, and for a `device` check, which judges the same signals
       device_intelligence: row.device_intelligence || row.checks.some((c) => c.type === 'device'),
       expires_at: row.capture_expires_at!.toISOString(),
-      images,
+      images: uploaded.images,
       submitted_at: row.capture_submitted_at?.toISOString() ?? null,
+      challenge: captureChallenge(this.secretKey, row.id, row.checks.map((c) => c.type), uploaded.frames),
     };
   }
 }

@@ -48,7 +48,7 @@ export class Outbox implements OnApplicationBootstrap, BeforeApplicationShutdown
   /** Writes the event the new status delivers, if any, in the transaction `q`; true when one was written. */
   async add(
     q: Queryable,
-    s: { id: string; org_id: string; mode: Mode; status: SessionStatus; outcome: SessionOutcome },
+    s: { id: string; org_id: string; mode: Mode; status: SessionStatus; outcome: SessionOutcome; checks?: unknown },
     occurredAt: Date,
   ): Promise<boolean> {
     const event = sessionEvent(s, occurredAt);

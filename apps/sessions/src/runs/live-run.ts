@@ -4,18 +4,24 @@ import {
   SUBJECTS,
   type Applicant,
   type CaptureVerifyReply,
-  type CheckOutcome,
-  type CheckType,
+  type CaptureVerifyRequest,
+  type ChallengeStep,
   type EvaluationContextWire,
   type Idv,
   type Principal,
+  type TemplateVersion,
 } from '@verity/contracts';
 import { deviceCheckOutcome, deviceIntel, loadLists, parseSignals, type DeviceIntel, type OperatorLists, type Signals } from '@verity/device-intel';
 import { newId } from '@verity/keys';
 import { CONFIG, RpcClient, type Queryable } from '@verity/platform';
 import type { SessionsConfig } from '../config.js';
 import { SessionsRepository, type SessionRow } from '../sessions/sessions.repository.js';
+import { challengeSteps } from '../capture/challenge.js';
+import { compareApplicant, judgeDocument, policyOf, type ApplicantComparison } from './policy.js';
 import { hasIdentityCheck, type CheckResult } from './synthetic.js';
+
+/** The reason of a check that needs what the region has not configured (a data provider, signing). */
+export const NOT_CONFIGURED = 'provider_not_configured';
 
 const RPC_TIMEOUT_MS = 4000;
 /** Verifications a ring walk visits at most; a larger group is reported as truncated. */
@@ -53,18 +59,45 @@ export class LiveRun implements OnApplicationBootstrap {
   async findings(q: Queryable, s: SessionRow, principal: Principal): Promise<LiveFindings> {
     const types = s.checks.map((c) => c.type);
     const opts = { principal, requestId: newId('request'), timeoutMs: RPC_TIMEOUT_MS };
-    const [read, applicant] = await Promise.all([
-      hasIdentityCheck(types)
-        ? this.rpc.call(SUBJECTS.evidenceCaptureVerify, { session_id: s.id, acquisition: s.capture_acquisition ?? 'camera' }, { ...opts, timeoutMs: this.cfg.LIVE_READ_TIMEOUT })
-        : Promise.resolve(null),
+    // the pinned version: its document policy and threshold overrides are what this run applies
+    const [template, applicant] = await Promise.all([
+      this.rpc.call(SUBJECTS.templatesVersion, { id: s.workflow_template_id, version: s.template_version }, opts),
       this.rpc.call(SUBJECTS.applicantsGet, { id: s.applicant_id }, opts),
     ]);
+    const read = hasIdentityCheck(types)
+      ? await this.rpc.call(SUBJECTS.evidenceCaptureVerify, verifyRequest(s, template, types.includes('liveness') ? challengeSteps(this.cfg.CAPTURE_SECRET_KEY, s.id) : []), {
+          ...opts,
+          timeoutMs: this.cfg.LIVE_READ_TIMEOUT,
+        })
+      : null;
     const intel = await this.device(q, s, read, applicant);
-    const checks = types.map((type): CheckResult => ({ type, outcome: outcomeOf(type, read, deviceCheckOutcome(intel).outcome) }));
+    const device = deviceCheckOutcome(intel);
+    const comparison = read?.holder ? compareApplicant(applicant, read.holder) : null;
+    const day = new Date().toISOString().slice(0, 10);
+    const checks = types.map((type): CheckResult => {
+      switch (type) {
+        case 'document': {
+          if (!read) return { type, outcome: 'error', reasons: [NOT_CONFIGURED], score: null };
+          const v = judgeDocument(read.checks.document, read, comparison, policyOf(template), day);
+          return { type, outcome: v.outcome, reasons: [...v.reasons], score: v.score ?? null };
+        }
+        case 'face_match':
+        case 'liveness': {
+          if (!read) return { type, outcome: 'error', reasons: [NOT_CONFIGURED], score: null };
+          const v = read.checks[type];
+          return { type, outcome: v.outcome, reasons: [...v.reasons], score: v.score ?? null };
+        }
+        case 'device':
+          return { type, outcome: device.outcome, reasons: [...device.reasons], score: null };
+        default:
+          // credit history, watchlist, adverse media, signing: a data provider the region has not configured
+          return { type, outcome: 'error', reasons: [NOT_CONFIGURED], score: null };
+      }
+    });
     const idv: Idv | null = read
       ? { capture_acquisition: s.capture_acquisition ?? 'camera', available_images: read.available_images, document: read.document, holder: read.holder }
       : null;
-    return { checks, idv, context: liveContext(applicant, read, checks, s.device_intelligence ? intel : null) };
+    return { checks, idv, context: liveContext(applicant, read, checks, s.device_intelligence ? intel : null, comparison) };
   }
 
   /** Device intelligence of the run (libs/device-intel): what the capture saw, and the organization's history. */
@@ -105,27 +138,30 @@ export class LiveRun implements OnApplicationBootstrap {
   }
 }
 
-function outcomeOf(type: CheckType, read: CaptureVerifyReply | null, device: CheckOutcome): CheckOutcome {
-  switch (type) {
-    case 'document':
-    case 'face_match':
-    case 'liveness':
-      return read ? read.checks[type].outcome : 'error';
-    case 'device':
-      return device;
-    default:
-      // credit history, watchlist, adverse media, signing: a data provider the region has not configured
-      return 'error';
-  }
+/**
+ * What the reader is asked: the session's capture and its liveness challenge, with the template's threshold
+ * overrides when it has any.
+ */
+export function verifyRequest(s: Pick<SessionRow, 'id' | 'capture_acquisition'>, template: Pick<TemplateVersion, 'thresholds'>, challenge: ChallengeStep[] = []): CaptureVerifyRequest {
+  const req: CaptureVerifyRequest = { session_id: s.id, acquisition: s.capture_acquisition ?? 'camera', challenge };
+  if (template.thresholds && Object.keys(template.thresholds).length > 0) req.thresholds = { ...template.thresholds };
+  return req;
 }
 
 /**
  * What screening reads of a live run: the names as the document spells them (`applicant.familyName`,
  * `applicant.givenNames`; the name arrived as components, so the verbatim legal name is empty), the date of
  * birth read from the document when there is one, the applicant's contact data and address, the check outcomes,
- * and with device intelligence on, the `fraud.*` and `device.*` signals.
+ * what the document says beside it (`document.*`, with `document.applicantMatch`), and with device intelligence
+ * on, the `fraud.*` and `device.*` signals. A view for the rules only: nothing of it is stored over the applicant.
  */
-export function liveContext(a: Applicant, read: CaptureVerifyReply | null, checks: readonly CheckResult[], intel: DeviceIntel | null): EvaluationContextWire {
+export function liveContext(
+  a: Applicant,
+  read: CaptureVerifyReply | null,
+  checks: readonly CheckResult[],
+  intel: DeviceIntel | null,
+  comparison: ApplicantComparison | null = null,
+): EvaluationContextWire {
   const holder = read?.holder ?? null;
   const applicant: EvaluationContextWire['applicant'] = {
     legalName: '',
@@ -143,6 +179,18 @@ export function liveContext(a: Applicant, read: CaptureVerifyReply | null, check
     checks: Object.fromEntries(checks.map((c) => [c.type, c.outcome])),
     now: new Date().toISOString(),
   };
+  if (read?.document && holder) {
+    const d: NonNullable<EvaluationContextWire['document']> = {
+      type: read.document.type,
+      familyName: holder.family_name,
+      givenNames: [...holder.given_names],
+      dateOfBirth: holder.date_of_birth,
+    };
+    if (read.document.issuing_country) d.issuingCountry = read.document.issuing_country;
+    if (holder.nationality) d.nationality = holder.nationality;
+    if (comparison) d.applicantMatch = comparison.match;
+    context.document = d;
+  }
   if (intel) {
     context.fraud = intel.fraud;
     context.device = intel.device;

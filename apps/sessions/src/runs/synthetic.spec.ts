@@ -29,9 +29,17 @@ describe('synthetic check outcomes (docs/sessions.md)', () => {
   it('keeps the template order and only its checks', () => {
     const checks: CheckType[] = ['watchlist', 'document'];
     assert.deepEqual(syntheticChecks('fail', checks), [
-      { type: 'watchlist', outcome: 'fail' },
-      { type: 'document', outcome: 'fail' },
+      { type: 'watchlist', outcome: 'fail', reasons: [], score: null },
+      { type: 'document', outcome: 'fail', reasons: [], score: null },
     ]);
+  });
+
+  it('carries no reasons and no score, whatever the outcome (contract §20)', () => {
+    for (const expected of OUTCOMES) {
+      for (const c of syntheticChecks(expected, ['document', 'face_match', 'liveness', 'credit_history', 'watchlist'])) {
+        assert.deepEqual([c.reasons, c.score], [[], null], `${expected} ${c.type}`);
+      }
+    }
   });
 
   it('credit history replays one recorded file per outcome, whose content decides the outcome', () => {

@@ -10,7 +10,8 @@ import creditPass from './fixtures/credit-history/pass.json' with { type: 'json'
 import creditReview from './fixtures/credit-history/review.json' with { type: 'json' };
 
 export type Finding = EvaluationContextWire['findings'][number];
-export type CheckResult = { type: CheckType; outcome: CheckOutcome };
+/** A check as a run decided it (contract §20): its outcome, the codes of what it found, and its score. */
+export type CheckResult = { type: CheckType; outcome: CheckOutcome; reasons: string[]; score: number | null };
 /** A recorded credit bureau response, replayed as is. */
 export interface CreditRecording {
   recording: string;
@@ -58,14 +59,15 @@ export function hasIdentityCheck(checks: readonly CheckType[]): boolean {
 /**
  * Outcome of every check of the template: `pass`, `fail` and `review` apply to every check; `doc_quality`
  * makes `document` and `face_match` `review` and every other check `pass`. Credit history replays its
- * recorded file.
+ * recorded file. Synthetic results carry no reasons and no score (contract §20).
  */
 export function syntheticChecks(expected: ExpectedOutcome, checks: readonly CheckType[]): CheckResult[] {
-  return checks.map((type) => {
-    if (type === 'credit_history') return { type, outcome: creditOutcome(CREDIT_RECORDINGS[expected]) };
-    if (expected === 'doc_quality') return { type, outcome: type === 'document' || type === 'face_match' ? 'review' : 'pass' };
-    return { type, outcome: expected };
-  });
+  const outcomeOf = (type: CheckType): CheckOutcome => {
+    if (type === 'credit_history') return creditOutcome(CREDIT_RECORDINGS[expected]);
+    if (expected === 'doc_quality') return type === 'document' || type === 'face_match' ? 'review' : 'pass';
+    return expected;
+  };
+  return checks.map((type) => ({ type, outcome: outcomeOf(type), reasons: [], score: null }));
 }
 
 /**

@@ -1,5 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
-import type { CheckOutcome, CheckType, EvaluateReply, ExpectedOutcome, Idv, Owner, Principal, Session, SessionOutcome, SessionStatus } from '@verity/contracts';
+import type { CheckType, EvaluateReply, ExpectedOutcome, Idv, Owner, Principal, Session, SessionCheck, SessionOutcome, SessionStatus } from '@verity/contracts';
 import { randomAlphanumeric } from '@verity/keys';
 import { currentTraceparent, MicroBatch, Sql, unnestColumns, type Queryable, type WithDates } from '@verity/platform';
 import type { OutboxEvent } from './timeline.js';
@@ -71,7 +71,7 @@ export interface StatusChange {
   status: SessionStatus;
   outcome: SessionOutcome;
   platform?: Partial<PlatformMetadata>;
-  checks?: Array<{ type: CheckType; outcome: CheckOutcome }>;
+  checks?: SessionCheck[];
   idv?: Idv | null;
   decision_reason?: string;
   now: Date;
@@ -205,7 +205,7 @@ export class SessionsRepository {
           workflow_template_id: s.workflow_template_id,
           template_version: s.template_version,
           expected_outcome: s.expected_outcome,
-          checks: JSON.stringify(s.checks.map((type) => ({ type, outcome: null }))),
+          checks: JSON.stringify(s.checks.map((type): SessionCheck => ({ type, outcome: null, reasons: [], score: null }))),
           metadata: JSON.stringify(s.metadata),
           now: s.now,
           job_kind: job?.kind ?? null,

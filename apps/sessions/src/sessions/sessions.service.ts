@@ -27,6 +27,7 @@ import { JobsWorker } from '../runs/jobs.worker.js';
 import { validateCreateBody, validateDecisionBody, validateNoteBody, validateReasonBody } from './session.validation.js';
 import { TemplatePins } from './template-pins.js';
 import { captureLink, type CaptureLinks } from './capture-link.js';
+import { sessionChecks } from './checks.js';
 import { SessionsRepository, type PlatformMetadata, type SessionRow } from './sessions.repository.js';
 import { timelineOf } from './timeline.js';
 import { actionTarget } from './transitions.js';
@@ -42,7 +43,7 @@ export function toSession(row: SessionRow, links: CaptureLinks, withIdv = false)
     mode: row.mode,
     status: row.status,
     outcome: row.outcome,
-    checks: row.checks,
+    checks: sessionChecks(row.checks),
     metadata: { ...row.metadata, ...row.platform_metadata },
     ...captureLink(row, links),
     erased: row.erased_at !== null,
@@ -193,7 +194,9 @@ export class SessionsService {
       const timeoutMs = Math.max(50, Math.min(EVIDENCE_TIMEOUT_MS, (ctx.deadline - Date.now()) / 2));
       try {
         // what is stored now (retention drops images); what was read from the document stays the run's
-        session.idv = { ...session.idv, ...(await this.rpc.call(SUBJECTS.evidenceAvailable, { session_id: row.id }, { principal: p, requestId: ctx.requestId, timeoutMs })) };
+        // the flag of a stored back is the console's alone: the API's idv never mentions the back
+        const { available_images, capture_acquisition } = await this.rpc.call(SUBJECTS.evidenceAvailable, { session_id: row.id }, { principal: p, requestId: ctx.requestId, timeoutMs });
+        session.idv = { ...session.idv, available_images, capture_acquisition };
       } catch (e) {
         ctx.log.warn({ err: e, session_id: row.id }, 'evidence did not answer; idv from the run record');
       }

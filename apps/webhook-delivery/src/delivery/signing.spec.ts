@@ -32,6 +32,18 @@ describe('webhook signing (Standard Webhooks)', () => {
     });
   });
 
+  it('carries the checks of a resting session, member by member: codes and scores, nothing else', () => {
+    const checks = [
+      { type: 'document', outcome: 'review', reasons: ['applicant_mismatch'], score: null, holder: 'LEHTINEN' },
+      { type: 'face_match', outcome: 'pass', reasons: [], score: 0.93 },
+    ];
+    const withChecks = { ...event, data: { ...event.data, checks } } as unknown as DomainEvent;
+    assert.deepEqual(JSON.parse(webhookBody(withChecks)).data.checks, [
+      { type: 'document', outcome: 'review', reasons: ['applicant_mismatch'], score: null },
+      { type: 'face_match', outcome: 'pass', reasons: [], score: 0.93 },
+    ]);
+  });
+
   it('produces headers the standardwebhooks package verifies, and that fail for another secret or body', () => {
     const secret = generateSigningSecret();
     const body = webhookBody(event);

@@ -51,12 +51,21 @@ export function signedHeaders(secrets: ReadonlyArray<string | Buffer>, id: strin
   };
 }
 
-/** The JSON body of a kyc.session.* delivery: reference fields only, no applicant data. */
+/**
+ * The JSON body of a kyc.session.* delivery: reference fields and, for a resting session, its checks (outcomes,
+ * reason codes, scores); no applicant data. Each check is copied member by member, so nothing else an event might
+ * carry reaches a receiver.
+ */
 export function webhookBody(event: Pick<DomainEvent, 'type' | 'timestamp' | 'data'>): string {
   const d = event.data;
-  return JSON.stringify({
-    type: event.type,
-    timestamp: event.timestamp,
-    data: { sessionId: d.sessionId, status: d.status, outcome: d.outcome, occurredAt: d.occurredAt },
-  });
+  const data: DomainEvent['data'] = { sessionId: d.sessionId, status: d.status, outcome: d.outcome, occurredAt: d.occurredAt };
+  if (Array.isArray(d.checks)) {
+    data.checks = d.checks.map((c) => ({
+      type: c.type,
+      outcome: c.outcome ?? null,
+      reasons: Array.isArray(c.reasons) ? c.reasons.filter((r) => typeof r === 'string') : [],
+      score: typeof c.score === 'number' ? c.score : null,
+    }));
+  }
+  return JSON.stringify({ type: event.type, timestamp: event.timestamp, data });
 }

@@ -400,6 +400,46 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/capture/challenge/frames/{index}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Upload a frame of the liveness challenge
+         * @description The raw image as the body (JPEG, PNG or WebP by its bytes; at most 2 MiB), taken while the applicant turns their head as `challenge.steps` of `GET /v1/capture` asks; `offset_ms` is when it was taken, in milliseconds from the first frame. Indexes `0` to `7`, in the order taken; a frame replaces an earlier one of its index. A session whose workflow has no `liveness` takes none (404).
+         */
+        put: operations["putCaptureChallengeFramesByIndex"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/capture/images/{artifact}/check": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Check an uploaded image
+         * @description Checks the image uploaded as `artifact` with the region’s reader, so that the applicant can take it again before submitting: a side of the document must read (its machine-readable zone or barcode; the front of a card or a licence, which carries neither, must show one sharp face), a selfie must show one face, large enough, looking at the camera, eyes open, sharp. Changes nothing. An image not uploaded yet is 404.
+         */
+        post: operations["postCaptureImagesByArtifactCheck"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/capture/submit": {
         parameters: {
             query?: never;
@@ -597,6 +637,45 @@ export interface components {
              * @default 0.5
              */
             review_threshold?: number;
+            /**
+             * @description The youngest accepted age in whole years, from the document's date of birth on the day of the run: a younger holder fails `document` with `underage`. Null: no limit.
+             * @default null
+             */
+            minimum_age?: number | null;
+            /**
+             * @description The document types accepted; another fails `document` with `document_type_not_accepted`. Null: every type.
+             * @default null
+             */
+            accepted_document_types?: ("passport" | "identity_card" | "driver_license")[] | null;
+            /**
+             * @description ISO 3166-1 alpha-2 codes of the issuers accepted; another, or an issuer that is no country, fails `document` with `issuer_not_accepted`. Null: every issuer.
+             * @default null
+             */
+            accepted_issuing_countries?: string[] | null;
+            /**
+             * @description What `applicant_mismatch` (the applicant's names or date of birth are not the holder's) does to `document`: `review` (default) or `fail`.
+             * @default review
+             * @enum {string}
+             */
+            applicant_mismatch?: "review" | "fail";
+            /**
+             * @description Overrides of the region's reading thresholds for this workflow's live runs (docs/reading.md): `faceMatchPass` (0 to 1), `faceMatchReview` (0 to 1), `livenessPass` (0 to 1), `livenessReview` (0 to 1), `faceMinSize` (0 to 1), `faceMaxAngle` (0 to 90), `eyesOpen` (0 to 1), `sharpness` (0 to 10000), `documentCopy` (-1 to 1), `documentCopyReview` (-1 to 1), `challengeTurn` (1 to 90), `challengeFrameMatch` (0 to 1). `faceMatchPass` and `faceMatchReview`, `livenessPass` and `livenessReview`, `documentCopy` and `documentCopyReview` are set together, the second at most the first. Empty: the region's configuration.
+             * @default {}
+             */
+            thresholds?: {
+                faceMatchPass?: number;
+                faceMatchReview?: number;
+                livenessPass?: number;
+                livenessReview?: number;
+                faceMinSize?: number;
+                faceMaxAngle?: number;
+                eyesOpen?: number;
+                sharpness?: number;
+                documentCopy?: number;
+                documentCopyReview?: number;
+                challengeTurn?: number;
+                challengeFrameMatch?: number;
+            };
             signing_document?: {
                 /** @description One line of text: not blank, no control characters. */
                 title: string;
@@ -630,6 +709,32 @@ export interface components {
                  */
                 variables?: ("start_datetime" | "end_datetime" | "amount" | "currency" | "location")[];
             } | null;
+            /** @description The youngest accepted age in whole years, from the document's date of birth on the day of the run: a younger holder fails `document` with `underage`. Null: no limit. */
+            minimum_age?: number | null;
+            /** @description The document types accepted; another fails `document` with `document_type_not_accepted`. Null: every type. */
+            accepted_document_types?: ("passport" | "identity_card" | "driver_license")[] | null;
+            /** @description ISO 3166-1 alpha-2 codes of the issuers accepted; another, or an issuer that is no country, fails `document` with `issuer_not_accepted`. Null: every issuer. */
+            accepted_issuing_countries?: string[] | null;
+            /**
+             * @description What `applicant_mismatch` (the applicant's names or date of birth are not the holder's) does to `document`: `review` (default) or `fail`.
+             * @enum {string}
+             */
+            applicant_mismatch?: "review" | "fail";
+            /** @description Overrides of the region's reading thresholds for this workflow's live runs (docs/reading.md): `faceMatchPass` (0 to 1), `faceMatchReview` (0 to 1), `livenessPass` (0 to 1), `livenessReview` (0 to 1), `faceMinSize` (0 to 1), `faceMaxAngle` (0 to 90), `eyesOpen` (0 to 1), `sharpness` (0 to 10000), `documentCopy` (-1 to 1), `documentCopyReview` (-1 to 1), `challengeTurn` (1 to 90), `challengeFrameMatch` (0 to 1). `faceMatchPass` and `faceMatchReview`, `livenessPass` and `livenessReview`, `documentCopy` and `documentCopyReview` are set together, the second at most the first. Empty: the region's configuration. */
+            thresholds?: {
+                faceMatchPass?: number;
+                faceMatchReview?: number;
+                livenessPass?: number;
+                livenessReview?: number;
+                faceMinSize?: number;
+                faceMaxAngle?: number;
+                eyesOpen?: number;
+                sharpness?: number;
+                documentCopy?: number;
+                documentCopyReview?: number;
+                challengeTurn?: number;
+                challengeFrameMatch?: number;
+            };
         };
         /** @description Rules checked as code (422 `validation_error`, issue path `screening_rules.<i>.<member>`): `scoreAdjustment` is required with `adjust_score`; `decline` is refused on a `credit_history` rule, on the fraud rule types (`repeat_applicant`, `device_velocity`, `ip_reputation`, `bot_signal`, `impossible_travel`, `identity_ring`, `email_risk`, `behavior_anomaly`, `geo_mismatch`) and on a rule whose condition touches a sensitive attribute (age, address country, a name field); the value of an operator must fit it (`in`/`not_in` an array; `gt`/`gte`/`lt`/`lte` a number or string; `contains` a single value). A `field` the engine cannot resolve is refused alone, with `details` exactly `{ "field": "<the field>" }`. */
         ScreeningRuleInput: {
@@ -759,6 +864,13 @@ export interface components {
              */
             step: "document_front" | "document_back" | "selfie";
         };
+        CaptureImageCheckInput: {
+            /**
+             * @description The document the applicant said they photograph: a passport’s front must show its machine-readable zone; a card’s or licence’s front, its holder’s face.
+             * @enum {string}
+             */
+            document_type?: "passport" | "identity_card" | "driver_license";
+        };
         ApiKey: {
             /** @description API key id (`key_…`, opaque). */
             id: string;
@@ -841,6 +953,15 @@ export interface components {
                 title: string;
                 variables: ("start_datetime" | "end_datetime" | "amount" | "currency" | "location")[];
             } | null;
+            minimum_age: number | null;
+            accepted_document_types: ("passport" | "identity_card" | "driver_license")[] | null;
+            accepted_issuing_countries: string[] | null;
+            /** @enum {string} */
+            applicant_mismatch: "review" | "fail";
+            /** @description The threshold overrides as saved; empty when the region's configuration applies. */
+            thresholds: {
+                [key: string]: number;
+            };
             /**
              * Format: date-time
              * @description ISO 8601 instant, UTC.
@@ -909,11 +1030,7 @@ export interface components {
             /** @enum {string} */
             status: "pending" | "in_progress" | "completed" | "manual_review" | "cancelled" | "expired" | "skipped" | "errored";
             outcome: ("approved" | "declined") | null;
-            checks: {
-                /** @enum {string} */
-                type: "document" | "face_match" | "liveness" | "credit_history" | "watchlist" | "adverse_media" | "device" | "document_signing";
-                outcome: ("pass" | "fail" | "review" | "error") | null;
-            }[];
+            checks: components["schemas"]["SessionCheck"][];
             /** @description The caller's metadata, plus platform-written keys: `cancellationReason`, `manualReviewReason`, `erroredReason`, `operatorNotes` (array of `{ note, created_at }`). Empty after an erasure. */
             metadata: {
                 [key: string]: unknown;
@@ -963,6 +1080,17 @@ export interface components {
                 date_of_birth: string;
                 nationality: string | null;
             } | null;
+        };
+        /** @description A check of the workflow with its outcome, the reasons behind it and, for the face checks, its score. */
+        SessionCheck: {
+            /** @enum {string} */
+            type: "document" | "face_match" | "liveness" | "credit_history" | "watchlist" | "adverse_media" | "device" | "document_signing";
+            /** @description Null before the check ran. */
+            outcome: ("pass" | "fail" | "review" | "error") | null;
+            /** @description Stable codes of what the check found, most serious first; each is explained, with what the applicant can do, in docs/reading.md ("Reasons"). Empty when nothing was found, and always in test mode. */
+            reasons: string[];
+            /** @description `face_match`: the similarity of the document's face and the selfie's; `liveness`: how surely the selfie is a live person. Null for the other checks, in test mode, and when nothing could be scored. */
+            score: number | null;
         };
         /** @description Only on `GET /v1/sessions/{id}`: how screening decided the last run; null before a run has rested, or when it ended without screening. */
         SessionScreening: {
@@ -1072,6 +1200,20 @@ export interface components {
                 } | null;
             };
             submitted_at: string | null;
+            /** @description The liveness challenge of this session, when its workflow checks `liveness`; null otherwise. */
+            challenge: {
+                /** @constant */
+                object: "capture_challenge";
+                /** @description The moves to make, in order: the applicant turns their head to their own left (`turn_left`) or right (`turn_right`). */
+                steps: ("turn_left" | "turn_right")[];
+                /** @description How many frames to send (`PUT /v1/capture/challenge/frames/{index}`), and how large each may be. */
+                frames: {
+                    min: number;
+                    max: number;
+                    max_bytes: number;
+                };
+                frames_received: number;
+            } | null;
         };
         CaptureImageStored: {
             /** @constant */
@@ -1080,6 +1222,27 @@ export interface components {
             artifact: "front" | "back" | "selfie";
             width: number;
             height: number;
+        };
+        CaptureFrameStored: {
+            /** @constant */
+            object: "capture_frame";
+            index: number;
+            /** @description When the frame was taken, in milliseconds from the first frame, as sent. */
+            offset_ms: number;
+            width: number;
+            height: number;
+        };
+        CaptureImageCheck: {
+            /** @constant */
+            object: "capture_image_check";
+            /** @enum {string} */
+            artifact: "front" | "back" | "selfie";
+            /** @description Whether the run can use the image; when false, ask the applicant to take it again. */
+            usable: boolean;
+            /** @description Why not, in the codes of docs/reading.md; empty when usable. */
+            reasons: string[];
+            /** @description What to do, in plain words for the applicant; null when usable. */
+            message: string | null;
         };
         DataSubjectRequest: {
             /** @description Data subject request id (`dsr_…`, opaque). */
@@ -1134,7 +1297,7 @@ export interface components {
                     source: "artifact" | "upload";
                     session_id: string;
                     /** @enum {string} */
-                    artifact: "portrait" | "front" | "selfie" | "back";
+                    artifact: "portrait" | "front" | "selfie" | "back" | "frame_0" | "frame_1" | "frame_2" | "frame_3" | "frame_4" | "frame_5" | "frame_6" | "frame_7";
                     /** @constant */
                     content_type: "image/jpeg";
                     byte_size: number;
@@ -1160,7 +1323,8 @@ export interface components {
                      */
                     mode: "test" | "live";
                     session_id: string | null;
-                    artifact: ("portrait" | "front" | "selfie") | null;
+                    /** @description `back`: the back of a document, viewed by a reviewer in the console. */
+                    artifact: ("portrait" | "front" | "selfie" | "back") | null;
                     outcome: string;
                     request_id: string;
                     key_id: string | null;
@@ -1258,6 +1422,8 @@ export interface components {
                  * @description ISO 8601 instant, UTC.
                  */
                 occurredAt: string;
+                /** @description `kyc.session.completed` and `kyc.session.manual_review_requested`: the checks of the session as its read shows them (outcomes, reason codes, scores; no personal data). */
+                checks?: components["schemas"]["SessionCheck"][];
             };
         };
     };
@@ -5721,6 +5887,488 @@ export interface operations {
                         error?: {
                             /** @enum {unknown} */
                             code?: "invalid_image";
+                        };
+                    };
+                };
+            };
+            /** @description `rate_limit_exceeded` */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "X-RateLimit-Window": components["headers"]["XRateLimitWindow"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "rate_limit_exceeded";
+                        };
+                    };
+                };
+            };
+            /** @description `internal_error` */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "X-RateLimit-Window": components["headers"]["XRateLimitWindow"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "internal_error";
+                        };
+                    };
+                };
+            };
+            /** @description `service_unavailable` */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "X-RateLimit-Window": components["headers"]["XRateLimitWindow"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "service_unavailable";
+                        };
+                    };
+                };
+            };
+        };
+    };
+    putCaptureChallengeFramesByIndex: {
+        parameters: {
+            query: {
+                /** @description When the frame was taken, in milliseconds from the first frame. */
+                offset_ms: number;
+            };
+            header?: never;
+            path: {
+                /** @description `0` to `7`. */
+                index: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "image/jpeg": unknown;
+                "image/png": unknown;
+                "image/webp": unknown;
+                "application/octet-stream": unknown;
+            };
+        };
+        responses: {
+            /** @description The frame stored, with its size. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "X-RateLimit-Window": components["headers"]["XRateLimitWindow"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["CaptureFrameStored"];
+                    };
+                };
+            };
+            /** @description `invalid_json` */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "X-RateLimit-Window": components["headers"]["XRateLimitWindow"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "invalid_json";
+                        };
+                    };
+                };
+            };
+            /** @description `authentication_required`, `invalid_capture_token` */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "X-RateLimit-Window": components["headers"]["XRateLimitWindow"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "authentication_required" | "invalid_capture_token";
+                        };
+                    };
+                };
+            };
+            /** @description `resource_not_found` */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "X-RateLimit-Window": components["headers"]["XRateLimitWindow"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "resource_not_found";
+                        };
+                    };
+                };
+            };
+            /** @description `invalid_state_transition` */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "X-RateLimit-Window": components["headers"]["XRateLimitWindow"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "invalid_state_transition";
+                        };
+                    };
+                };
+            };
+            /** @description `capture_expired` */
+            410: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "X-RateLimit-Window": components["headers"]["XRateLimitWindow"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "capture_expired";
+                        };
+                    };
+                };
+            };
+            /** @description `file_too_large`, `request_too_large` */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "X-RateLimit-Window": components["headers"]["XRateLimitWindow"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "file_too_large" | "request_too_large";
+                        };
+                    };
+                };
+            };
+            /** @description `unsupported_file_type` */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "X-RateLimit-Window": components["headers"]["XRateLimitWindow"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "unsupported_file_type";
+                        };
+                    };
+                };
+            };
+            /** @description `invalid_image`, `validation_error` */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "X-RateLimit-Window": components["headers"]["XRateLimitWindow"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "invalid_image" | "validation_error";
+                        };
+                    };
+                };
+            };
+            /** @description `rate_limit_exceeded` */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "X-RateLimit-Window": components["headers"]["XRateLimitWindow"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "rate_limit_exceeded";
+                        };
+                    };
+                };
+            };
+            /** @description `internal_error` */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "X-RateLimit-Window": components["headers"]["XRateLimitWindow"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "internal_error";
+                        };
+                    };
+                };
+            };
+            /** @description `service_unavailable` */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "X-RateLimit-Window": components["headers"]["XRateLimitWindow"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "service_unavailable";
+                        };
+                    };
+                };
+            };
+        };
+    };
+    postCaptureImagesByArtifactCheck: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes the POST safe to retry: the first answer of a key is kept 24 hours per organization and mode, and a retry with the same key, path and body gets it again. Another path or body with the same key: 422 `idempotency_key_reused`; while the first is running: 409 `idempotency_key_in_use`; 5xx answers are not kept. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /** @description `front`, `back` or `selfie`. */
+                artifact: "front" | "back" | "selfie";
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                /**
+                 * @example {
+                 *       "document_type": "passport"
+                 *     }
+                 */
+                "application/json": components["schemas"]["CaptureImageCheckInput"];
+            };
+        };
+        responses: {
+            /** @description Whether the image is usable, why not, and what to tell the applicant. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "X-RateLimit-Window": components["headers"]["XRateLimitWindow"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["CaptureImageCheck"];
+                    };
+                };
+            };
+            /** @description `invalid_json` */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "X-RateLimit-Window": components["headers"]["XRateLimitWindow"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "invalid_json";
+                        };
+                    };
+                };
+            };
+            /** @description `authentication_required`, `invalid_capture_token` */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "X-RateLimit-Window": components["headers"]["XRateLimitWindow"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "authentication_required" | "invalid_capture_token";
+                        };
+                    };
+                };
+            };
+            /** @description `resource_not_found` */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "X-RateLimit-Window": components["headers"]["XRateLimitWindow"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "resource_not_found";
+                        };
+                    };
+                };
+            };
+            /** @description `idempotency_key_in_use`, `invalid_state_transition` */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "X-RateLimit-Window": components["headers"]["XRateLimitWindow"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "idempotency_key_in_use" | "invalid_state_transition";
+                        };
+                    };
+                };
+            };
+            /** @description `capture_expired` */
+            410: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "X-RateLimit-Window": components["headers"]["XRateLimitWindow"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "capture_expired";
+                        };
+                    };
+                };
+            };
+            /** @description `request_too_large` */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "X-RateLimit-Window": components["headers"]["XRateLimitWindow"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "request_too_large";
+                        };
+                    };
+                };
+            };
+            /** @description `idempotency_key_reused`, `validation_error` */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "X-RateLimit-Window": components["headers"]["XRateLimitWindow"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "idempotency_key_reused" | "validation_error";
                         };
                     };
                 };

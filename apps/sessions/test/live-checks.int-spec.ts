@@ -1,0 +1,265 @@
+/**
+ * What a live run decides and shows (contract §20, docs/sessions.md "Live runs"): each check with its reasons and
+ * score, stored on the session and its run, read back and carried by the resting event; the applicant compared with
+ * the document's holder; the template's document policy and thresholds. The sessions service runs in process
+ * against real Postgres and NATS (JetStream); the services it calls (applicants, screening, the reader in evidence)
+ * are played by responders on their subjects, so that each test chooses what the document says.
+ */
+import { after, before, beforeEach, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { jetstreamManager } from '@nats-io/jetstream';
+import {
+  eventStreamName,
+  SUBJECTS,
+  type Applicant,
+  type CaptureVerifyReply,
+  type CaptureVerifyRequest,
+  type DomainEvent,
+  type EvaluateRequest,
+  type IdvHolder,
+  type Principal,
+  type ReqOf,
+  type ResOf,
+  type Session,
+  type Subject,
+  type TemplateVersion,
+} from '@verity/contracts';
+import { DomainError } from '@verity/errors';
+import { newId } from '@verity/keys';
+import { createLogger, RpcServer } from '@verity/platform';
+import { query, startServiceUnderTest, testPrincipal, waitFor, type ServiceUnderTest } from '@verity/testing';
+import type { QueryRunner } from 'typeorm';
+import { SessionsModule } from '../src/app.module.js';
+import { SESSIONS_SERVICE, sessionsEnv } from '../src/config.js';
+import { CheckReasons1764400000000 } from '../src/database/migrations/1764400000000-CheckReasons.js';
+import { acceptEveryDebit, cleanScreening, NO_DOCUMENT_POLICY } from './peers.js';
+
+let svc: ServiceUnderTest<unknown>;
+let peers: RpcServer;
+const applicants = new Map<string, Applicant>();
+const templates = new Map<string, TemplateVersion>();
+const readings = new Map<string, CaptureVerifyReply>();
+const verifyRequests = new Map<string, CaptureVerifyRequest>();
+const evaluated = new Map<string, EvaluateRequest>();
+
+before(async () => {
+  svc = await startServiceUnderTest({
+    def: SESSIONS_SERVICE,
+    module: SessionsModule,
+    env: sessionsEnv,
+    vars: { CAPTURE_SECRET_KEY: 'sessions-live-checks-int-capture-key-0123', JOBS_POLL_MS: '200', OUTBOX_POLL_MS: '200' },
+  });
+  peers = new RpcServer(svc.nc, svc.root, 'peers', createLogger('sessions-live-checks-int', 'us', 'silent'));
+  peers.handle(SUBJECTS.applicantsGet, async (p) => structuredClone(applicants.get(p.id)) ?? Promise.reject(DomainError.notFound()));
+  peers.handle(SUBJECTS.templatesVersion, async (p) => templates.get(p.id) ?? Promise.reject(DomainError.notFound()));
+  acceptEveryDebit(peers);
+  peers.handle(SUBJECTS.screeningEvaluate, async (p) => {
+    if (p.context.document) evaluated.set(p.template_id, p);
+    return cleanScreening();
+  });
+  peers.handle(SUBJECTS.evidenceAvailable, async () => ({ capture_acquisition: 'camera', available_images: ['portrait', 'front', 'selfie'] }));
+  peers.handle(SUBJECTS.evidenceCaptureImages, async () => ({ images: { front: { width: 1600, height: 1000 }, back: null, selfie: { width: 720, height: 960 } }, frames: 0 }));
+  peers.handle(SUBJECTS.evidenceCaptureVerify, async (p) => {
+    verifyRequests.set(p.session_id, p);
+    return readings.get(p.session_id) ?? Promise.reject(new DomainError('internal_error'));
+  });
+  await svc.nc.flush();
+});
+
+after(async () => {
+  await peers?.close();
+  if (svc) await (await jetstreamManager(svc.nc)).streams.delete(eventStreamName(svc.root)).catch(() => undefined);
+  await svc?.close();
+});
+
+beforeEach(() => verifyRequests.clear());
+
+function call<S extends Subject>(p: Principal | null, subject: S, payload: ReqOf<S>): Promise<ResOf<S>> {
+  return svc.rpc.call(subject, payload, { principal: p, requestId: 'req_int_live_checks' });
+}
+
+const FINNISH_PASSPORT = { type: 'passport', issuing_country: 'FI', number: 'XP8271602', expiry_date: '2033-05-01' } as const;
+const AINO: IdvHolder = { family_name: 'LEHTINEN', given_names: ['AINO', 'KAARINA'], date_of_birth: '1988-02-14', nationality: 'FI' };
+
+/** What the reader answers for a capture: the document and holder, and its face checks with their scores. */
+function reading(holder: IdvHolder, over: Partial<CaptureVerifyReply['checks']> = {}, document: CaptureVerifyReply['document'] = FINNISH_PASSPORT): CaptureVerifyReply {
+  return {
+    document,
+    holder,
+    checks: {
+      document: { outcome: 'pass', reasons: [], score: null },
+      face_match: { outcome: 'pass', reasons: [], score: 0.873 },
+      liveness: { outcome: 'review', reasons: ['spoof_suspected'], score: 0.58 },
+      ...over,
+    },
+    available_images: ['portrait', 'front', 'selfie'],
+    selfie_fingerprint: null,
+  };
+}
+
+/** A live organization with an applicant of these names and a template of this policy. */
+function live(names: Pick<Applicant, 'family_name' | 'given_names' | 'date_of_birth'>, policy: Partial<TemplateVersion> = {}, checks: TemplateVersion['checks'] = ['document', 'face_match', 'liveness']) {
+  const p = testPrincipal({ mode: 'live', scopes: ['sessions:read', 'sessions:write'] });
+  const applicantId = newId('applicant');
+  applicants.set(applicantId, {
+    id: applicantId, object: 'applicant', mode: 'live', name_suffix: null, email: null, phone: null, address: null, external_id: null, erased: false,
+    created_at: new Date().toISOString(), ...names,
+  });
+  const templateId = newId('workflowTemplate');
+  templates.set(templateId, {
+    id: templateId, mode: 'live', name: 'KYC', version: 2, checks, screening_rules: [], metadata: {}, device_intelligence: false, photo_upload: false,
+    review_threshold: 0.5, signing_document: null, ...NO_DOCUMENT_POLICY, ...policy,
+  });
+  return { p, applicantId, templateId };
+}
+
+/** A live session of the fixture, captured, submitted and run to its resting status on `read`. */
+async function runLive(f: ReturnType<typeof live>, read: CaptureVerifyReply): Promise<Session> {
+  const s = await call(f.p, SUBJECTS.sessionsCreate, { body: { applicant_id: f.applicantId, workflow_template_id: f.templateId } });
+  readings.set(s.id, read);
+  const caller = { session_id: s.id, org_id: f.p.org_id, mode: 'live' as const };
+  const connection = { ip: '192.0.2.10', user_agent: 'IntTest/1', device_id: null };
+  await call(null, SUBJECTS.sessionsCaptureImageStored, { caller, artifact: 'front', connection });
+  await call(null, SUBJECTS.sessionsCaptureImageStored, { caller, artifact: 'selfie', connection });
+  await call(null, SUBJECTS.sessionsCaptureSubmit, { caller, body: { acquisition: 'camera' }, connection });
+  return waitFor(async () => {
+    const r = await call(f.p, SUBJECTS.sessionsGet, { id: s.id });
+    return ['completed', 'manual_review', 'errored'].includes(r.status) ? r : undefined;
+  }, 10_000);
+}
+
+async function outboxEvents(sessionId: string): Promise<DomainEvent[]> {
+  const rows = await query<{ event: DomainEvent }>(svc.db.url, `SELECT event FROM sessions.outbox WHERE session_id = $1 ORDER BY seq`, [sessionId]);
+  return rows.map((r) => r.event);
+}
+
+const aino = { family_name: 'Lehtinen', given_names: ['Aino'], date_of_birth: '1988-02-14' };
+
+describe('checks with their reasons and score', () => {
+  it('a live run stores every check with reasons and score, on the session and its run; the read and the resting event carry them', async () => {
+    const f = live(aino, {}, ['document', 'face_match', 'liveness', 'watchlist']);
+    const s = await runLive(f, reading(AINO));
+    const expected = [
+      { type: 'document', outcome: 'pass', reasons: [], score: null },
+      { type: 'face_match', outcome: 'pass', reasons: [], score: 0.873 },
+      { type: 'liveness', outcome: 'review', reasons: ['spoof_suspected'], score: 0.58 },
+      { type: 'watchlist', outcome: 'error', reasons: ['provider_not_configured'], score: null },
+    ];
+    assert.deepEqual([s.status, s.outcome], ['manual_review', null]);
+    assert.deepEqual(s.checks, expected);
+    const [row] = await query<{ checks: unknown; run: unknown }>(
+      svc.db.url,
+      `SELECT s.checks, r.checks AS run FROM sessions.sessions s JOIN sessions.runs r ON r.session_id = s.id WHERE s.id = $1`,
+      [s.id],
+    );
+    assert.deepEqual([row!.checks, row!.run], [expected, expected]);
+    const events = await outboxEvents(s.id);
+    assert.deepEqual(events.map((e) => [e.type, e.data.checks]), [['kyc.session.manual_review_requested', expected]]);
+    // the list carries the same checks
+    const page = await call(f.p, SUBJECTS.sessionsList, {});
+    assert.deepEqual(page.data.find((x) => x.id === s.id)?.checks, expected);
+
+    // a reviewer's decision completes it: that event carries the checks too
+    await call(f.p, SUBJECTS.sessionsDecision, { id: s.id, body: { outcome: 'approved', reason: 'liveness looked fine' } });
+    const decided = (await outboxEvents(s.id)).at(-1)!;
+    assert.deepEqual([decided.type, decided.data.outcome, decided.data.checks], ['kyc.session.completed', 'approved', expected]);
+  });
+
+  it('the template\'s thresholds reach the reader; a template without overrides sends none', async () => {
+    const tuned = live(aino, { thresholds: { faceMatchPass: 0.8, faceMatchReview: 0.7 } });
+    const a = await runLive(tuned, reading(AINO));
+    assert.deepEqual(verifyRequests.get(a.id)?.thresholds, { faceMatchPass: 0.8, faceMatchReview: 0.7 });
+    const plain = await runLive(live(aino), reading(AINO));
+    assert.equal('thresholds' in verifyRequests.get(plain.id)!, false);
+  });
+});
+
+describe('the person on the document is the person the integrator named', () => {
+  it('another person\'s passport: document review with applicant_mismatch, the run in manual review, the applicant as it was', async () => {
+    const f = live({ family_name: 'Lovelace', given_names: ['Ada'], date_of_birth: null });
+    const before = structuredClone(applicants.get(f.applicantId));
+    const s = await runLive(f, reading(AINO, { liveness: { outcome: 'pass', reasons: [], score: 0.8 } }));
+    assert.deepEqual([s.status, s.outcome], ['manual_review', null]);
+    assert.deepEqual(s.checks[0], { type: 'document', outcome: 'review', reasons: ['applicant_mismatch'], score: null });
+    // what was read stays the document's
+    assert.deepEqual(s.idv?.holder, AINO);
+    assert.deepEqual(applicants.get(f.applicantId), before);
+    // screening saw both: the contract's names as applicant.*, the holder and the comparison as document.*
+    const ctx = evaluated.get(f.templateId)!.context;
+    assert.equal(ctx.applicant.familyName, 'LEHTINEN');
+    assert.deepEqual(ctx.document, { type: 'passport', familyName: 'LEHTINEN', givenNames: ['AINO', 'KAARINA'], dateOfBirth: '1988-02-14', issuingCountry: 'FI', nationality: 'FI', applicantMatch: false });
+  });
+
+  it('the same person spelled another way passes; a different date of birth does not', async () => {
+    const same = await runLive(live({ family_name: 'Lehtinen', given_names: ['A.', 'Kaarina'], date_of_birth: '1988-02-14' }), reading(AINO, { liveness: { outcome: 'pass', reasons: [], score: 0.8 } }));
+    assert.deepEqual([same.status, same.outcome, same.checks[0]!.outcome], ['completed', 'approved', 'pass']);
+    const dob = await runLive(live({ ...aino, date_of_birth: '1988-02-15' }), reading(AINO));
+    assert.deepEqual(dob.checks[0], { type: 'document', outcome: 'review', reasons: ['applicant_mismatch'], score: null });
+  });
+
+  it('a template that fails a mismatch declines the run', async () => {
+    const s = await runLive(live({ family_name: 'Lovelace', given_names: ['Ada'], date_of_birth: null }, { applicant_mismatch: 'fail' }), reading(AINO, { liveness: { outcome: 'pass', reasons: [], score: 0.8 } }));
+    assert.deepEqual([s.status, s.outcome], ['completed', 'declined']);
+    assert.deepEqual(s.checks[0], { type: 'document', outcome: 'fail', reasons: ['applicant_mismatch'], score: null });
+  });
+});
+
+describe('the document policy of the template', () => {
+  const passing = { liveness: { outcome: 'pass' as const, reasons: [], score: 0.8 } };
+
+  it('a holder under the minimum age fails document with underage: declined', async () => {
+    const year = new Date().getUTCFullYear();
+    const child = { ...AINO, date_of_birth: `${year - 16}-01-01` };
+    const s = await runLive(live({ ...aino, date_of_birth: child.date_of_birth }, { minimum_age: 18 }), reading(child, passing));
+    assert.deepEqual([s.status, s.outcome], ['completed', 'declined']);
+    assert.deepEqual(s.checks[0], { type: 'document', outcome: 'fail', reasons: ['underage'], score: null });
+    const adult = await runLive(live(aino, { minimum_age: 18 }), reading(AINO, passing));
+    assert.deepEqual([adult.status, adult.outcome], ['completed', 'approved']);
+  });
+
+  it('a document type or an issuer the template does not accept fails document with its reason', async () => {
+    const type = await runLive(live(aino, { accepted_document_types: ['identity_card', 'driver_license'] }), reading(AINO, passing));
+    assert.deepEqual(type.checks[0], { type: 'document', outcome: 'fail', reasons: ['document_type_not_accepted'], score: null });
+    const issuer = await runLive(live(aino, { accepted_issuing_countries: ['SE', 'NO'] }), reading(AINO, passing));
+    assert.deepEqual(issuer.checks[0], { type: 'document', outcome: 'fail', reasons: ['issuer_not_accepted'], score: null });
+    const accepted = await runLive(live(aino, { accepted_document_types: ['passport'], accepted_issuing_countries: ['FI'] }), reading(AINO, passing));
+    assert.deepEqual([accepted.status, accepted.outcome], ['completed', 'approved']);
+  });
+
+  it('a document that could not be read is judged by the reader alone', async () => {
+    const unread: CaptureVerifyReply = { ...reading(AINO, passing), document: null, holder: null };
+    unread.checks.document = { outcome: 'review', reasons: ['unreadable'], score: null };
+    const s = await runLive(live({ family_name: 'Lovelace', given_names: ['Ada'], date_of_birth: null }, { minimum_age: 18, accepted_document_types: ['identity_card'] }), unread);
+    assert.deepEqual(s.checks[0], { type: 'document', outcome: 'review', reasons: ['unreadable'], score: null });
+  });
+});
+
+describe('rows written before reasons and scores', () => {
+  it('read with no reasons and no score; the migration completes them, sessions and runs alike, and leaves complete rows alone', async () => {
+    const p = testPrincipal({ mode: 'test', scopes: ['sessions:read'] });
+    const id = newId('session');
+    const old = [{ type: 'document', outcome: 'pass' }, { type: 'watchlist', outcome: 'review' }];
+    await query(
+      svc.db.url,
+      `INSERT INTO sessions.sessions (id, org_id, mode, applicant_id, workflow_template_id, template_version, status, outcome, expected_outcome, checks, metadata)
+       VALUES ($1, $2, 'test', $3, $4, 1, 'manual_review', NULL, 'review', $5, '{}')`,
+      [id, p.org_id, newId('applicant'), newId('workflowTemplate'), JSON.stringify(old)],
+    );
+    await query(
+      svc.db.url,
+      `INSERT INTO sessions.runs (session_id, template_id, template_version, expected_outcome, checks, findings, screening, status) VALUES ($1, 'wft_x', 1, 'review', $2, '[]', 'null', 'manual_review')`,
+      [id, JSON.stringify(old)],
+    );
+    const complete = [{ type: 'document', outcome: 'pass', reasons: [], score: null }, { type: 'watchlist', outcome: 'review', reasons: [], score: null }];
+    assert.deepEqual((await call(p, SUBJECTS.sessionsGet, { id })).checks, complete);
+
+    const runner = { query: (sql: string) => query(svc.db.url, sql) } as unknown as QueryRunner;
+    await new CheckReasons1764400000000().up(runner);
+    const [row] = await query<{ checks: unknown; run: unknown }>(svc.db.url, `SELECT s.checks, r.checks AS run FROM sessions.sessions s JOIN sessions.runs r ON r.session_id = s.id WHERE s.id = $1`, [id]);
+    assert.deepEqual([row!.checks, row!.run], [complete, complete]);
+    // again: nothing left to do, nothing changed
+    await new CheckReasons1764400000000().up(runner);
+    const [again] = await query<{ checks: unknown }>(svc.db.url, `SELECT checks FROM sessions.sessions WHERE id = $1`, [id]);
+    assert.deepEqual(again!.checks, complete);
+  });
+});
