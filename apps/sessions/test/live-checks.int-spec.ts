@@ -174,6 +174,37 @@ describe('checks with their reasons and score', () => {
   });
 });
 
+describe('a selfie seen before (docs/reading.md)', () => {
+  it('the same picture for another applicant of the organization: face match review with selfie_seen_before; the same applicant again, another picture or another organization are not flagged', async () => {
+    const withSelfie = (fingerprint: string) => ({ ...reading(AINO, { liveness: { outcome: 'pass', reasons: [], score: 0.8 } }), selfie_fingerprint: fingerprint });
+    const f = live(aino);
+    /** Another applicant of the fixture's organization, of the same names (the document matches them too). */
+    const anotherApplicant = (fx: ReturnType<typeof live>) => {
+      const id = newId('applicant');
+      applicants.set(id, { ...applicants.get(fx.applicantId)!, id });
+      return { ...fx, applicantId: id };
+    };
+    const first = await runLive(f, withSelfie('a5a5a5a5a5a5a5a5'));
+    assert.deepEqual([first.status, first.outcome], ['completed', 'approved']);
+    // the same applicant again: a retry, not someone else
+    assert.equal((await runLive(f, withSelfie('a5a5a5a5a5a5a5a5'))).outcome, 'approved');
+    // another applicant with the same picture, re-encoded (3 bits apart)
+    const other = await runLive(anotherApplicant(f), withSelfie('a5a5a5a5a5a5a5a2'));
+    assert.deepEqual([other.status, other.outcome], ['manual_review', null]);
+    assert.deepEqual(other.checks[1], { type: 'face_match', outcome: 'review', reasons: ['selfie_seen_before'], score: 0.873 });
+    // another picture, and the same picture in another organization
+    assert.equal((await runLive(anotherApplicant(f), withSelfie('5a5a5a5a5a5a5a5a'))).outcome, 'approved');
+    assert.equal((await runLive(live(aino), withSelfie('a5a5a5a5a5a5a5a5'))).outcome, 'approved');
+    // a workflow without face match: liveness carries it
+    const livenessOnly = live(aino, {}, ['document', 'liveness']);
+    await runLive(livenessOnly, withSelfie('0123456789abcdef'));
+    const copy = await runLive(anotherApplicant(livenessOnly), withSelfie('0123456789abcdef'));
+    assert.deepEqual(copy.checks[1], { type: 'liveness', outcome: 'review', reasons: ['selfie_seen_before'], score: 0.8 });
+    const [n] = await query<{ n: number }>(svc.db.url, `SELECT count(*)::int AS n FROM sessions.selfie_fingerprints WHERE org_id = $1`, [f.p.org_id]);
+    assert.equal(n!.n, 4, 'one fingerprint per run of the organization');
+  });
+});
+
 describe('the person on the document is the person the integrator named', () => {
   it('another person\'s passport: document review with applicant_mismatch, the run in manual review, the applicant as it was', async () => {
     const f = live({ family_name: 'Lovelace', given_names: ['Ada'], date_of_birth: null });

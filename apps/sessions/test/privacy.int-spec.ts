@@ -6,7 +6,7 @@
  */
 import { after, before, beforeEach, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import { jetstreamManager } from '@nats-io/jetstream';
 import {
   eventStreamName,
@@ -166,7 +166,8 @@ async function capture(caller: CaptureCaller, x: Person): Promise<void> {
     holder: { family_name: x.family.toUpperCase(), given_names: [x.given.toUpperCase()], date_of_birth: '1980-02-03', nationality: 'NLD' },
     checks: { document: { outcome: 'pass', reasons: [], score: null }, face_match: { outcome: 'pass', reasons: [], score: 0.91 }, liveness: { outcome: 'pass', reasons: [], score: 0.8 } },
     available_images: ['portrait', 'front', 'selfie'],
-    selfie_fingerprint: null,
+    // each person's own selfie: none within reach of another's
+    selfie_fingerprint: createHash('sha256').update(x.meta).digest('hex').slice(0, 16),
   });
   const connection = { ip: x.ip, user_agent: x.userAgent, device_id: `dev_${x.meta}` };
   await call(null, SUBJECTS.sessionsCaptureGet, { caller, connection });
@@ -265,17 +266,19 @@ describe('sessions.privacy.export.v1 and sessions.privacy.erase.v1', () => {
     const stored = await search(needles(person));
     for (const t of ['sessions', 'devices']) assert.ok(stored.some((f) => f.startsWith(`${t}:`)), `${t} holds the person before (found: ${stored.join(', ')})`);
     assert.equal(await count(`SELECT 1 FROM sessions.document_numbers WHERE session_id = $1`, [captured]), 1);
+    assert.equal(await count(`SELECT 1 FROM sessions.selfie_fingerprints WHERE session_id = $1`, [captured]), 1);
     const untouchedBefore = await rowsOf(untouched);
 
     const erased = await call(live, SUBJECTS.sessionsPrivacyErase, { applicant_id: applicantId, session_ids: [] });
     assert.deepEqual(erased, {
-      erased: { sessions: 2, email_log: 2, devices: 1, document_numbers: 1, jobs: 1, runs: 0 },
+      erased: { sessions: 2, email_log: 2, devices: 1, document_numbers: 1, selfie_fingerprints: 1, jobs: 1, runs: 0 },
       session_ids: [waiting.id, captured],
     });
 
     assert.deepEqual(await search(needles(person)), [], 'no row of the sessions schema holds the person');
     assert.equal(await count(`SELECT 1 FROM sessions.devices WHERE session_id = ANY($1)`, [[captured, waiting.id]]), 0);
     assert.equal(await count(`SELECT 1 FROM sessions.document_numbers WHERE session_id = ANY($1)`, [[captured, waiting.id]]), 0);
+    assert.equal(await count(`SELECT 1 FROM sessions.selfie_fingerprints WHERE session_id = ANY($1)`, [[captured, waiting.id]]), 0);
     assert.equal(await count(`SELECT 1 FROM sessions.jobs WHERE session_id = ANY($1)`, [[captured, waiting.id]]), 0);
     const emails = await query<{ recipient: string; subject: string; status: string }>(svc.db.url, `SELECT recipient, subject, status FROM sessions.email_log WHERE session_id = ANY($1) ORDER BY seq`, [[captured, waiting.id]]);
     assert.deepEqual(emails, [
@@ -314,7 +317,7 @@ describe('sessions.privacy.export.v1 and sessions.privacy.erase.v1', () => {
     // again: nothing left, the same sessions named, nothing changed
     const rowsAfter = await rowsOf([captured, waiting.id]);
     assert.deepEqual(await call(live, SUBJECTS.sessionsPrivacyErase, { applicant_id: applicantId, session_ids: [] }), {
-      erased: { sessions: 0, email_log: 0, devices: 0, document_numbers: 0, jobs: 0, runs: 0 },
+      erased: { sessions: 0, email_log: 0, devices: 0, document_numbers: 0, selfie_fingerprints: 0, jobs: 0, runs: 0 },
       session_ids: [waiting.id, captured],
     });
     assert.deepEqual(await rowsOf([captured, waiting.id]), rowsAfter);
@@ -340,7 +343,7 @@ describe('sessions.privacy.export.v1 and sessions.privacy.erase.v1', () => {
 
     const reply = await call(test, SUBJECTS.sessionsPrivacyErase, { applicant_id: applicantId, session_ids: [] });
     assert.deepEqual(reply, {
-      erased: { sessions: 2, email_log: 2, devices: 0, document_numbers: 0, jobs: 0, runs: 2 },
+      erased: { sessions: 2, email_log: 2, devices: 0, document_numbers: 0, selfie_fingerprints: 0, jobs: 0, runs: 2 },
       session_ids: [inReview.id, decided],
     });
     assert.deepEqual(await search(needles(person)), []);
@@ -397,7 +400,7 @@ describe('sessions.privacy.export.v1 and sessions.privacy.erase.v1', () => {
     for (const applicant_id of [newId('applicant'), 'app_nope', '']) {
       assert.deepEqual(await call(p, SUBJECTS.sessionsPrivacyExport, { applicant_id, session_ids: [] }), { sessions: [], email_log: [], session_ids: [] });
       assert.deepEqual(await call(p, SUBJECTS.sessionsPrivacyErase, { applicant_id, session_ids: [] }), {
-        erased: { sessions: 0, email_log: 0, devices: 0, document_numbers: 0, jobs: 0, runs: 0 },
+        erased: { sessions: 0, email_log: 0, devices: 0, document_numbers: 0, selfie_fingerprints: 0, jobs: 0, runs: 0 },
         session_ids: [],
       });
     }
@@ -434,10 +437,11 @@ describe('sessions.admin.purge-test-data.v1', () => {
     applicant(otherTest, c, newPerson());
     const testSessions = [await decidedTestSession(test, a, newPerson()), (await create(test, a, template(test), { expected_outcome: 'pass' })).id];
     await resting(test, testSessions[1]!);
-    // a queued job, a device and a document number of a test session (the capture flow is live-only; rows as it would write them)
+    // a queued job, a device, a document number and a selfie fingerprint of a test session (the capture flow is live-only; rows as it would write them)
     await query(svc.db.url, `INSERT INTO sessions.jobs (kind, session_id, principal, run_after) VALUES ('test_run', $1, $2, now() + interval '1 hour')`, [testSessions[1], JSON.stringify(test)]);
     await query(svc.db.url, `INSERT INTO sessions.devices (org_id, mode, device_id, session_id, ip) VALUES ($1, 'test', 'dev_1', $2, '192.0.2.1')`, [orgId, testSessions[1]]);
     await query(svc.db.url, `INSERT INTO sessions.document_numbers (org_id, mode, number_hash, applicant_id, session_id) VALUES ($1, 'test', 'h1', $2, $3)`, [orgId, a, testSessions[1]]);
+    await query(svc.db.url, `INSERT INTO sessions.selfie_fingerprints (org_id, mode, fingerprint, applicant_id, session_id) VALUES ($1, 'test', x'00ff00ff00ff00ff', $2, $3)`, [orgId, a, testSessions[1]]);
     const liveSessions = [await capturedLiveSession(live, b, holder)];
     const otherSessions = [await decidedTestSession(otherTest, c, newPerson())];
     await waitFor(async () => (await count(`SELECT 1 FROM sessions.outbox WHERE session_id = ANY($1) AND relayed_at IS NULL`, [[...testSessions, ...liveSessions, ...otherSessions]])) === 0, 5000);

@@ -105,7 +105,7 @@ export async function seed(dbUrl: string, spec: SeedSpec, log: (line: string) =>
     const step = `(interval '365 days' / ${N})`;
     const base = `(now() - interval '365 days')`;
     await c.query(`TRUNCATE accounts.api_keys, accounts.wallet_debits, accounts.organizations, applicants.applicants, webhook_delivery.attempts CASCADE`);
-    await c.query(`TRUNCATE sessions.sessions, sessions.outbox, sessions.runs, sessions.jobs, sessions.email_log, sessions.devices, sessions.document_numbers CASCADE`);
+    await c.query(`TRUNCATE sessions.sessions, sessions.outbox, sessions.runs, sessions.jobs, sessions.email_log, sessions.devices, sessions.document_numbers, sessions.selfie_fingerprints CASCADE`);
     const saved = await dropIndexes(c);
     const batch = async (label: string, total: number, size: number, sql: (from: number, to: number) => string) => {
       const t0 = performance.now();

@@ -28,6 +28,7 @@ export const REASON_WORDS: Record<string, string> = {
   blurred: 'The selfie is blurred.',
   similarity_low: "The selfie's face is not clearly the document holder's.",
   selfie_is_document_copy: "The selfie is the document's own portrait, or a picture of it.",
+  selfie_seen_before: 'The same selfie was sent in another applicant’s verification of this organization.',
   // liveness
   spoof_suspected: 'The faces may be a photo of a photo, a print or a screen.',
   still_image: 'Nothing shows a live capture: a single still image, no head-turn challenge.',

@@ -96,16 +96,17 @@ export class PrivacyRepository {
         WHERE session_id = ANY($1::text[]) AND (recipient <> $2 OR subject <> $2 OR status = 'pending') RETURNING 1`,
       [ids, ERASED_TEXT],
     );
-    // the owner first: both tables' keys begin with it
+    // the owner first: these tables' keys begin with it
     const ofOwner = (table: string) =>
       counted(q, `DELETE FROM sessions.${table} WHERE org_id = $1 AND mode = $2 AND session_id = ANY($3::text[]) RETURNING 1`, [owner.org_id, owner.mode, ids]);
     const devices = await ofOwner('devices');
     const documentNumbers = await ofOwner('document_numbers');
+    const selfieFingerprints = await ofOwner('selfie_fingerprints');
     // findings describe the person (a list match); the check outcomes and screening's rule trace (names of rules and fields) stay
     const runs = await counted(q, `UPDATE sessions.runs SET findings = '[]'::jsonb WHERE session_id = ANY($1::text[]) AND findings <> '[]'::jsonb RETURNING 1`, [ids]);
     return {
       sessions,
-      counts: { sessions: sessions.length, email_log: emailLog, devices, document_numbers: documentNumbers, jobs, runs },
+      counts: { sessions: sessions.length, email_log: emailLog, devices, document_numbers: documentNumbers, selfie_fingerprints: selfieFingerprints, jobs, runs },
     };
   }
 
@@ -127,7 +128,8 @@ export class PrivacyRepository {
     const emailLog = await bySession('email_log');
     const devices = await ofOrg('devices');
     const documentNumbers = await ofOrg('document_numbers');
+    const selfieFingerprints = await ofOrg('selfie_fingerprints');
     const sessions = await counted(q, `DELETE FROM sessions.sessions WHERE id = ANY($1::text[]) RETURNING 1`, [ids]);
-    return { sessions, runs, jobs, outbox, email_log: emailLog, devices, document_numbers: documentNumbers };
+    return { sessions, runs, jobs, outbox, email_log: emailLog, devices, document_numbers: documentNumbers, selfie_fingerprints: selfieFingerprints };
   }
 }

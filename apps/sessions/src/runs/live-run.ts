@@ -26,6 +26,11 @@ export const NOT_CONFIGURED = 'provider_not_configured';
 const RPC_TIMEOUT_MS = 4000;
 /** Verifications a ring walk visits at most; a larger group is reported as truncated. */
 export const RING_WALK_LIMIT = 50;
+/**
+ * Bits at most between two selfie fingerprints of one picture (re-encoded, rescaled, mirrored, re-lit: 0–4 measured;
+ * another person's about 36 apart; docs/reading.md, "A selfie seen before").
+ */
+export const SELFIE_SEEN_BITS = 6;
 
 /** What a live run found, before screening and the resting status. */
 export interface LiveFindings {
@@ -38,8 +43,8 @@ export interface LiveFindings {
  * The reading half of a live run (docs/capture.md): the region's reader reads the capture, stores its evidence and
  * judges `document`, `face_match` and `liveness`; device intelligence is computed from what the capture saw and
  * the organization's history; a check needing a data provider the region has not configured ends `error`; and
- * the screening context carries the names read from the document. Writes only the run's device and document
- * history, in the caller's transaction.
+ * the screening context carries the names read from the document. Writes only the run's device, document and
+ * selfie history, in the caller's transaction.
  */
 @Injectable()
 export class LiveRun implements OnApplicationBootstrap {
@@ -73,6 +78,9 @@ export class LiveRun implements OnApplicationBootstrap {
     const intel = await this.device(q, s, read, applicant);
     const device = deviceCheckOutcome(intel);
     const comparison = read?.holder ? compareApplicant(applicant, read.holder) : null;
+    // the same selfie sent before for another applicant of the organization: a person looks (face match, else liveness)
+    const seenBefore = read?.selfie_fingerprint ? await this.repo.noteSelfie(q, s, read.selfie_fingerprint, s.applicant_id, s.id, SELFIE_SEEN_BITS) : [];
+    const flagged = types.includes('face_match') ? 'face_match' : 'liveness';
     const day = new Date().toISOString().slice(0, 10);
     const checks = types.map((type): CheckResult => {
       switch (type) {
@@ -85,7 +93,8 @@ export class LiveRun implements OnApplicationBootstrap {
         case 'liveness': {
           if (!read) return { type, outcome: 'error', reasons: [NOT_CONFIGURED], score: null };
           const v = read.checks[type];
-          return { type, outcome: v.outcome, reasons: [...v.reasons], score: v.score ?? null };
+          const check: CheckResult = { type, outcome: v.outcome, reasons: [...v.reasons], score: v.score ?? null };
+          return seenBefore.length > 0 && type === flagged ? selfieSeenBefore(check) : check;
         }
         case 'device':
           return { type, outcome: device.outcome, reasons: [...device.reasons], score: null };
@@ -136,6 +145,11 @@ export class LiveRun implements OnApplicationBootstrap {
   private documentHash(orgId: string, d: NonNullable<CaptureVerifyReply['document']>): string {
     return createHmac('sha256', this.cfg.CAPTURE_SECRET_KEY).update(`document:${orgId}:${d.issuing_country ?? ''}:${d.type}:${d.number}`).digest('hex');
   }
+}
+
+/** A check whose selfie was seen in another applicant's session: `selfie_seen_before`, and a pass goes to review. */
+export function selfieSeenBefore(c: CheckResult): CheckResult {
+  return { ...c, outcome: c.outcome === 'pass' ? 'review' : c.outcome, reasons: [...c.reasons, 'selfie_seen_before'] };
 }
 
 /**

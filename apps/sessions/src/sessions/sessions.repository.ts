@@ -516,13 +516,36 @@ export class SessionsRepository {
   }
 
   /**
-   * A run that lost its session to an erasure committed meanwhile: drops the document number it recorded, which the
-   * erasure could not see yet. Nothing when the session is not erased.
+   * Records the run's selfie fingerprint (16 hex digits) and answers the organization's earlier sessions of another
+   * applicant whose selfie is within `maxBits` bits of it, newest first (at most 5): the same picture sent again.
+   */
+  async noteSelfie(q: Queryable, owner: Owner, fingerprint: string, applicantId: string, sessionId: string, maxBits: number): Promise<string[]> {
+    await q.rows(
+      `INSERT INTO sessions.selfie_fingerprints (org_id, mode, fingerprint, applicant_id, session_id)
+       SELECT $1, $2, ('x' || $3)::bit(64), $4, $5 WHERE EXISTS (SELECT 1 FROM sessions.sessions WHERE id = $5 AND erased_at IS NULL)
+       ON CONFLICT (org_id, mode, session_id) DO UPDATE SET fingerprint = EXCLUDED.fingerprint`,
+      [owner.org_id, owner.mode, fingerprint, applicantId, sessionId],
+    );
+    const rows = await q.rows<{ session_id: string }>(
+      `SELECT session_id FROM sessions.selfie_fingerprints
+        WHERE org_id = $1 AND mode = $2 AND applicant_id <> $4 AND session_id <> $5
+          AND bit_count(fingerprint # ('x' || $3)::bit(64)) <= $6
+        ORDER BY created_at DESC LIMIT 5`,
+      [owner.org_id, owner.mode, fingerprint, applicantId, sessionId, maxBits],
+    );
+    return rows.map((r) => r.session_id);
+  }
+
+  /**
+   * A run that lost its session to an erasure committed meanwhile: drops the document number and selfie fingerprint
+   * it recorded, which the erasure could not see yet. Nothing when the session is not erased.
    */
   async dropRunOfErased(q: Queryable, sessionId: string): Promise<void> {
-    await q.rows(
-      `DELETE FROM sessions.document_numbers WHERE session_id = $1 AND EXISTS (SELECT 1 FROM sessions.sessions WHERE id = $1 AND erased_at IS NOT NULL)`,
-      [sessionId],
-    );
+    for (const table of ['document_numbers', 'selfie_fingerprints']) {
+      await q.rows(
+        `DELETE FROM sessions.${table} WHERE session_id = $1 AND EXISTS (SELECT 1 FROM sessions.sessions WHERE id = $1 AND erased_at IS NOT NULL)`,
+        [sessionId],
+      );
+    }
   }
 }
