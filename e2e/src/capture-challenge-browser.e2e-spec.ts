@@ -163,10 +163,10 @@ describe('the liveness challenge and the retake prompt in Chromium, against the 
     await heading(page, 'Let’s check your identity');
     await page.getByRole('button', { name: 'I agree, start' }).click();
     await heading(page, 'Which document will you use?');
-    await page.getByRole('button', { name: 'Passport' }).click();
-
-    // the blurred passport: whatever the page's own hint says, the region's reader asks for a retake
+    // the blurred passport, in the camera before the page opens it: whatever the page's own hint says, the region's
+    // reader asks for a retake
     camera(await still(blurred, DOCUMENT_FRAME));
+    await page.getByRole('button', { name: 'Passport' }).click();
     await heading(page, 'Photo page of your passport');
     await takePhoto(page);
     await page.locator('#accept-button').click();

@@ -16,7 +16,7 @@ import { startOwnStack, type OwnStack } from './own-stack.js';
 import { eventsOnceEach, streamEvents } from './sessions-support.js';
 
 /** Live captures submitted per scenario. */
-const N = 8;
+const N = 5;
 const EXPECTED_EVENT: Record<string, string> = { completed: 'kyc.session.completed', manual_review: 'kyc.session.manual_review_requested' };
 const op = { principal: null, requestId: 'req_e2e_capture_crash' };
 

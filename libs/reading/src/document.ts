@@ -200,6 +200,13 @@ async function inkImage(g: Grey): Promise<Buffer> {
   return sharp(out, { raw: { width: g.width, height: g.height, channels: 1 } }).png({ compressionLevel: 1 }).toBuffer();
 }
 
+/**
+ * The printed side is first flattened at this share of `FLAT_PX_PER_MM` for its OCR: printed values stay 25 px or
+ * more tall, which Tesseract mostly reads as well, in two thirds of the pixels (its time grows with them). What
+ * does not agree at that scale is read again at full scale, so that a misread never stands as a mismatch.
+ */
+const PRINTED_SCALE = 0.8;
+
 /** Fewer words than this in the printed zone: nothing is printed where the holder's data goes. */
 const MIN_PRINTED_WORDS = 4;
 
@@ -215,10 +222,20 @@ function maybeTruncated(read: DocumentRead): boolean {
 
 /**
  * The printed side within `quad`: flattened, its printed zone read and compared with the read, its portrait zone
- * cut out. Null when it is no document of the format (wrong proportions, nothing printed in its printed zone).
+ * cut out. Null when it is no document of the format (wrong proportions, nothing printed in its printed zone). Read
+ * at `PRINTED_SCALE` first; nothing printed, a disagreement or too little read is read again at full scale before it stands.
  */
 async function readPrintedSide(r: Readers, s: Side, quad: Quad, size: DocumentSize, found: Found, today: string): Promise<{ printed: PrintedFields; portraitZone: Buffer } | null> {
-  const flat = flattenQuad(r.cv, s, quad, size, 3);
+  let printed = await readPrintedZone(r, s, quad, size, found, today, PRINTED_SCALE);
+  if (!printed || printedVerdict(printed) !== null) printed = (await readPrintedZone(r, s, quad, size, found, today, 1)) ?? printed;
+  if (!printed) return null;
+  const portraitZone = await zoneInPhoto(s, quad, PORTRAIT_ZONE[size]).jpeg({ quality: 92 }).toBuffer();
+  return { printed, portraitZone };
+}
+
+/** The printed zone of the side within `quad`, flattened at `scale`, read and compared with the read; null when nothing is printed there. */
+async function readPrintedZone(r: Readers, s: Side, quad: Quad, size: DocumentSize, found: Found, today: string, scale: number): Promise<PrintedFields | null> {
+  const flat = flattenQuad(r.cv, s, quad, size, 3, scale);
   if (!flat) return null;
   const zone = zoneOf(flat, PRINTED_ZONE[size]).greyscale();
   const words = await r.printed.words(await inkImage(await toGrey(zone.clone())));
@@ -229,8 +246,7 @@ async function readPrintedSide(r: Readers, s: Side, quad: Quad, size: DocumentSi
   let printed = compare(words);
   // blurred print loses its thin strokes to the ink threshold (labels first): once more on the grey zone itself
   if (printedVerdict(printed) === 'printed_data_unreadable') printed = compare(await r.printed.words(await zone.normalise().png({ compressionLevel: 1 }).toBuffer()));
-  const portraitZone = await zoneInPhoto(s, quad, PORTRAIT_ZONE[size]).jpeg({ quality: 92 }).toBuffer();
-  return { printed, portraitZone };
+  return printed;
 }
 
 /**

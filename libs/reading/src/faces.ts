@@ -49,7 +49,6 @@ interface HumanLike {
   load(): Promise<void>;
   detect(input: unknown, config?: object): Promise<{ face: HumanFace[] }>;
   tf: { tensor(data: Uint8Array, shape: number[], dtype: 'int32'): { dispose(): void } };
-  match: { similarity(a: number[], b: number[]): number };
 }
 
 /** Largest side of the image faces are looked for in. */
@@ -163,7 +162,7 @@ export class FaceEngine {
 
   /** How alike two faces are, 0 (different people) to 1 (the same image). */
   similarity(a: Face, b: Face): number {
-    return this.human.match.similarity(a.embedding, b.embedding);
+    return embeddingSimilarity(a.embedding, b.embedding);
   }
 }
 
@@ -190,4 +189,18 @@ export async function cropPortrait(image: Buffer, face: Face, width: number, hei
     .resize({ width: 480, height: 600, fit: 'inside', withoutEnlargement: true })
     .jpeg({ quality: 90 })
     .toBuffer();
+}
+
+/**
+ * Face-match similarity of two embeddings, 0 to 1: Human's `match.similarity` with its defaults (Euclidean distance
+ * times 25, rounded to hundredths; its root inverted and normalized from [0.2, 0.8], clamped, rounded to hundredths),
+ * written out so that it runs on any thread without the engine: the reading pool compares faces found on two threads.
+ */
+export function embeddingSimilarity(a: readonly number[], b: readonly number[]): number {
+  let sum = 0;
+  for (let i = 0; i < a.length; i++) sum += (a[i]! - b[i]!) ** 2;
+  const distance = Math.round(100 * 25 * sum) / 100;
+  if (distance === 0) return 1;
+  const normalized = (1 - Math.sqrt(distance) / 100 - 0.2) / (0.8 - 0.2);
+  return Math.round(100 * Math.max(Math.min(normalized, 1), 0)) / 100;
 }

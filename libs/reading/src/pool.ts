@@ -1,9 +1,9 @@
 import { Piscina } from 'piscina';
 import { DEFAULT_THRESHOLDS, type Thresholds } from './checks.js';
 import type { DocumentImages, DocumentOutcome } from './document.js';
-import type { Verification, VerifyInput } from './verify.js';
+import { combine, type DocumentSide, type SelfieSide, type Verification, type VerifyInput } from './verify.js';
 import type { ImageCheck, DocumentKind } from './image-check.js';
-import type { InspectTask, ReadTask, VerifyTask } from './worker.js';
+import type { InspectTask, ReadTask, SelfieTask } from './worker.js';
 
 export interface ReadingPoolOptions {
   /** Worker threads, each with its own engines and their memory (docs/reading.md, "Measured"). */
@@ -80,20 +80,17 @@ export class ReadingPool {
     return this.run<DocumentOutcome>(task, 'read');
   }
 
-  /** Document, portrait, face match and liveness with the challenge's frames (a live verification). */
+  /**
+   * Document, portrait, face match and liveness with the challenge's frames (a live verification): the document's
+   * side and the selfie's side on two threads at once when the pool has them free, brought together here.
+   */
   async verify(input: VerifyInput, thresholds: Thresholds = DEFAULT_THRESHOLDS, today = utcToday()): Promise<Verification> {
-    const task: VerifyTask = {
-      front: input.front,
-      back: input.back,
-      selfie: input.selfie,
-      frames: (input.frames ?? []).map((f) => ({ image: f.image, offsetMs: f.offsetMs })),
-      challenge: [...(input.challenge ?? [])],
-      thresholds,
-      today,
-    };
-    const v = await this.run<Verification>(task, 'check');
+    const documentTask: ReadTask = { front: input.front, back: input.back, today };
+    const selfieTask: SelfieTask = { selfie: input.selfie, frames: (input.frames ?? []).map((f) => ({ image: f.image, offsetMs: f.offsetMs })) };
+    const [doc, side] = await Promise.all([this.run<DocumentSide>(documentTask, 'documentPart'), this.run<SelfieSide>(selfieTask, 'selfiePart')]);
     // a Buffer crosses threads as a plain Uint8Array
-    return { ...v, portrait: v.portrait && Buffer.from(v.portrait.buffer, v.portrait.byteOffset, v.portrait.byteLength) };
+    const portrait = doc.portrait && Buffer.from(doc.portrait.buffer, doc.portrait.byteOffset, doc.portrait.byteLength);
+    return combine({ ...doc, portrait }, side, input, thresholds);
   }
 
   /** One capture image checked on its own: can the run use it, or should the applicant take it again? */

@@ -2,7 +2,7 @@ import sharp from 'sharp';
 import { documentCheck, faceMatchCheck, livenessCheck, type CheckResult, type FaceFindings, type FaceMeasures, type LivenessFindings, type Thresholds } from './checks.js';
 import { readDocument, type DocumentImages, type DocumentOutcome, type Readers } from './document.js';
 import { FINGERPRINT_SIDE, meanAbsoluteDifference, pictureFingerprint, pictureSimilarity } from './face-geometry.js';
-import { cropPortrait, type Face, type FaceEngine, type FacesOf } from './faces.js';
+import { cropPortrait, embeddingSimilarity, type Face, type FaceEngine, type FacesOf } from './faces.js';
 import type { ChallengeStep, FrameFindings } from './liveness.js';
 import { MAX_INPUT_PIXELS } from './raster.js';
 
@@ -52,29 +52,41 @@ export async function fingerprintOf(image: Buffer): Promise<string> {
 /** The lower of the two attack models' scores. */
 const attackScore = (f: Face) => Math.min(f.real, f.live);
 
-/** The faces of a run: the holder's portrait cut from the portrait zone, and what was found to judge the face checks by. */
-export interface FacePart {
+/**
+ * The document's side of a run: the document read, the holder's face found in its portrait zone (ICAO zone V, from
+ * `readDocument`; none when no document was found: a face elsewhere on the photo is never the holder's) and cut out
+ * as the portrait. `holder` (with its embedding) stays inside the reader: `combine` turns it into findings.
+ */
+export interface DocumentSide {
+  document: DocumentOutcome;
   portrait: Buffer | null;
-  findings: FaceFindings;
-  liveness: LivenessFindings;
+  documentFaces: number;
+  holder: Face | null;
+}
+
+/** The selfie's side of a run: its one face, measured, and each frame of the challenge measured against it. */
+export interface SelfieSide {
+  selfieFaces: number;
+  selfieFace: Face | null;
+  selfie: FaceMeasures | null;
+  frames: FrameFindings[];
   selfieFingerprint: string | null;
 }
 
 const NO_FACES = { faces: [] as Face[], width: 0, height: 0 };
 
-/**
- * Finds the holder's face in the document's portrait zone (ICAO zone V of the flattened document, from
- * `readDocument`; none when no document was found) and cuts it out as the portrait: a face elsewhere on the photo is
- * never the holder's. Compares it with the selfie's face, as people (embeddings) and as pictures (is the selfie a
- * copy of the portrait?); then measures each frame of the challenge against the selfie.
- */
-export async function facePart(faces: FaceEngine, portraitZone: Buffer | null, input: Pick<VerifyInput, 'selfie' | 'frames' | 'challenge'>): Promise<FacePart> {
+export async function documentSide(readers: Readers, faces: FaceEngine, images: DocumentImages, today: string): Promise<DocumentSide> {
+  const { outcome, portraitZone } = await readDocument(readers, images, today);
   const onDocument = portraitZone ? await faces.faces(portraitZone, 'document') : NO_FACES;
-  const inSelfie = input.selfie ? await faces.faces(input.selfie) : null;
-  const holder: Face | undefined = onDocument.faces[0];
+  const holder = onDocument.faces[0] ?? null;
   const portrait = holder && portraitZone ? await cropPortrait(portraitZone, holder, onDocument.width, onDocument.height) : null;
-  const selfieFace = inSelfie?.faces.length === 1 ? inSelfie.faces[0]! : null;
+  return { document: outcome, portrait, documentFaces: onDocument.faces.length, holder };
+}
 
+/** Finds the selfie's face, then measures each frame of the challenge against it (same person, pose, attack score, change). */
+export async function selfieSide(faces: FaceEngine, input: Pick<VerifyInput, 'selfie' | 'frames'>): Promise<SelfieSide> {
+  const inSelfie = input.selfie ? await faces.faces(input.selfie) : null;
+  const selfieFace = inSelfie?.faces.length === 1 ? inSelfie.faces[0]! : null;
   const frames: FrameFindings[] = [];
   let previous: Face | null = null;
   for (const frame of input.frames ?? []) {
@@ -84,40 +96,57 @@ export async function facePart(faces: FaceEngine, portraitZone: Buffer | null, i
       offsetMs: frame.offsetMs,
       faces: found.faces.length,
       yaw: one ? one.yaw : null,
-      similarity: one && selfieFace ? faces.similarity(one, selfieFace) : null,
+      similarity: one && selfieFace ? embeddingSimilarity(one.embedding, selfieFace.embedding) : null,
       attack: one ? attackScore(one) : null,
       change: one && previous ? meanAbsoluteDifference(one.aligned, previous.aligned) : null,
     });
     previous = one;
   }
   return {
-    portrait,
-    findings: {
-      documentFaces: onDocument.faces.length,
-      selfieFaces: inSelfie?.faces.length ?? 0,
-      selfie: selfieFace && inSelfie ? measures(selfieFace, inSelfie) : null,
-      similarity: holder && selfieFace ? faces.similarity(holder, selfieFace) : null,
-      pictureSimilarity: holder && selfieFace ? pictureSimilarity(holder.aligned, selfieFace.aligned) : null,
-    },
-    liveness: { steps: [...(input.challenge ?? [])], frames, selfieAttack: selfieFace ? attackScore(selfieFace) : null },
+    selfieFaces: inSelfie?.faces.length ?? 0,
+    selfieFace,
+    selfie: selfieFace && inSelfie ? measures(selfieFace, inSelfie) : null,
+    frames,
     selfieFingerprint: selfieFace && input.selfie ? await fingerprintOf(input.selfie) : null,
   };
 }
 
 /**
- * Reads the document, finds the holder's face in its portrait zone (the portrait), compares it with the selfie,
- * judges the challenge's frames, then the three checks with `thresholds`.
+ * The two sides of a run brought together: the holder's face compared with the selfie's, as people (embeddings) and
+ * as pictures (is the selfie a copy of the portrait?), then the three checks with `thresholds`. No embedding and no
+ * face picture but the portrait is in what it answers. Pure: it runs wherever the two sides meet.
  */
-export async function verify(readers: Readers, faces: FaceEngine, input: VerifyInput, thresholds: Thresholds, today: string): Promise<Verification> {
-  const { outcome, portraitZone } = await readDocument(readers, input, today);
-  const part = await facePart(faces, portraitZone, input);
+export function combine(doc: DocumentSide, side: SelfieSide, input: Pick<VerifyInput, 'selfie' | 'challenge'>, thresholds: Thresholds): Verification {
+  const holder = doc.holder;
+  const selfieFace = side.selfieFace;
+  const findings: FaceFindings = {
+    documentFaces: doc.documentFaces,
+    selfieFaces: side.selfieFaces,
+    selfie: side.selfie,
+    similarity: holder && selfieFace ? embeddingSimilarity(holder.embedding, selfieFace.embedding) : null,
+    pictureSimilarity: holder && selfieFace ? pictureSimilarity(holder.aligned, selfieFace.aligned) : null,
+  };
+  const liveness: LivenessFindings = { steps: [...(input.challenge ?? [])], frames: side.frames, selfieAttack: selfieFace ? attackScore(selfieFace) : null };
   return {
-    document: outcome,
-    ...part,
+    document: doc.document,
+    portrait: doc.portrait,
+    findings,
+    liveness,
+    selfieFingerprint: side.selfieFingerprint,
     checks: {
-      document: documentCheck(outcome),
-      face_match: input.selfie ? faceMatchCheck(part.findings, thresholds) : null,
-      liveness: input.selfie ? livenessCheck(part.liveness, thresholds) : null,
+      document: documentCheck(doc.document),
+      face_match: input.selfie ? faceMatchCheck(findings, thresholds) : null,
+      liveness: input.selfie ? livenessCheck(liveness, thresholds) : null,
     },
   };
+}
+
+/**
+ * Reads the document, finds the holder's face in its portrait zone (the portrait), compares it with the selfie,
+ * judges the challenge's frames, then the three checks with `thresholds`: the two sides one after the other on this
+ * thread (the reading pool runs them on two threads at once).
+ */
+export async function verify(readers: Readers, faces: FaceEngine, input: VerifyInput, thresholds: Thresholds, today: string): Promise<Verification> {
+  const doc = await documentSide(readers, faces, input, today);
+  return combine(doc, await selfieSide(faces, input), input, thresholds);
 }

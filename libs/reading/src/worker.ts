@@ -8,9 +8,8 @@ import type { Thresholds } from './checks.js';
 import { readDocument, startReaders, type DocumentOutcome, type Readers } from './document.js';
 import { FaceEngine } from './faces.js';
 import { checkDocumentImage, checkSelfieImage, type DocumentKind, type ImageCheck } from './image-check.js';
-import type { ChallengeStep } from './liveness.js';
 import { installOfflineFetch } from './offline.js';
-import { verify, type Verification } from './verify.js';
+import { documentSide, selfieSide, type DocumentSide, type SelfieSide } from './verify.js';
 
 installOfflineFetch();
 // no operation cache (every image is new), and one libvips thread per operation: the pool's threads are the
@@ -30,11 +29,10 @@ export interface ReadTask {
   today: string;
 }
 
-export interface VerifyTask extends ReadTask {
+/** The selfie's side of a live run (`selfieSide`). */
+export interface SelfieTask {
   selfie: Uint8Array | null;
   frames: { image: Uint8Array; offsetMs: number }[];
-  challenge: ChallengeStep[];
-  thresholds: Thresholds;
 }
 
 export interface InspectTask {
@@ -53,21 +51,14 @@ export async function read(task: ReadTask): Promise<DocumentOutcome> {
   return outcome;
 }
 
-export async function check(task: VerifyTask): Promise<Verification> {
+/** The document's side of a live run: read, its portrait zone's face and the portrait (`documentSide`). */
+export async function documentPart(task: ReadTask): Promise<DocumentSide> {
   const [o, f] = await Promise.all([readingEngines(), faceEngine()]);
-  return verify(
-    o,
-    f,
-    {
-      front: buf(task.front),
-      back: task.back && buf(task.back),
-      selfie: task.selfie && buf(task.selfie),
-      frames: task.frames.map((fr) => ({ image: buf(fr.image), offsetMs: fr.offsetMs })),
-      challenge: task.challenge,
-    },
-    task.thresholds,
-    task.today,
-  );
+  return documentSide(o, f, { front: buf(task.front), back: task.back && buf(task.back) }, task.today);
+}
+
+export async function selfiePart(task: SelfieTask): Promise<SelfieSide> {
+  return selfieSide(await faceEngine(), { selfie: task.selfie && buf(task.selfie), frames: task.frames.map((fr) => ({ image: buf(fr.image), offsetMs: fr.offsetMs })) });
 }
 
 export async function inspect(task: InspectTask): Promise<ImageCheck> {

@@ -1,3 +1,4 @@
+import { availableParallelism } from 'node:os';
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import path from 'node:path';
@@ -24,7 +25,8 @@ export async function startBenchStack(): Promise<BenchEnv> {
     ports: { us: await freePort(), eu: 0 },
     databaseUrl: () => dbUrl,
     isolationPrefix: prefix,
-    env: { LOG_LEVEL: 'warn', RATE_LIMIT_IP_PER_MINUTE: '1000000000', PG_POOL_MAX: '10' },
+    // the readers with a thread per core, as deployed (the local stack's default is one)
+    env: { LOG_LEVEL: 'warn', RATE_LIMIT_IP_PER_MINUTE: '1000000000', PG_POOL_MAX: '10', READING_THREADS: process.env.READING_THREADS ?? String(availableParallelism()) },
     output: (r, s, line) => process.stderr.write(`[${r}/${s}] ${line}\n`),
   });
   await stack.start();

@@ -2,7 +2,7 @@ import { availableParallelism, loadavg } from 'node:os';
 import { performance } from 'node:perf_hooks';
 import { SUBJECTS } from '@verity/contracts';
 import { DEFAULT_THRESHOLDS, ReadingPool } from '@verity/reading';
-import { catalogueSpecimen, selfie } from '@verity/specimens';
+import { catalogueSpecimen, challengeFrames, selfie, type Person } from '@verity/specimens';
 import { photographDocument, query } from '@verity/testing';
 import type { BenchEnv } from './gateway-bench.js';
 import { formatRow, percentile } from './load.js';
@@ -41,6 +41,7 @@ function pcts(ms: number[]): Pcts {
 interface Capture {
   front: Buffer;
   selfie: Buffer;
+  person: Person;
 }
 
 /** A passport of a real issuing state, photographed as the hosted page sends it (2048 × 1536, JPEG 92), and its holder's selfie. */
@@ -48,7 +49,7 @@ async function photographCapture(i: number): Promise<Capture> {
   const s = catalogueSpecimen('td3', i);
   const specimen = { ...s, document: { ...s.document, issuer: 'NLD' } };
   const photos = await photographDocument(specimen, { width: 2048, height: 1536, rotation: 4, quality: 92, seed: i });
-  return { front: photos.front, selfie: await selfie(specimen.holder.person) };
+  return { front: photos.front, selfie: await selfie(specimen.holder.person), person: specimen.holder.person };
 }
 
 /** One timed run: the client's clock around it, the session it ran. */
@@ -138,6 +139,11 @@ export async function benchLive(env: BenchEnv): Promise<void> {
     const c = captures[i % CAPTURES]!;
     for (const [artifact, raw] of [['front', c.front], ['selfie', c.selfie]] as const) {
       await created(await call('PUT', `/v1/capture/images/${artifact}`, { key: s.client_secret, raw }), 200);
+    }
+    // the liveness challenge the session asks for, done by the selfie's person: five frames
+    const steps = (await created(await call<{ data: { challenge: { steps: ('turn_left' | 'turn_right')[] } } }>('GET', '/v1/capture', { key: s.client_secret }), 200)).data.challenge.steps;
+    for (const [index, f] of (await challengeFrames(c.person, steps)).entries()) {
+      await created(await call('PUT', `/v1/capture/challenge/frames/${index}?offset_ms=${f.offsetMs}`, { key: s.client_secret, raw: f.image }), 200);
     }
     return { id: s.id, secret: s.client_secret };
   };

@@ -7,7 +7,9 @@ import {
   closeReaders,
   DEFAULT_THRESHOLDS,
   documentCheck,
-  facePart,
+  cropPortrait,
+  embeddingSimilarity,
+  selfieSide,
   FaceEngine,
   ReadingPool,
   readDocument,
@@ -453,10 +455,15 @@ export async function benchReading(): Promise<void> {
     check(p, r.outcome);
     zones.set(p, r.portraitZone);
   }
-  const floorFacePart = async (p: Photographed) => {
-    const { findings } = await facePart(faces, zones.get(p)!, { selfie: ownSelfie(p) });
-    if (findings.similarity === null) throw new Error(`${p.name}: no face on the document or in the selfie`);
-    return findings.similarity;
+  /** The faces of a run on this thread: the portrait zone's face cut out, the selfie's, and each frame's against it. */
+  const floorFacePart = async (p: Photographed, frames?: ReturnType<typeof framesOf>) => {
+    const zone = zones.get(p)!;
+    const onDocument = await faces.faces(zone, 'document');
+    const holder = onDocument.faces[0];
+    const side = await selfieSide(faces, { selfie: ownSelfie(p), frames });
+    if (!holder || !side.selfieFace) throw new Error(`${p.name}: no face on the document or in the selfie`);
+    await cropPortrait(zone, holder, onDocument.width, onDocument.height);
+    return embeddingSimilarity(holder.embedding, side.selfieFace.embedding);
   };
   for (const p of passports) {
     await floorFacePart(p);
@@ -479,7 +486,7 @@ export async function benchReading(): Promise<void> {
   const floorChallenge: number[] = [];
   for (let i = 0; i < RUNS / 2; i++) {
     const p = passports[i % passports.length]!;
-    floorChallenge.push((await timed(() => facePart(faces, zones.get(p)!, { selfie: ownSelfie(p), frames: framesOf(p), challenge: [...challenge] })))[0]);
+    floorChallenge.push((await timed(() => floorFacePart(p, framesOf(p))))[0]);
   }
   await closeReaders(ocr);
 
@@ -503,9 +510,9 @@ export async function benchReading(): Promise<void> {
   const fc = timing(floorChallenge);
   const pc = timing(poolChallenge);
   const poolChallengeP50 = pc.p50 - pr.p50;
-  row('selfie + challenge (face part, 5 frames), floor', fc, `p50 ≤ 1500 ${mark(fc.p50 <= 1500)}`);
+  row('selfie + challenge (face part, 5 frames), floor: one thread', fc);
   row('verify with the challenge (5 frames): pool.verify', pc);
-  out(formatRow(['selfie + challenge, pool: that p50 − pool.read p50', poolChallengeP50.toFixed(0), '', '', `≤ 1500 ${mark(poolChallengeP50 <= 1500)}`], w));
+  out(formatRow(['selfie + challenge, pool (beside the read): that p50 − pool.read p50', poolChallengeP50.toFixed(0), '', '', `≤ 1500 ${mark(poolChallengeP50 <= 1500)}`], w));
   out(`liveness of those runs: ${[...new Set(livenessOutcomes)].join('; ')}`);
   out(formatRow(['engines loaded: startReaders + FaceEngine.start, floor', floorStartMs.toFixed(0), '', '', ''], w));
   out(formatRow(['engines loaded: pool.warm(), 2 threads with faces', poolWarmMs.toFixed(0), '', '', ''], w));

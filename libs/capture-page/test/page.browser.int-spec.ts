@@ -24,7 +24,7 @@ import { catalogueSpecimen, photograph, renderSpecimen, selfie } from '@verity/s
 import { imageCorrelation, launchChromium } from '@verity/testing';
 import { type Browser, type BrowserContext, type Page } from 'playwright-core';
 import sharp from 'sharp';
-import { ASSET_CACHE_CONTROL, PAGE_CACHE_CONTROL, SECURITY_HEADERS, captureAsset, capturePage, errorPage } from './index.js';
+import { ASSET_CACHE_CONTROL, PAGE_CACHE_CONTROL, SECURITY_HEADERS, captureAsset, capturePage, errorPage } from '../src/index.js';
 import { isCaptureSecret } from '@verity/keys';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../../..');
