@@ -46,6 +46,9 @@ describe('Postgres faults on a stack and a Postgres of its own', () => {
       ports: { us: await freePort(), eu: 0 },
       databaseUrl: () => dbUrl,
       isolationPrefix: prefix,
+      // a service whose first connection took longer than the short connect timeout below (a busy machine) exits at
+      // start, as a pod would, and is started again; a crash during a test changes its pid, which the tests compare
+      restartOnCrash: true,
       env: {
         LOG_LEVEL: 'error',
         RPC_TIMEOUT_MS: String(RPC_TIMEOUT_MS),

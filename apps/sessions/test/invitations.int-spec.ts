@@ -49,7 +49,8 @@ before(async () => {
     CAPTURE_SECRET_KEY: 'invitations-int-test-capture-key-0123456789',
   });
   nc = await connectNats(cfg.NATS_URL, 'invitations-int-test');
-  rpc = new RpcClient(nc, root, 5000);
+  // generous: three creates at once on a busy machine; no test here waits for a timeout
+  rpc = new RpcClient(nc, root, 15_000);
   const peers = new RpcServer(nc, root, 'peers', createLogger('invitations-peers', 'us', 'silent'));
   peers.handle(SUBJECTS.applicantsGet, async (p) => applicants.get(p.id) ?? Promise.reject(DomainError.notFound()));
   peers.handle(SUBJECTS.templatesVersion, async (p) => templates.get(p.id) ?? Promise.reject(DomainError.notFound()));

@@ -74,18 +74,18 @@ const displayLine = (max: number) =>
     .refine((s) => !CONTROL.test(s) && isStorableText(s), { message: 'must be one line of text without control characters' })
     .meta({ description: 'One line of text: not blank, no control characters.' });
 
+/** Reports each value of a list that repeats an earlier one, at its index. */
+function noRepeats(arr: readonly string[], ctx: z.RefinementCtx<readonly string[]>): void {
+  const seen = new Set<string>();
+  arr.forEach((v, i) => {
+    if (seen.has(v)) ctx.addIssue({ code: 'custom', message: 'must not repeat a value', path: [i] });
+    seen.add(v);
+  });
+}
+
 /** An array of enumerated strings in which each value appears once; a repeat is reported at its index. */
 function uniqueArrayOf<T extends readonly [string, ...string[]]>(values: T) {
-  return z
-    .array(z.enum(values))
-    .superRefine((arr, ctx) => {
-      const seen = new Set<string>();
-      arr.forEach((v, i) => {
-        if (seen.has(v)) ctx.addIssue({ code: 'custom', message: 'must not repeat a value', path: [i] });
-        seen.add(v);
-      });
-    })
-    .meta({ uniqueItems: true });
+  return z.array(z.enum(values)).superRefine(noRepeats).meta({ uniqueItems: true });
 }
 
 const plainObject = z
@@ -173,17 +173,7 @@ const isoCountry = z
 
 /** A non-empty list in which each value appears once; a repeat is reported at its index. */
 function uniqueList<T extends z.ZodType<string>>(item: T) {
-  return z
-    .array(item)
-    .min(1)
-    .superRefine((arr, ctx) => {
-      const seen = new Set<string>();
-      arr.forEach((v, i) => {
-        if (seen.has(v)) ctx.addIssue({ code: 'custom', message: 'must not repeat a value', path: [i] });
-        seen.add(v);
-      });
-    })
-    .meta({ uniqueItems: true });
+  return z.array(item).min(1).superRefine(noRepeats).meta({ uniqueItems: true });
 }
 
 /** Overrides of the reader's thresholds: each in its range, a threshold and its review together, review ≤ the other. */
