@@ -23,7 +23,7 @@ export class ScanClient {
   }
 
   /** Signed headers of a `POST /scan` whose body streams, as the gateway sends it (the body's signature follows it). */
-  signed(p: Principal, requestId = newId('request'), deadline = Date.now() + 10_000): Record<string, string> {
+  signed(p: Principal, requestId = newId('request'), deadline = Date.now() + 30_000): Record<string, string> {
     return signInternalRequest(this.secret, { method: 'POST', path: '/scan' }, { principal: p, requestId, deadline }, STREAMED_BODY);
   }
 
