@@ -39,7 +39,8 @@ before(async () => {
     ports: { us: gatewayPort, eu: 0 },
     databaseUrl: () => db.url,
     isolationPrefix: prefix,
-    env: { LOG_LEVEL: 'info', TRUSTED_PROXIES: '127.0.0.1', RPC_TIMEOUT_MS: '5000', RATE_LIMIT_IP_PER_MINUTE: '100000' },
+    // test-mode scans are never read: the reader loads its engines only if a read comes (READING_WARM)
+    env: { LOG_LEVEL: 'info', TRUSTED_PROXIES: '127.0.0.1', RPC_TIMEOUT_MS: '5000', RATE_LIMIT_IP_PER_MINUTE: '100000', READING_WARM: 'false' },
     serviceEnv: { 'id-scan': { INTERNAL_PORT: String(internalPort) }, gateway: { ID_SCAN_URL: `http://127.0.0.1:${internalPort}` } },
     output: (_r, s, line) => logs.push(`${s} ${line}`),
   });

@@ -32,7 +32,9 @@ export async function startOwnStack(
   const prefix = isolationPrefix(label);
   const root = subjectRoot('us', prefix);
   const db = await cloneTestDatabase(label);
-  const stack = new Stack({ regions: ['us'], migrate: false, ports: { us: await freePort(), eu: 0 }, databaseUrl: () => db.url, isolationPrefix: prefix, ...opts });
+  // the readers load their engines on their first read (READING_WARM): most of these stacks never read
+  const env = { READING_WARM: 'false', ...opts.env };
+  const stack = new Stack({ regions: ['us'], migrate: false, ports: { us: await freePort(), eu: 0 }, databaseUrl: () => db.url, isolationPrefix: prefix, ...opts, env });
   await Promise.all([stack.start(), beforeStart]);
   const nc = await stack.connectNats('us', 'operator', `e2e-${label}`);
   const reader = await stack.connectNats('us', 'test-reader', `e2e-${label}-reader`);

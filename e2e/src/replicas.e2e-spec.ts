@@ -62,6 +62,8 @@ before(async () => {
       RPC_TIMEOUT_MS: '8000',
       // 24 processes on one Postgres: every pool small (docs/scaling.md, "Postgres connections")
       PG_POOL_MAX: '2',
+      // nothing here is read: the readers load their engines only if a read comes
+      READING_WARM: 'false',
     },
     serviceEnv: {
       sessions: { PG_POOL_MAX: '4', JOBS_POLL_MS: '200', OUTBOX_POLL_MS: '200' },

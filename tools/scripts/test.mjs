@@ -9,7 +9,8 @@
 //   npm test -- e2e capture idem      only the layer's files whose path contains "capture" or "idem"
 //   npm test -- --project sessions    every layer of one project (apps/, libs/ or tools/<name>)
 //
-// How the layers share two cores (docs/architecture.md, "Tests"): each test file runs in a process of its own.
+// How the layers share two cores (docs/architecture.md, "Tests"): each test file runs in a process of its own, but
+// a project's unit files share one.
 // Files that work the CPU (lint, unit, integration, and the end-to-end files on the shared two-region stack) run
 // two at a time; end-to-end files with a stack of their own (crashes, outages, faults), which spend most of their
 // time waiting for a lease to end or a process to come back, run two at a time beside them. The servers, the
@@ -174,14 +175,15 @@ const files = {
   replicas: wanted('replicas') && withE2e && matching(REPLICAS_SPEC) ? [REPLICAS_SPEC] : [],
 };
 
-// ---- a test file in its own process: its output is held and printed whole when it ends
+// ---- test files in a process of their own: the output is held and printed whole when it ends
 function runFile(file, env) {
-  const tap = path.join(tmp, `${path.basename(file)}-${randomBytes(3).toString('hex')}.tap`);
+  const files = [file].flat();
+  const tap = path.join(tmp, `${path.basename(files[0])}-${randomBytes(3).toString('hex')}.tap`);
   const t = Date.now();
   return new Promise((resolve) => {
     const child = spawn(
       process.execPath,
-      ['--enable-source-maps', '--test', '--test-isolation=none', '--test-timeout=300000', '--test-reporter=spec', '--test-reporter-destination=stdout', '--test-reporter=tap', `--test-reporter-destination=${tap}`, file],
+      ['--enable-source-maps', '--test', '--test-isolation=none', '--test-timeout=300000', '--test-reporter=spec', '--test-reporter-destination=stdout', '--test-reporter=tap', `--test-reporter-destination=${tap}`, ...files],
       { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] },
     );
     running.add(child);
@@ -247,6 +249,18 @@ async function pool(concurrency, tasks) {
 }
 
 const fileTask = (label, ready) => (f) => ({ label, name: path.relative(root, f), ready, run: (env) => runFile(f, env) });
+/**
+ * A project's unit files in one process: they are pure, and most of a unit file's cost is loading the modules
+ * it tests, which the files of one project share.
+ */
+const projectTasks = (label, fileList) => {
+  const byProject = new Map();
+  for (const f of fileList) {
+    const p = path.relative(root, f).split(path.sep).slice(0, 2).join('/');
+    byProject.set(p, [...(byProject.get(p) ?? []), f]);
+  }
+  return [...byProject].map(([p, fs]) => ({ label, name: `${p} (${fs.length} files)`, ready: none, run: (env) => runFile(fs, env) }));
+};
 const none = () => Promise.resolve({});
 
 // ---- what the tests need: programs, servers, a migrated template, the shared stack
@@ -415,7 +429,7 @@ try {
 
   const cpuTasks = [
     ...(!only && !project ? [{ label: 'lint', name: 'eslint', ready: none, run: runLint }] : []),
-    ...files.unit.map(fileTask('unit', none)),
+    ...projectTasks('unit', files.unit),
     ...files.int.map(fileTask('int', () => servers)),
     ...files.e2e.map(fileTask('e2e', () => shared.then((s) => s.env))),
   ];

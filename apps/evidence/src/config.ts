@@ -29,6 +29,7 @@ export const evidenceEnv = {
    * the sessions service's job slots bound how many can wait.
    */
   READING_THREADS: readingPoolEnv.READING_THREADS,
+  READING_WARM: readingPoolEnv.READING_WARM,
   ...faceThresholdsEnv,
   ...retentionEnv,
 };

@@ -14,9 +14,9 @@ configureSharp();
 
 const READING_POOL = Symbol('READING_POOL');
 
-/** The live document reader: its threads load their engines before the service takes its first request. */
+/** The live document reader: its threads load their engines before the service takes its first request (READING_WARM). */
 async function startReadingPool(cfg: IdScanConfig): Promise<ReadingPool> {
-  const pool = await ReadingPool.start({ threads: cfg.READING_THREADS });
+  const pool = await ReadingPool.start({ threads: cfg.READING_THREADS, warm: cfg.READING_WARM });
   observeReadingPool(pool);
   return pool;
 }

@@ -114,6 +114,12 @@ export function durationEnv(defaultText: string, min: number, max: number) {
 export const readingPoolEnv = {
   /** Threads of the document reader, each with its own engines; also the reads run at a time. Defaults to the number of cores. */
   READING_THREADS: z.coerce.number().int().min(1).max(64).default(availableParallelism()),
+  /**
+   * Start every reader thread and load its engines before the service takes its first request (true), or start a
+   * thread and load its engines on the first read that needs it (false: a quicker, lighter start, and a slower
+   * first read; what test stacks that never read use).
+   */
+  READING_WARM: bool.default(true),
   /** Reads waiting for a reader thread; one more is refused at once (503). */
   READING_MAX_WAITING: z.coerce.number().int().min(0).max(1024).default(8),
   /** Longest wait for a reader thread (never past the caller's own deadline); then 503. */

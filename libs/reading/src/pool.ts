@@ -10,6 +10,11 @@ export interface ReadingPoolOptions {
   threads: number;
   /** Load the face engine in every thread at start too (the live capture run needs it; the ID scan does not). */
   faces?: boolean;
+  /**
+   * Start every thread and load its engines before `start` resolves (default), or start threads as reads need
+   * them, each loading its engines on its first task (a quicker, lighter start; a slower first read).
+   */
+  warm?: boolean;
 }
 
 /** What a service answers (503) when its reader's threads are all taken and its waiting room is full. */
@@ -32,15 +37,16 @@ export class ReadingPool {
   constructor(private readonly options: ReadingPoolOptions) {
     this.pool = new Piscina({
       filename: new URL('./worker.js', import.meta.url).href,
-      minThreads: options.threads,
+      minThreads: options.warm === false ? 0 : options.threads,
       maxThreads: options.threads,
       idleTimeout: Infinity,
     });
   }
 
-  /** A pool whose threads have loaded their engines, so that the first requests do not pay for it; closed if that fails. */
+  /** A pool whose threads have loaded their engines, so that the first requests do not pay for it (unless `warm` is false); closed if that fails. */
   static async start(options: ReadingPoolOptions): Promise<ReadingPool> {
     const pool = new ReadingPool(options);
+    if (options.warm === false) return pool;
     try {
       await pool.warm();
     } catch (e) {

@@ -16,12 +16,12 @@ export class CaptureReader implements OnApplicationShutdown {
     private readonly thresholds: Thresholds,
   ) {}
 
-  /** Starts the pool and loads every thread's engines before the service takes its first request. */
+  /** Starts the pool and (READING_WARM) loads every thread's engines before the service takes its first request. */
   static async start(cfg: EvidenceConfig): Promise<CaptureReader> {
     if (cfg.FACE_MATCH_REVIEW_THRESHOLD > cfg.FACE_MATCH_THRESHOLD || cfg.LIVENESS_REVIEW_THRESHOLD > cfg.LIVENESS_THRESHOLD || cfg.DOCUMENT_COPY_REVIEW_THRESHOLD > cfg.DOCUMENT_COPY_THRESHOLD) {
       throw new Error('a review threshold is above its threshold (FACE_MATCH_REVIEW_THRESHOLD, LIVENESS_REVIEW_THRESHOLD, DOCUMENT_COPY_REVIEW_THRESHOLD)');
     }
-    const pool = await ReadingPool.start({ threads: cfg.READING_THREADS, faces: true });
+    const pool = await ReadingPool.start({ threads: cfg.READING_THREADS, faces: true, warm: cfg.READING_WARM });
     observeReadingPool(pool);
     // a run waits as long as its caller (the sessions job, whose slots bound how many wait); never past that
     return new CaptureReader(pool, new Admission(cfg.READING_THREADS, Infinity, Infinity, READER_BUSY_MESSAGE), {
