@@ -89,11 +89,21 @@ const ERROR_FIELDS = new Set([
 /** Mailboxes as SMTP and mail headers write them (`"Jane Doe" <jane@example.com>`, `<jane@example.com>`), and bare addresses. */
 const QUOTED_MAILBOX = /"[^"\r\n]*"\s*<[^<>\r\n]*>/g;
 const ANGLE_MAILBOX = /<[^<>\r\n]*>/g;
-const EMAIL_ADDRESS = /[^\s<>"'(),;:[\]]+@[^\s<>"'(),;:[\]]+/g;
+/**
+ * A run of characters an address can be written with. A run is an address when it holds an `@` with something on
+ * both sides; testing each run once keeps the scrub linear in the text's length (one pattern `[^…]+@[^…]+` tried
+ * from every position of a long run without an `@` took 17 s for 100 kB).
+ */
+const ADDRESS_RUN = /[^\s<>"'(),;:[\]]+/g;
+const isAddress = (run: string): boolean => {
+  const at = run.indexOf('@', 1);
+  return at !== -1 && at < run.length - 1;
+};
 
 /** A text with every mailbox and email address (and so the names written with them) replaced by `[redacted]`. */
 export function scrubText(text: string): string {
-  return text.replace(QUOTED_MAILBOX, '[redacted]').replace(ANGLE_MAILBOX, '<[redacted]>').replace(EMAIL_ADDRESS, '[redacted]');
+  const mailboxes = text.replace(QUOTED_MAILBOX, '[redacted]').replace(ANGLE_MAILBOX, '<[redacted]>');
+  return mailboxes.includes('@') ? mailboxes.replace(ADDRESS_RUN, (run) => (isAddress(run) ? '[redacted]' : run)) : mailboxes;
 }
 
 /**
