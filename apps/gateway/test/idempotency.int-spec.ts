@@ -37,12 +37,15 @@ const keys = {
   test: generateApiKey('sk', 'us', 'test'),
   live: generateApiKey('sk', 'us', 'live'),
   other: generateApiKey('sk', 'us', 'test'),
+  /** Another key of the same organization and mode. */
+  sibling: generateApiKey('sk', 'us', 'test'),
 };
 const org = testPrincipal().org_id;
 const principals = new Map<string, Principal>([
   [hashApiKey(keys.test), testPrincipal({ org_id: org, scopes })],
   [hashApiKey(keys.live), testPrincipal({ org_id: org, mode: 'live', scopes })],
   [hashApiKey(keys.other), testPrincipal({ scopes })],
+  [hashApiKey(keys.sibling), testPrincipal({ org_id: org, scopes })],
 ]);
 const captureSecret = `vcs_${'C'.repeat(43)}`;
 let captureState: 'open' | 'closed' = 'open';
@@ -198,12 +201,17 @@ describe('Idempotency-Key: replays', () => {
     assert.equal((await create(failed)).headers['idempotent-replayed'], 'true', 'the success is kept');
   });
 
-  it('keys are per organization and mode: the same key of another organization or mode runs on its own', async () => {
+  it('keys are per API key: the same key sent with another API key (of another organization, another mode, or the same organization and mode) runs on its own', async () => {
     const k = newKey();
     const before = calls.create;
-    const statuses = [await create(k, undefined, keys.test), await create(k, undefined, keys.live), await create(k, undefined, keys.other)];
-    assert.deepEqual(statuses.map((r) => [r.status, r.headers['idempotent-replayed']]), [[201, undefined], [201, undefined], [201, undefined]]);
-    assert.equal(calls.create - before, 3);
+    const sent = [keys.test, keys.live, keys.other, keys.sibling];
+    const answers = [];
+    for (const key of sent) answers.push(await create(k, undefined, key));
+    assert.deepEqual(answers.map((r) => [r.status, r.headers['idempotent-replayed']]), sent.map(() => [201, undefined]));
+    assert.equal(calls.create - before, 4);
+    // the sibling key sees its own answer, never the first key's
+    assert.notEqual(answers[3]!.text, answers[0]!.text);
+    assert.equal((await create(k, undefined, keys.sibling)).text, answers[3]!.text);
   });
 
   it('without the header every request runs, as before', async () => {
@@ -217,7 +225,8 @@ describe('Idempotency-Key: replays', () => {
   it('in Redis: the key only as a hash under the prefix and scope, the answer kept 24 hours', async () => {
     const k = `visible-${newKey()}`;
     assert.equal((await create(k)).status, 201);
-    const mine = await redis.keys(`${prefix}idempotency:${principals.get(hashApiKey(keys.test))!.org_id}:test:*`);
+    const p = principals.get(hashApiKey(keys.test))!;
+    const mine = await redis.keys(`${prefix}idempotency:${p.org_id}:test:${p.key_id}:*`);
     assert.ok(mine.length > 0);
     let newest = -1;
     for (const name of mine) {

@@ -24,7 +24,7 @@ interface State {
   fp?: string;
   /** The Redis key this request holds the lease of, until its answer is stored or the key released. */
   held?: string;
-  /** Whose key it is: `org_…:mode`, or `capture:ses_…`. */
+  /** Whose key it is: `org_…:mode:key_…` (the API key that sent it), or `capture:ses_…`. */
   scope?: string;
 }
 
@@ -75,7 +75,8 @@ export function registerIdempotency(
   fastify.addHook('preHandler', async (req: FastifyRequest, reply: FastifyReply) => {
     const s = (req as WithState)[STATE];
     if (!s) return;
-    const scope = req.principal ? `${req.principal.org_id}:${req.principal.mode}` : req.capture ? `capture:${req.capture.caller.session_id}` : null;
+    // one API key's records: another key of the organization (a publishable one, say) never replays its answers
+    const scope = req.principal ? `${req.principal.org_id}:${req.principal.mode}:${req.principal.key_id}` : req.capture ? `capture:${req.capture.caller.session_id}` : null;
     if (scope === null) throw new Error('idempotent request reached without a caller');
     const fp = (s.fp ??= fingerprint(req.method, req.url, null));
     const key = recordKey(opts.prefix, scope, s.key);
