@@ -20,8 +20,9 @@ describe('Idempotency-Key across gateway replicas, with a service that hangs', (
   let redis: Redis;
   let key: string;
   let orgId: string;
-  /** Where the gateways keep a key of this test's organization (docs/decisions.md, "Idempotency"). */
-  const recordOf = (k: string) => `${own.stack.envFor('us', 'gateway').REDIS_KEY_PREFIX}idempotency:${orgId}:test:${createHash('sha256').update(k).digest('hex')}`;
+  let keyId: string;
+  /** Where the gateways keep a key of this test's API key (docs/decisions.md, "Idempotency"). */
+  const recordOf = (k: string) => `${own.stack.envFor('us', 'gateway').REDIS_KEY_PREFIX}idempotency:${orgId}:test:${keyId}:${createHash('sha256').update(k).digest('hex')}`;
   const op = { principal: null, requestId: 'req_e2e_idempotency' };
   const at = (replica: number) => <T = Record<string, unknown>>(method: string, p: string, body?: unknown, headers: Record<string, string> = {}) =>
     api<T>(own.stack.gatewayUrl('us', replica), method, p, { key, body, headers });
@@ -31,7 +32,7 @@ describe('Idempotency-Key across gateway replicas, with a service that hangs', (
     const org = await own.ops.call(SUBJECTS.accountsOrgCreate, { name: 'idempotency' }, op);
     orgId = org.id;
     const scopes = ['applicants:read', 'applicants:write', 'sessions:read', 'sessions:write', 'workflows:read', 'workflows:write'];
-    key = (await own.ops.call(SUBJECTS.accountsKeyCreate, { org_id: org.id, mode: 'test', type: 'sk', scopes }, op)).key;
+    ({ key, id: keyId } = await own.ops.call(SUBJECTS.accountsKeyCreate, { org_id: org.id, mode: 'test', type: 'sk', scopes }, op));
     redis = createRedis(own.stack.envFor('us', 'gateway').REDIS_URL!, 'e2e-idempotency');
     if (redis.status !== 'ready') await once(redis, 'ready');
   });
