@@ -2,7 +2,8 @@
  * The console's doors (docs/console.md), in headless Chromium against the real stacks: sign-in and its limit,
  * the roles' navigation and the friendly 403, requests from another origin refused, the API keys page (a
  * developer creates a key, sees it once, and it works against the API; rotate; revoke), the Team page, and no
- * other organization's or region's data. Screenshots: login, keys, key-created, forbidden, team, keys-phone.
+ * other organization's or region's data; live keys only for owners and admins. Screenshots: login, keys, key-created,
+ * keys-live-developer, forbidden, team, keys-phone.
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
@@ -238,6 +239,45 @@ describe('console: API keys', () => {
     const [row] = await rows<{ revoked_at: string | null }>('us', 'SELECT revoked_at FROM accounts.api_keys WHERE id = $1', [theirs.id]);
     assert.equal(row!.revoked_at, null, "another organization's key is untouched");
     await context.close();
+  });
+
+  it('a developer cannot make, rotate or revoke live keys: no form in live mode, a forged post is 403 and changes nothing', async () => {
+    const live = await createKey('us', us.org.id, { mode: 'live' });
+    const keysNow = () => rows<{ id: string; key_hash: string; revoked_at: string | null }>('us', 'SELECT id, key_hash, revoked_at FROM accounts.api_keys WHERE org_id = $1 ORDER BY id', [us.org.id]);
+    const { context, page } = await signedIn(b, 'us', us.people.developer);
+    await page.goto('/keys');
+    await switchMode(page, 'live');
+    const main = await page.locator('main').innerText();
+    assert.ok(main.includes(live.id), 'the live keys are listed');
+    assert.match(main, /Only owners and admins create, rotate or revoke live keys/);
+    assert.equal(await page.getByRole('button', { name: 'Create key' }).count(), 0, 'no form to create one');
+    assert.equal(await page.getByRole('button', { name: `Rotate ${live.id}` }).count(), 0, 'no rotate button');
+    assert.equal(await page.getByRole('button', { name: `Revoke ${live.id}` }).count(), 0, 'no revoke button');
+    await shot(page, 'keys-live-developer');
+
+    // the posts the page no longer offers, sent with the developer's own session and form token
+    const before = await keysNow();
+    const csrf = await page.locator('input[name=_csrf]').first().inputValue();
+    const cookie = (await context.cookies()).map((c) => `${c.name}=${c.value}`).join('; ');
+    for (const [path, body] of [
+      ['/keys', { type: 'sk', scopes: 'sessions:read_report' }],
+      [`/keys/${live.id}/rotate`, {}],
+      [`/keys/${live.id}/revoke`, {}],
+    ] as const) {
+      const res = await postFrom(CONSOLE.us, path, { _csrf: csrf, ...body }, cookie);
+      assert.equal(res.status, 403, path);
+      assert.match(await res.text(), /Only owners and admins create, rotate or revoke live keys; nothing was changed/);
+    }
+    assert.deepEqual(await keysNow(), before, 'no key made, none rotated or revoked');
+    await context.close();
+
+    // an admin's live keys page has the form, with every scope
+    const admin = await signedIn(b, 'us', us.people.admin);
+    await admin.page.goto('/keys');
+    await switchMode(admin.page, 'live');
+    assert.equal(await admin.page.getByRole('button', { name: 'Create key' }).count(), 1);
+    assert.equal(await admin.page.locator('input[name=scopes][value="dsar:write"]').count(), 1);
+    await admin.context.close();
   });
 
   it('reads well on a phone', async () => {

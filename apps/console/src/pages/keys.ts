@@ -1,7 +1,7 @@
 import { SUBJECTS, type ApiKeyRecord, type CreatedApiKey } from '@verity/contracts';
 import { DomainError } from '@verity/errors';
-import { SCOPES } from '@verity/keys';
 import { issuesOf, type ConsoleApp, type PageContext, type PageResult } from '../app.js';
+import { keyScopesOf } from '../auth/roles.js';
 import { html, type Html } from '../html.js';
 import { badge, csrfField, emptyState, notice, table, when } from '../layout.js';
 
@@ -25,6 +25,10 @@ export function registerKeys(app: ConsoleApp): void {
   app.post('keys', '/keys', async (ctx) => {
     const type = ctx.form.get('type') ?? '';
     const scopes = ctx.form.getAll('scopes');
+    const grantable = grantableScopes(ctx);
+    if (grantable.length === 0) return notYours(ctx);
+    const beyond = scopes.filter((s) => !(grantable as readonly string[]).includes(s));
+    if (beyond.length > 0) return keysPage(ctx, { error: [`Your role cannot give a ${ctx.mode} key these scopes: ${beyond.join(', ')}.`], status: 403 });
     if (scopes.length === 0) return keysPage(ctx, { error: ['Choose at least one scope.'], status: 422 });
     let created: CreatedApiKey;
     try {
@@ -38,6 +42,7 @@ export function registerKeys(app: ConsoleApp): void {
   });
 
   app.post('keys', '/keys/:id/rotate', async (ctx) => {
+    if (grantableScopes(ctx).length === 0) return notYours(ctx);
     const key = await ownKey(ctx);
     const rotated = await ctx.operator(SUBJECTS.accountsKeyRotate, { key_id: key.id });
     await ctx.record('console.key.rotated', key.id);
@@ -45,11 +50,22 @@ export function registerKeys(app: ConsoleApp): void {
   });
 
   app.post('keys', '/keys/:id/revoke', async (ctx) => {
+    if (grantableScopes(ctx).length === 0) return notYours(ctx);
     const key = await ownKey(ctx);
     await ctx.operator(SUBJECTS.accountsKeyRevoke, { key_id: key.id });
     await ctx.record('console.key.revoked', key.id);
     return { redirect: `/keys?revoked=${encodeURIComponent(key.id)}` };
   });
+}
+
+/** The scopes this person may give a key of the mode they work in; none: they do not manage that mode's keys. */
+function grantableScopes(ctx: PageContext) {
+  return keyScopesOf(ctx.viewer.user.role, ctx.mode);
+}
+
+/** A change to keys of a mode this person's role does not manage: 403, nothing changed. */
+async function notYours(ctx: PageContext): Promise<PageResult> {
+  return keysPage(ctx, { error: [`Only owners and admins create, rotate or revoke ${ctx.mode} keys; nothing was changed.`], status: 403 });
 }
 
 /** The key named in the path, if it is one of this organization's active keys of the current mode (else 404). */
@@ -64,13 +80,15 @@ async function ownKey(ctx: PageContext): Promise<ApiKeyRecord> {
 async function keysPage(ctx: PageContext, opts: { shown?: { key: CreatedApiKey; verb: string }; error?: string[]; status?: number } = {}): Promise<PageResult> {
   const { data } = await ctx.operator(SUBJECTS.accountsKeyList, { org_id: ctx.orgId, mode: ctx.mode });
   const revoked = ctx.query.get('revoked');
+  const grantable = grantableScopes(ctx);
+  const manages = grantable.length > 0;
   const rows: Html[][] = data.map((k) => [
     html`<code>${k.id}</code>`,
     html`${k.type === 'sk' ? 'Secret' : 'Publishable'}`,
     html`${k.scopes.map((s) => html`<code>${s}</code> `)}`,
     when(k.created_at),
     k.revoked ? badge('revoked', 'bad') : badge('active', 'ok'),
-    k.revoked
+    k.revoked || !manages
       ? html``
       : html`<form method="post" action="/keys/${k.id}/rotate" class="inline">${csrfField(ctx.csrf)}<button type="submit" class="secondary" aria-label="Rotate ${k.id}">Rotate</button></form><form method="post" action="/keys/${k.id}/revoke" class="inline">${csrfField(ctx.csrf)}<button type="submit" class="danger" aria-label="Revoke ${k.id}">Revoke</button></form>`,
   ]);
@@ -80,8 +98,14 @@ async function keysPage(ctx: PageContext, opts: { shown?: { key: CreatedApiKey; 
 ${revoked ? notice('success', html`Key <code>${revoked}</code> was revoked. Requests with it are refused from now on.`) : ''}
 ${opts.error ? notice('error', html`<ul>${opts.error.map((m) => html`<li>${m}</li>`)}</ul>`) : ''}
 <p class="muted">Keys of <strong>${ctx.mode}</strong> mode in the ${ctx.deps.cfg.REGION.toUpperCase()} region. Rotating gives a key a new secret (the old one stops working at once); revoking ends it.</p>
-${data.length === 0 ? emptyState(`No ${ctx.mode} keys yet`, 'Create one below to call the API from your backend.') : table('API keys', ['Key', 'Type', 'Scopes', 'Created', 'Status', ''], rows)}
-<h2 id="new-key">New ${ctx.mode} key</h2>
+${data.length === 0 ? emptyState(`No ${ctx.mode} keys yet`, manages ? 'Create one below to call the API from your backend.' : 'An owner or an admin of your organization creates them.') : table('API keys', ['Key', 'Type', 'Scopes', 'Created', 'Status', ''], rows)}
+${manages ? newKeyForm(ctx, grantable) : notice('info', html`Only owners and admins create, rotate or revoke ${ctx.mode} keys. Switch to test mode to work with test keys.`)}`,
+    opts.status,
+  );
+}
+
+function newKeyForm(ctx: PageContext, grantable: readonly string[]): Html {
+  return html`<h2 id="new-key">New ${ctx.mode} key</h2>
 <form method="post" action="/keys" class="panel" aria-labelledby="new-key">
   ${csrfField(ctx.csrf)}
   <label for="type">Type</label>
@@ -91,12 +115,10 @@ ${data.length === 0 ? emptyState(`No ${ctx.mode} keys yet`, 'Create one below to
   </select>
   <fieldset>
     <legend>Scopes</legend>
-    ${SCOPES.map((s) => html`<label><input type="checkbox" name="scopes" value="${s}"> <code>${s}</code> <span class="hint">${SCOPE_HINTS[s] ?? ''}</span></label>`)}
+    ${grantable.map((s) => html`<label><input type="checkbox" name="scopes" value="${s}"> <code>${s}</code> <span class="hint">${SCOPE_HINTS[s] ?? ''}</span></label>`)}
   </fieldset>
   <button type="submit">Create key</button>
-</form>`,
-    opts.status,
-  );
+</form>`;
 }
 
 function shownOnce(key: CreatedApiKey, verb: string): Html {
