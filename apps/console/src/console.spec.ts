@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { FastifyRequest } from 'fastify';
 import { sameOrigin, tokensEqual } from './app.js';
-import { mayOpen, PAGES, scopesOf } from './auth/roles.js';
+import { keyScopesOf, mayOpen, PAGES, scopesOf } from './auth/roles.js';
 import { html, raw } from './html.js';
 import { safeNext } from './server.js';
 
@@ -35,6 +35,13 @@ describe('console roles', () => {
     assert.deepEqual(scopesOf('developer').filter((s) => s.endsWith(':write')), []);
     assert.equal(scopesOf('reviewer').includes('workflows:write'), false);
     assert.equal(scopesOf('reviewer').includes('sessions:write'), true, 'a reviewer decides');
+  });
+
+  it('let only owners and admins give live keys scopes; a developer test keys; a reviewer none', () => {
+    for (const role of ['owner', 'admin'] as const) for (const mode of ['test', 'live'] as const) assert.ok(keyScopesOf(role, mode).includes('dsar:write'), `${role} ${mode}`);
+    assert.deepEqual(keyScopesOf('developer', 'live'), []);
+    assert.ok(keyScopesOf('developer', 'test').includes('sessions:write'));
+    assert.deepEqual([keyScopesOf('reviewer', 'test'), keyScopesOf('reviewer', 'live')], [[], []]);
   });
 });
 
