@@ -86,6 +86,36 @@ describe('console: signing in', () => {
     await context.close();
   });
 
+  it('a burst of sign-ins at once gets no more password checks than the limits: per account, then per client address (429 beyond)', async () => {
+    const victim = await createPerson('us', us.org.id, 'developer');
+    // the sign-in form's token and its cookie, as a browser holds them; every attempt below sends the pair
+    const form = await fetch(`${CONSOLE.us}/login`);
+    const token = /name="_login" value="([^"]+)"/.exec(await form.text())![1]!;
+    const cookie = form.headers.get('set-cookie')!.split(';')[0]!;
+    const net = `10.${Math.floor(Math.random() * 250)}.${Math.floor(Math.random() * 250)}`;
+    const attempt = (email: string, password: string, ip: string) =>
+      fetch(`${CONSOLE.us}/login`, {
+        method: 'POST',
+        redirect: 'manual',
+        headers: { 'content-type': 'application/x-www-form-urlencoded', cookie, origin: CONSOLE.us, 'x-forwarded-for': ip },
+        body: new URLSearchParams({ _login: token, email, password }),
+      }).then((r) => r.status);
+    const tally = (statuses: number[]) => statuses.reduce<Record<number, number>>((t, st) => ({ ...t, [st]: (t[st] ?? 0) + 1 }), {});
+
+    // 20 wrong passwords for one account at once, each from its own address: 5 are checked (CONSOLE_LOGIN_MAX_PER_EMAIL)
+    const perAccount = await Promise.all(Array.from({ length: 20 }, (_, i) => attempt(victim.user.email, `wrong-${i}-password`, `${net}.${i + 1}`)));
+    assert.deepEqual(tally(perAccount), { 401: 5, 429: 15 });
+    assert.equal(await attempt(victim.user.email, victim.password, `${net}.100`), 429, 'the right password waits for the window too');
+
+    // 25 unknown addresses at once from one client address: 20 are admitted (CONSOLE_LOGIN_MAX_PER_IP); accounts
+    // checks a bounded number of passwords at once (CONSOLE_PASSWORD_CHECKS and its waiting room), so an admitted
+    // attempt beyond those is 503 (try again shortly), counted all the same
+    const perAddress = tally(await Promise.all(Array.from({ length: 25 }, (_, i) => attempt(`nobody.${net}.${i}@example.com`, 'wrong-password', `${net}.200`))));
+    assert.deepEqual(Object.keys(perAddress).filter((st) => !['401', '429', '503'].includes(st)), [], JSON.stringify(perAddress));
+    assert.equal((perAddress[401] ?? 0) + (perAddress[503] ?? 0), 20, JSON.stringify(perAddress));
+    assert.equal(perAddress[429], 5, JSON.stringify(perAddress));
+  });
+
   it('signs out: the session no longer opens a page', async () => {
     const { context, page } = await signedIn(b, 'us', us.people.reviewer);
     const cookie = (await context.cookies()).find((c) => c.name === 'verity_console')!;

@@ -1,3 +1,4 @@
+import { availableParallelism } from 'node:os';
 import { SUBJECTS } from '@verity/contracts';
 import { durationEnv, type ServiceConfigOf, type ServiceDefinition } from '@verity/platform';
 import { z } from 'zod';
@@ -25,6 +26,13 @@ export const accountsEnv = {
    * still running is never refunded: at least 2 minutes.
    */
   BILLING_SETTLE_AFTER_MS: durationEnv('5m', 120_000, 7 * 86_400_000),
+  /**
+   * Console sign-ins whose password is checked at once (Argon2id: about 20 MiB and tens of milliseconds of a core
+   * each); defaults to the number of cores.
+   */
+  CONSOLE_PASSWORD_CHECKS: z.coerce.number().int().min(1).max(64).default(availableParallelism()),
+  /** Sign-ins that wait for a password check; one more is refused at once (503), as is one that waits 5 s. */
+  CONSOLE_PASSWORD_CHECKS_WAITING: z.coerce.number().int().min(0).max(1024).default(16),
 };
 
 export const ACCOUNTS_SERVICE: ServiceDefinition<typeof accountsEnv> = {

@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { SUBJECTS, type ConsoleActivityRecordRequest, type ReqOf, type ResOf, type Subject } from '@verity/contracts';
 import { query, refusal, startServiceUnderTest, testPrincipal, type ServiceUnderTest } from '@verity/testing';
 import { AccountsModule } from '../src/app.module.js';
-import { ACCOUNTS_SERVICE } from '../src/config.js';
+import { ACCOUNTS_SERVICE, accountsEnv } from '../src/config.js';
 
 let db: ServiceUnderTest<unknown>['db'];
 let rpc: ServiceUnderTest<unknown>['rpc'];
@@ -167,6 +167,29 @@ describe('console sign-in', () => {
     for (const [req, param] of cases) {
       const e = await refusal(call(SUBJECTS.accountsConsoleLogin, req as { email: string; password: string }));
       assert.deepEqual([e.code, e.param], ['validation_error', param], JSON.stringify(req).slice(0, 80));
+    }
+  });
+});
+
+describe('console sign-in under a burst', () => {
+  it('checks at most CONSOLE_PASSWORD_CHECKS passwords at once; a sign-in beyond the waiting room is 503 at once, and the service answers again after', async () => {
+    // one check at a time, nobody waiting: of a burst at once, the ones that find the check taken are refused
+    const busy = await startServiceUnderTest({ def: ACCOUNTS_SERVICE, module: AccountsModule, env: accountsEnv, vars: { CONSOLE_PASSWORD_CHECKS: '1', CONSOLE_PASSWORD_CHECKS_WAITING: '0' } });
+    try {
+      const op = (payload: ReqOf<typeof SUBJECTS.accountsConsoleLogin>) => busy.rpc.call(SUBJECTS.accountsConsoleLogin, payload, { principal: null, requestId: 'req_int_burst' });
+      const org = (await busy.rpc.call(SUBJECTS.accountsOrgCreate, { name: 'Burst' }, { principal: null, requestId: 'req_int_burst' })).id;
+      const address = email('burst');
+      const user = await busy.rpc.call(SUBJECTS.accountsConsoleUserCreate, { org_id: org, email: address, role: 'developer', password: PASSWORD }, { principal: null, requestId: 'req_int_burst' });
+      const answers = await Promise.allSettled(Array.from({ length: 30 }, (_, i) => op({ email: i % 2 ? address : email('nobody'), password: `wrong ${i}` })));
+      const refused = answers.filter((a) => a.status === 'rejected').map((a) => (a as PromiseRejectedResult).reason as { code: string; message: string });
+      const checked = answers.filter((a) => a.status === 'fulfilled').map((a) => (a as PromiseFulfilledResult<unknown>).value);
+      assert.ok(refused.length > 0, 'a burst of 30 at once on one check: some are refused');
+      assert.ok(checked.length > 0, 'and some are checked');
+      assert.deepEqual([...new Set(refused.map((e) => `${e.code}: ${e.message}`))], ['service_unavailable: Too many sign-ins are being checked right now; try again in a few seconds.']);
+      assert.deepEqual([...new Set(checked.map((c) => JSON.stringify(c)))], ['{"user":null}'], 'every check done answered as for a wrong password');
+      assert.deepEqual(await op({ email: address, password: PASSWORD }), { user }, 'the right password signs in once the burst is over');
+    } finally {
+      await busy.close();
     }
   });
 });

@@ -1,7 +1,9 @@
-import { Injectable, type OnModuleInit } from '@nestjs/common';
+import { Inject, Injectable, type OnModuleInit } from '@nestjs/common';
 import type { ConsoleLoginReply, ConsoleLoginRequest, ConsoleUser, ConsoleUserCreateRequest } from '@verity/contracts';
 import { DomainError } from '@verity/errors';
 import { isId, newId } from '@verity/keys';
+import { Admission, CONFIG } from '@verity/platform';
+import type { AccountsConfig } from '../config.js';
 import { OrganizationsRepository } from '../organizations/organizations.repository.js';
 import { existingOrg } from './existing-org.js';
 import { emailOf, invalid, loginPasswordOf, newPasswordOf, roleOf } from './console-validation.js';
@@ -12,12 +14,24 @@ import { hashPassword, verifyNobody, verifyPassword, warmUp } from './passwords.
  * The people who sign in to the region's console (docs/console.md). Passwords are kept as Argon2id hashes only,
  * and never appear in a reply, an error or a log line.
  */
+/** Longest a sign-in waits for a password check before it is refused (503). */
+const PASSWORD_CHECK_WAIT_MS = 5000;
+
 @Injectable()
 export class ConsoleUsersService implements OnModuleInit {
+  /**
+   * At most CONSOLE_PASSWORD_CHECKS Argon2id checks at once and CONSOLE_PASSWORD_CHECKS_WAITING waiting: a burst of
+   * sign-ins (a guessing attack from many addresses) gets 503 beyond that instead of taking every core.
+   */
+  private readonly checks: Admission;
+
   constructor(
     private readonly users: ConsoleUsersRepository,
     private readonly orgs: OrganizationsRepository,
-  ) {}
+    @Inject(CONFIG) cfg: AccountsConfig,
+  ) {
+    this.checks = new Admission(cfg.CONSOLE_PASSWORD_CHECKS, cfg.CONSOLE_PASSWORD_CHECKS_WAITING, PASSWORD_CHECK_WAIT_MS, 'Too many sign-ins are being checked right now; try again in a few seconds.');
+  }
 
   /** The first sign-in with an unknown address should not pay for making the dummy hash. */
   async onModuleInit(): Promise<void> {
@@ -53,10 +67,11 @@ export class ConsoleUsersService implements OnModuleInit {
     const email = emailOf(req.email);
     const password = loginPasswordOf(req.password);
     const found = await this.users.findForLogin(email);
+    const deadline = Date.now() + PASSWORD_CHECK_WAIT_MS;
     if (!found) {
-      await verifyNobody(password);
+      await this.checks.run(() => verifyNobody(password), deadline);
       return { user: null };
     }
-    return { user: (await verifyPassword(found.passwordHash, password)) ? toConsoleUser(found.user) : null };
+    return { user: (await this.checks.run(() => verifyPassword(found.passwordHash, password), deadline)) ? toConsoleUser(found.user) : null };
   }
 }

@@ -65,9 +65,31 @@ export class SessionStore {
 }
 
 /**
- * Sign-in attempts: failures are counted per email address and per client address in a fixed window; past
- * either limit, sign-in is refused until the window ends, whatever the password. A success clears the
- * address's email count.
+ * Counts an attempt under each key (email, then client address) and reports each count and the milliseconds left
+ * of its window, in one step: two sign-ins at once can never both read a count from before the other's.
+ */
+const ADMIT_SCRIPT = `
+local out = {}
+for i, key in ipairs(KEYS) do
+  local n = redis.call('INCR', key)
+  if n == 1 then redis.call('PEXPIRE', key, ARGV[1]) end
+  out[#out + 1] = n
+  out[#out + 1] = redis.call('PTTL', key)
+end
+return out`;
+
+/** Clears the email's count and gives the address its attempt back (a window that ended is not started again). */
+const SUCCEEDED_SCRIPT = `
+redis.call('DEL', KEYS[1])
+if tonumber(redis.call('GET', KEYS[2]) or '0') > 0 then redis.call('DECR', KEYS[2]) end
+return 1`;
+
+/**
+ * Sign-in attempts, per email address and per client address in a fixed window that starts with the first
+ * attempt counted (failing more never extends it, so nobody can keep an account locked for longer than the
+ * window by failing on it). An attempt is counted **before** its password is checked, atomically, so a burst at
+ * once gets no more checks than the limit; past either limit sign-in is refused until that window ends, whatever
+ * the password. A success clears the email's count and gives its attempt back to the client address.
  */
 export class LoginLimiter {
   constructor(
@@ -80,25 +102,20 @@ export class LoginLimiter {
     return [`${this.prefix}console:login:email:${digest(email.toLowerCase())}`, `${this.prefix}console:login:ip:${digest(ip)}`];
   }
 
-  /** Milliseconds until sign-in is allowed again, or 0 when it is allowed now. */
-  async blockedFor(email: string, ip: string): Promise<number> {
-    const [ek, ik] = this.keys(email, ip);
-    const [e, i] = await this.redis.mget(ek, ik);
-    const over: string[] = [];
-    if (Number(e ?? 0) >= this.limits.perEmail) over.push(ek);
-    if (Number(i ?? 0) >= this.limits.perIp) over.push(ik);
-    if (over.length === 0) return 0;
-    const ttls = await Promise.all(over.map((k) => this.redis.pttl(k)));
-    return Math.max(1000, ...ttls);
+  /**
+   * Counts this attempt. 0: it may check the password now; otherwise the milliseconds until sign-in is allowed
+   * again (the attempt is refused without a check).
+   */
+  async admit(email: string, ip: string): Promise<number> {
+    const [e, eTtl, i, iTtl] = (await this.redis.eval(ADMIT_SCRIPT, 2, ...this.keys(email, ip), this.limits.windowMs)) as number[];
+    const waits: number[] = [];
+    if (e! > this.limits.perEmail) waits.push(eTtl!);
+    if (i! > this.limits.perIp) waits.push(iTtl!);
+    return waits.length === 0 ? 0 : Math.max(1000, ...waits);
   }
 
-  async failed(email: string, ip: string): Promise<void> {
-    const m = this.redis.multi();
-    for (const k of this.keys(email, ip)) m.incr(k).pexpire(k, this.limits.windowMs, 'NX');
-    await m.exec();
-  }
-
+  /** The attempt admitted was the right password. */
   async succeeded(email: string, ip: string): Promise<void> {
-    await this.redis.del(this.keys(email, ip)[0]);
+    await this.redis.eval(SUCCEEDED_SCRIPT, 2, ...this.keys(email, ip));
   }
 }
