@@ -22,6 +22,13 @@ export const evidenceEnv = {
   EVIDENCE_STORE: z.enum(['postgres']).default('postgres'),
   /** Bytes read from the store per query while streaming an image (memory held per request). */
   EVIDENCE_READ_CHUNK_BYTES: z.coerce.number().int().min(64 * 1024).max(16 * 1024 * 1024).default(1024 * 1024),
+  /**
+   * Capture uploads (images and challenge frames) read at the same time, each buffered up to its size limit
+   * (10 MiB, a frame 2 MiB) while it arrives.
+   */
+  EVIDENCE_MAX_CONCURRENT_UPLOADS: z.coerce.number().int().min(1).max(256).default(8),
+  /** Uploads waiting unread (their bytes left in the network's buffers) for a slot, each until its deadline; one more is refused at once (503). */
+  EVIDENCE_UPLOADS_WAITING: z.coerce.number().int().min(0).max(1024).default(16),
   /** Capture uploads decoded at the same time (sharp work). Defaults to the number of cores. */
   EVIDENCE_IMAGE_CONCURRENCY: z.coerce.number().int().min(1).max(64).default(availableParallelism()),
   /**

@@ -1,6 +1,8 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { createHash, randomBytes } from 'node:crypto';
+import http from 'node:http';
+import sharp from 'sharp';
 import { SUBJECTS, type Principal } from '@verity/contracts';
 import { newId } from '@verity/keys';
 import { RpcClient } from '@verity/platform';
@@ -25,7 +27,8 @@ before(async () => {
     def: EVIDENCE_SERVICE,
     module: EvidenceModule,
     env: evidenceEnv,
-    vars: { INTERNAL_PORT: '0', INTERNAL_AUTH_SECRET: SECRET, EVIDENCE_READ_CHUNK_BYTES: String(CHUNK), READING_THREADS: '1' },
+    // one upload read at a time and none waiting: the admission test fills it with one slow upload
+    vars: { INTERNAL_PORT: '0', INTERNAL_AUTH_SECRET: SECRET, EVIDENCE_READ_CHUNK_BYTES: String(CHUNK), READING_THREADS: '1', EVIDENCE_MAX_CONCURRENT_UPLOADS: '1', EVIDENCE_UPLOADS_WAITING: '0' },
   });
   ({ db, app, rpc } = svc);
   port = app.get(EvidenceHttp).port;
@@ -267,6 +270,42 @@ describe('live captures: uploads and the run that reads them', () => {
     const notImage = await put(`/captures/${ses}/images/selfie`, signed(p), Buffer.from('GIF89a not a photo'));
     assert.deepEqual([notImage.status, json(notImage).error?.code], [415, 'unsupported_file_type']);
     assert.deepEqual(await rpc.call(SUBJECTS.evidenceCaptureImages, { session_id: ses }, { principal: p, requestId: 'req_int' }), { images: { front: { width: 2048, height: 1536 }, back: null, selfie: null }, frames: 0 });
+  });
+
+  it('uploads beyond EVIDENCE_MAX_CONCURRENT_UPLOADS and its waiting room are 503 at once, unread; the slot frees when the slow one ends', async () => {
+    const p = principal('live');
+    const ses = newId('session');
+    const path = `/captures/${ses}/images/selfie`;
+    const photo = await sharp({ create: { width: 1280, height: 960, channels: 3, background: { r: 120, g: 110, b: 100 } } }).jpeg().toBuffer();
+    // a slow upload: its headers and the start of a JPEG of the 10 MiB it announces, then nothing more for now
+    const announced = Buffer.concat([photo, Buffer.alloc(10 * 1024 * 1024 - photo.length)]);
+    const headers = { ...signed(p, undefined, Date.now() + 30_000)('PUT', path, announced), 'content-type': 'image/jpeg', 'content-length': String(announced.length) };
+    const slow = http.request({ host: '127.0.0.1', port, path, method: 'PUT', headers });
+    const slowAnswer = new Promise<number>((resolve) => {
+      slow.on('response', (res) => resolve(res.statusCode!));
+      slow.on('error', () => resolve(0));
+    });
+    slow.write(photo.subarray(0, 4096));
+    // the slot is taken once the service reads it; until then another upload may still get it
+    let busy: Got | undefined;
+    for (let i = 0; i < 50 && !busy; i++) {
+      const r = await put(`/captures/${newId('session')}/images/selfie`, signed(p), photo);
+      if (r.status === 503) busy = r;
+      else await new Promise((r) => setTimeout(r, 20));
+    }
+    assert.ok(busy, 'an upload while the one slot is held is refused');
+    assert.deepEqual(json(busy).error, { code: 'service_unavailable', message: 'Too many images are being uploaded right now; retry in a few seconds.' });
+    assert.deepEqual(await query(db.url, 'SELECT 1 FROM evidence.uploads WHERE session_id = $1', [ses]), [], 'nothing stored for the slow one yet');
+
+    // the slow client goes away: its slot frees, and the next upload is read and stored
+    slow.destroy();
+    await slowAnswer;
+    let stored: Got | undefined;
+    for (let i = 0; i < 50 && stored?.status !== 200; i++) {
+      stored = await put(path, signed(p), photo);
+      if (stored.status !== 200) await new Promise((r) => setTimeout(r, 20));
+    }
+    assert.equal(stored?.status, 200, stored?.body.toString());
   });
 
   it('the run reads the capture, stores front, selfie and portrait once; a second run (after a crash) stores nothing twice and answers the same', async () => {

@@ -363,6 +363,7 @@ describe('Idempotency-Key: Redis unreachable', () => {
       const refused = await send('POST', '/v1/sessions', { at, key: keys.test, body, headers: ['Idempotency-Key', newKey()] });
       assert.equal(refused.status, 503, refused.text);
       assert.equal(refused.body.error?.code, 'service_unavailable');
+      assert.equal(refused.headers['retry-after'], '2', 'every 503 says when to try again');
       assert.equal(calls.create, before);
       const plain = await send('POST', '/v1/sessions', { at, key: keys.test, body });
       assert.equal(plain.status, 201, plain.text);

@@ -24,11 +24,12 @@ import {
 import { DomainError } from '@verity/errors';
 import { ImageDecoder, readImageBody } from '@verity/images';
 import { isId } from '@verity/keys';
-import type { InternalCaller } from '@verity/platform';
+import { Admission, CONFIG, type InternalCaller } from '@verity/platform';
 import type { CheckResult, Verification } from '@verity/reading';
 import { ARTIFACT_STORE, type ArtifactStore } from '../artifacts/artifact-store.js';
 import { availableImages } from '../artifacts/artifacts.js';
 import { EvidenceRepository, type NewArtifact } from '../artifacts/evidence.repository.js';
+import type { EvidenceConfig } from '../config.js';
 import { CaptureReader } from './reader.js';
 import { UploadsRepository, type UploadRow } from './uploads.repository.js';
 
@@ -78,6 +79,9 @@ const RETAKE: Record<string, string> = {
   eyes_closed: 'Your eyes seem closed. Keep them open and take the photo again.',
   blurred: 'The photo is blurry. Hold still and take it again.',
 };
+/** What a capture upload beyond the service's admission is told (503). */
+export const UPLOADS_BUSY_MESSAGE = 'Too many images are being uploaded right now; retry in a few seconds.';
+
 const DOCUMENT_RETAKE = 'We could not read your document. Put it flat in good light, fit the whole document inside the frame, hold still, avoid glare, and take the photo again.';
 
 /**
@@ -86,13 +90,22 @@ const DOCUMENT_RETAKE = 'We could not read your document. Put it flat in good li
  */
 @Injectable()
 export class CaptureService {
+  /**
+   * Uploads read at once (EVIDENCE_MAX_CONCURRENT_UPLOADS), each buffering up to its size limit, and how many wait
+   * unread (EVIDENCE_UPLOADS_WAITING): many slow uploads at once get 503 instead of holding the memory of all.
+   */
+  private readonly admission: Admission;
+
   constructor(
     private readonly uploads: UploadsRepository,
     private readonly evidence: EvidenceRepository,
     @Inject(ARTIFACT_STORE) private readonly store: ArtifactStore,
     @Inject(CAPTURE_DECODER) private readonly decoder: ImageDecoder,
     private readonly reader: CaptureReader,
-  ) {}
+    @Inject(CONFIG) cfg: EvidenceConfig,
+  ) {
+    this.admission = new Admission(cfg.EVIDENCE_MAX_CONCURRENT_UPLOADS, cfg.EVIDENCE_UPLOADS_WAITING, Infinity, UPLOADS_BUSY_MESSAGE);
+  }
 
   /**
    * `PUT /captures/{session}/images/{artifact}` (the gateway, for a client secret it resolved): the raw image,
@@ -101,10 +114,12 @@ export class CaptureService {
    */
   async upload(caller: InternalCaller, sessionId: string, artifact: string, body: Readable): Promise<CaptureImageStored> {
     if (!isCaptureImage(artifact) || !isId('session', sessionId)) throw DomainError.notFound();
-    const { bytes, format } = await readImageBody(body, artifact, caller.deadline);
-    const img = await this.decoder.normalized(bytes, format, artifact, caller.deadline);
-    await this.store$(caller.principal, sessionId, { artifact, width: img.width, height: img.height, offset_ms: null }, img.jpeg);
-    return { object: 'capture_image', artifact, width: img.width, height: img.height };
+    return this.admission.run(async () => {
+      const { bytes, format } = await readImageBody(body, artifact, caller.deadline);
+      const img = await this.decoder.normalized(bytes, format, artifact, caller.deadline);
+      await this.store$(caller.principal, sessionId, { artifact, width: img.width, height: img.height, offset_ms: null }, img.jpeg);
+      return { object: 'capture_image' as const, artifact, width: img.width, height: img.height };
+    }, caller.deadline);
   }
 
   /**
@@ -119,10 +134,12 @@ export class CaptureService {
     if (offsetMs === null) {
       throw DomainError.validation([{ code: 'custom', message: 'offset_ms must be an integer from 0 to 9999999: when the frame was taken, in milliseconds from the first frame', path: ['offset_ms'] }]);
     }
-    const { bytes, format } = await readImageBody(body, 'frame', caller.deadline, CHALLENGE_FRAME_LIMITS.max_bytes);
-    const img = await this.decoder.normalized(bytes, format, 'frame', caller.deadline);
-    await this.store$(caller.principal, sessionId, { artifact, width: img.width, height: img.height, offset_ms: offsetMs }, img.jpeg);
-    return { object: 'capture_frame', index: Number(index), offset_ms: offsetMs, width: img.width, height: img.height };
+    return this.admission.run(async () => {
+      const { bytes, format } = await readImageBody(body, 'frame', caller.deadline, CHALLENGE_FRAME_LIMITS.max_bytes);
+      const img = await this.decoder.normalized(bytes, format, 'frame', caller.deadline);
+      await this.store$(caller.principal, sessionId, { artifact, width: img.width, height: img.height, offset_ms: offsetMs }, img.jpeg);
+      return { object: 'capture_frame' as const, index: Number(index), offset_ms: offsetMs, width: img.width, height: img.height };
+    }, caller.deadline);
   }
 
   /** Stores an upload's bytes and records it in place of an earlier one of its kind (whose bytes go). */

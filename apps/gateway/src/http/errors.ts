@@ -35,6 +35,9 @@ export function toPublicError(err: unknown, log: Logger, requestId: string): Err
   return new DomainError('internal_error').toData();
 }
 
+/** `Retry-After` of every 503 `service_unavailable`. */
+export const RETRY_AFTER_SECONDS = 2;
+
 export function sendError(
   reply: FastifyReply,
   req: FastifyRequest,
@@ -42,6 +45,8 @@ export function sendError(
   docsBaseUrl: string,
 ): FastifyReply {
   const requestId = req.requestId;
+  // a service busy or out of reach: when to try again (docs/errors.md); the client's backoff may wait longer
+  if (data.code === 'service_unavailable') reply.header('retry-after', String(RETRY_AFTER_SECONDS));
   return reply
     .code(httpStatusOf(data.code))
     .header('content-type', 'application/json; charset=utf-8')
