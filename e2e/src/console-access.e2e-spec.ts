@@ -6,7 +6,10 @@
  * keys-live-developer, forbidden, team, keys-phone.
  */
 import assert from 'node:assert/strict';
+import { createHash } from 'node:crypto';
+import { once } from 'node:events';
 import { after, before, describe, it } from 'node:test';
+import { createRedis } from '@verity/platform';
 import type { Browser } from 'playwright-core';
 import { browser, CONSOLE, createPerson, PHONE, shot, signedIn, switchMode, team, type Team } from './console-support.js';
 import { client, closeOperators, createKey, rows } from './support.js';
@@ -125,6 +128,43 @@ describe('console: signing in', () => {
     assert.equal(again.status, 303);
     assert.match(again.headers.get('location') ?? '', /^\/login/);
     await context.close();
+  });
+
+  it('a session record changed or written in Redis by anyone without the region secret opens nothing', async () => {
+    const redis = createRedis(process.env.REDIS_URL!, 'e2e-console-sessions');
+    if (redis.status !== 'ready') await once(redis, 'ready');
+    try {
+      /** The Redis key of a session cookie's record, wherever the stack's prefix puts it. */
+      const recordKey = async (token: string) => {
+        const [key] = await redis.keys(`*console:session:${createHash('sha256').update(token).digest('base64url')}`);
+        return key!;
+      };
+      const opens = async (token: string) => (await fetch(`${CONSOLE.us}/verifications`, { redirect: 'manual', headers: { cookie: `verity_console=${token}` } })).status === 200;
+
+      // a developer's session, rewritten to be the owner's: the signature no longer holds
+      const dev = await signedIn(b, 'us', us.people.developer);
+      const devToken = (await dev.context.cookies()).find((c) => c.name === 'verity_console')!.value;
+      assert.ok(await opens(devToken));
+      const devKey = await recordKey(devToken);
+      const stored = (await redis.get(devKey))!;
+      assert.doesNotMatch(stored, new RegExp(devToken), 'the cookie is not in Redis');
+      await redis.set(devKey, stored.replace(us.people.developer.user.id, us.people.owner.user.id), 'KEEPTTL');
+      assert.equal(await opens(devToken), false, 'the rewritten record opens nothing');
+      assert.equal(await redis.exists(devKey), 0, 'and is removed');
+
+      // an admin's valid record copied under a cookie of the writer's choosing: bound to its own key, it opens nothing there
+      const admin = await signedIn(b, 'us', us.people.admin);
+      const adminToken = (await admin.context.cookies()).find((c) => c.name === 'verity_console')!.value;
+      const adminKey = await recordKey(adminToken);
+      const chosen = 'A'.repeat(43);
+      await redis.set(adminKey.replace(/[^:]+$/, createHash('sha256').update(chosen).digest('base64url')), (await redis.get(adminKey))!, 'PX', 60_000);
+      assert.equal(await opens(chosen), false, 'a copied record opens nothing under another cookie');
+      assert.ok(await opens(adminToken), 'the original still opens');
+      await dev.context.close();
+      await admin.context.close();
+    } finally {
+      redis.disconnect();
+    }
   });
 
   it("a person of one region cannot sign in to the other region's console", async () => {

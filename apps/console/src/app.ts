@@ -13,7 +13,15 @@ import type { ConsoleConfig } from './config.js';
 import { html, type Html } from './html.js';
 import { bare, layout, notice, type Frame } from './layout.js';
 
-export const SESSION_COOKIE = 'verity_console';
+/**
+ * The console's cookies: the session and the sign-in form's token. Served over https they carry the `__Host-`
+ * prefix, which a browser accepts only from this very origin, `Secure`, with `Path=/` and no `Domain`: no other
+ * host of the site (a sibling subdomain) can set or shadow them.
+ */
+export function consoleCookies(cfg: { CONSOLE_PUBLIC_ORIGIN: string }): { session: string; login: string } {
+  const host = cfg.CONSOLE_PUBLIC_ORIGIN.startsWith('https://') ? '__Host-' : '';
+  return { session: `${host}verity_console`, login: `${host}verity_console_login` };
+}
 
 /** What the console's pages share: its configuration, the region's services and its own state in Redis. */
 export interface ConsoleDeps {
@@ -140,7 +148,7 @@ export class ConsoleApp {
 
   /** The signed-in person of a request, or null (no cookie, expired, or a user that no longer exists). */
   async viewerOf(req: FastifyRequest): Promise<Viewer | null> {
-    const token = cookieOf(req, SESSION_COOKIE);
+    const token = cookieOf(req, consoleCookies(this.deps.cfg).session);
     if (!token) return null;
     const session = await this.deps.sessions.get(token);
     if (!session) return null;

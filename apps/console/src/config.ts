@@ -23,6 +23,8 @@ export const consoleEnv = {
     .optional(),
   /** How long a signed-in session lasts without use; each page view extends it. */
   CONSOLE_SESSION_IDLE: durationEnv('8h', 60_000, 7 * 86_400_000),
+  /** How long a session lasts at most from sign-in, however often it is used; then the person signs in again. */
+  CONSOLE_SESSION_MAX_AGE: durationEnv('24h', 300_000, 30 * 86_400_000),
   /** Failed sign-ins allowed per email address, and per client address, within CONSOLE_LOGIN_WINDOW. */
   CONSOLE_LOGIN_MAX_PER_EMAIL: z.coerce.number().int().min(1).default(5),
   CONSOLE_LOGIN_MAX_PER_IP: z.coerce.number().int().min(1).default(20),

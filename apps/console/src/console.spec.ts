@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { FastifyRequest } from 'fastify';
-import { sameOrigin, tokensEqual } from './app.js';
+import { consoleCookies, sameOrigin, tokensEqual } from './app.js';
+import { openRecord, sealRecord, sessionSigningKey } from './auth/session-store.js';
 import { keyScopesOf, mayOpen, PAGES, scopesOf } from './auth/roles.js';
 import { html, raw } from './html.js';
 import { safeNext } from './server.js';
@@ -69,5 +70,35 @@ describe('console requests', () => {
   it('redirect after sign-in only to a path of the console', () => {
     assert.equal(safeNext('/verifications?status=completed'), '/verifications?status=completed');
     for (const bad of ['//evil.example', '/\\evil.example', 'https://evil.example', 'javascript:alert(1)', '/login', null, '']) assert.equal(safeNext(bad), '/', String(bad));
+  });
+});
+
+describe('console session records', () => {
+  const key = sessionSigningKey('a-test-secret-of-at-least-32-characters');
+  const record = { user_id: 'usr_A', org_id: 'org_A', mode: 'test' as const, csrf: 'c', created_at: 1_000_000 };
+  const at = 'us:console:session:abc';
+  const DAY = 86_400_000;
+
+  it('open only as sealed, under the key they were sealed for, within their lifetime', () => {
+    const sealed = sealRecord(key, at, record);
+    assert.deepEqual(openRecord(key, at, sealed, record.created_at + 1000, DAY), record);
+    assert.equal(openRecord(key, 'us:console:session:other', sealed, record.created_at + 1000, DAY), null, 'moved to another cookie');
+    assert.equal(openRecord(sessionSigningKey('another-region-secret-of-32-characters!'), at, sealed, record.created_at + 1000, DAY), null, 'another secret');
+    assert.equal(openRecord(key, at, sealed, record.created_at + DAY, DAY), null, 'past the absolute lifetime');
+  });
+
+  it('a record changed or written without the secret opens nothing', () => {
+    const sealed = sealRecord(key, at, record);
+    const [mac, json] = [sealed.slice(0, sealed.indexOf('.')), sealed.slice(sealed.indexOf('.') + 1)];
+    const escalated = `${mac}.${json.replace('usr_A', 'usr_B')}`;
+    assert.equal(openRecord(key, at, escalated, record.created_at + 1000, DAY), null, 'another user');
+    assert.equal(openRecord(key, at, `${mac}.${json.replace('"created_at":1000000', `"created_at":${record.created_at + DAY}`)}`, record.created_at + 1000, DAY), null, 'a later start');
+    assert.equal(openRecord(key, at, JSON.stringify(record), record.created_at + 1000, DAY), null, 'unsigned, as records were before');
+    assert.equal(openRecord(key, at, `.${json}`, record.created_at + 1000, DAY), null);
+  });
+
+  it('are named with the __Host- prefix when the console is served over https', () => {
+    assert.deepEqual(consoleCookies({ CONSOLE_PUBLIC_ORIGIN: 'https://console.us.example.com' }), { session: '__Host-verity_console', login: '__Host-verity_console_login' });
+    assert.deepEqual(consoleCookies({ CONSOLE_PUBLIC_ORIGIN: 'http://127.0.0.1:8090' }), { session: 'verity_console', login: 'verity_console_login' });
   });
 });

@@ -5,16 +5,15 @@ import { newId } from '@verity/keys';
 import { observeHttpRequests, routeLabel, RpcClient, type Logger } from '@verity/platform';
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import type { Redis } from 'ioredis';
-import { ConsoleApp, cookieOf, sameOrigin, sendPage, SESSION_COOKIE, tokensEqual, type ConsoleDeps } from './app.js';
+import { ConsoleApp, consoleCookies, cookieOf, sameOrigin, sendPage, tokensEqual, type ConsoleDeps } from './app.js';
 import { PAGES, mayOpen } from './auth/roles.js';
-import { LoginLimiter, newToken, SessionStore } from './auth/session-store.js';
+import { LoginLimiter, newToken, SessionStore, sessionSigningKey } from './auth/session-store.js';
 import type { ConsoleConfig } from './config.js';
 import { html } from './html.js';
 import { bare, notice, STYLESHEET_PATH } from './layout.js';
 import { registerPages } from './pages/index.js';
 import { STYLESHEET } from './stylesheet.js';
 
-const LOGIN_COOKIE = 'verity_console_login';
 
 /**
  * Every answer: no caching of pages (they hold an organization's data), nothing framed, no script at all, and
@@ -46,10 +45,11 @@ export async function createConsole(cfg: ConsoleConfig, log: Logger, nc: NatsCon
     log,
     rpc: new RpcClient(nc, subjectRoot(cfg.REGION, cfg.NATS_SUBJECT_PREFIX), cfg.RPC_TIMEOUT_MS),
     redis,
-    sessions: new SessionStore(redis, prefix, cfg.CONSOLE_SESSION_IDLE),
+    sessions: new SessionStore(redis, prefix, { idleMs: cfg.CONSOLE_SESSION_IDLE, maxAgeMs: cfg.CONSOLE_SESSION_MAX_AGE }, sessionSigningKey(cfg.INTERNAL_AUTH_SECRET)),
     limiter: new LoginLimiter(redis, prefix, { perEmail: cfg.CONSOLE_LOGIN_MAX_PER_EMAIL, perIp: cfg.CONSOLE_LOGIN_MAX_PER_IP, windowMs: cfg.CONSOLE_LOGIN_WINDOW }),
   };
   const secure = cfg.CONSOLE_PUBLIC_ORIGIN.startsWith('https://');
+  const { session: sessionCookie, login: loginCookie } = consoleCookies(cfg);
   const cookie = (name: string, value: string, maxAgeS: number) =>
     `${name}=${value}; Path=/; HttpOnly; SameSite=Strict; Max-Age=${maxAgeS}${secure ? '; Secure' : ''}`;
 
@@ -102,21 +102,21 @@ ${opts.error ? notice('error', opts.error) : ''}
   // the sign-in form carries a token that must match its own cookie (no session exists yet to hold one)
   http.get('/login', async (req, reply) => {
     const token = newToken();
-    reply.header('set-cookie', cookie(LOGIN_COOKIE, token, 3600));
+    reply.header('set-cookie', cookie(loginCookie, token, 3600));
     const next = safeNext(new URLSearchParams(req.url.split('?')[1] ?? '').get('next'));
     sendPage(reply, loginPage(token, { next }));
   });
 
   http.post('/login', async (req: FastifyRequest, reply: FastifyReply) => {
     const form = req.body instanceof URLSearchParams ? req.body : new URLSearchParams();
-    if (!sameOrigin(req, cfg.CONSOLE_PUBLIC_ORIGIN) || !tokensEqual(form.get('_login') ?? '', cookieOf(req, LOGIN_COOKIE) ?? '')) {
+    if (!sameOrigin(req, cfg.CONSOLE_PUBLIC_ORIGIN) || !tokensEqual(form.get('_login') ?? '', cookieOf(req, loginCookie) ?? '')) {
       return sendPage(reply, { status: 403, html: bare('Request refused', html`<h1>Request refused</h1><p>This sign-in did not come from this console's sign-in page.</p><p><a href="/login">Sign in</a></p>`) });
     }
     const email = (form.get('email') ?? '').trim().toLowerCase().slice(0, 254);
     const password = form.get('password') ?? '';
     const next = safeNext(form.get('next'));
     const token = newToken();
-    reply.header('set-cookie', cookie(LOGIN_COOKIE, token, 3600));
+    reply.header('set-cookie', cookie(loginCookie, token, 3600));
     // counted before the password is checked (docs/console.md, "Signing in"): a burst at once gets no more checks than the limit
     const wait = await deps.limiter.admit(email, req.ip);
     if (wait > 0) {
@@ -141,19 +141,19 @@ ${opts.error ? notice('error', opts.error) : ''}
     }
     await deps.limiter.succeeded(email, req.ip);
     const session = await deps.sessions.create(user.id, user.org_id);
-    reply.header('set-cookie', [cookie(LOGIN_COOKIE, '', 0), cookie(SESSION_COOKIE, session, Math.floor(cfg.CONSOLE_SESSION_IDLE / 1000))]);
+    reply.header('set-cookie', [cookie(loginCookie, '', 0), cookie(sessionCookie, session, Math.floor(cfg.CONSOLE_SESSION_IDLE / 1000))]);
     return sendPage(reply, { redirect: next });
   });
 
   http.post('/logout', async (req, reply) => {
-    const token = cookieOf(req, SESSION_COOKIE);
+    const token = cookieOf(req, sessionCookie);
     const form = req.body instanceof URLSearchParams ? req.body : new URLSearchParams();
     const session = token ? await deps.sessions.get(token) : null;
     if (!sameOrigin(req, cfg.CONSOLE_PUBLIC_ORIGIN) || (session && !tokensEqual(form.get('_csrf') ?? '', session.csrf))) {
       return sendPage(reply, { status: 403, html: bare('Request refused', html`<h1>Request refused</h1><p>This request did not come from a page of this console.</p>`) });
     }
     if (token) await deps.sessions.destroy(token);
-    reply.header('set-cookie', cookie(SESSION_COOKIE, '', 0));
+    reply.header('set-cookie', cookie(sessionCookie, '', 0));
     return sendPage(reply, { redirect: '/login' });
   });
 

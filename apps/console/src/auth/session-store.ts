@@ -1,4 +1,4 @@
-import { createHash, randomBytes } from 'node:crypto';
+import { createHash, createHmac, hkdfSync, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { Mode } from '@verity/keys';
 import type { Redis } from 'ioredis';
 
@@ -21,42 +21,101 @@ function digest(token: string): string {
   return createHash('sha256').update(token).digest('base64url');
 }
 
+/** A session as Redis holds it: the session and when it began (for its absolute lifetime). */
+interface SessionRecord extends ConsoleSession {
+  created_at: number;
+}
+
+/**
+ * The key that signs session records: derived from the region's INTERNAL_AUTH_SECRET (HKDF, its own label), so
+ * that nothing in Redis can make or change a session without a secret Redis never sees.
+ */
+export function sessionSigningKey(internalAuthSecret: string): Buffer {
+  return Buffer.from(hkdfSync('sha256', internalAuthSecret, 'verity-console', 'console session record v1', 32));
+}
+
+/**
+ * A record as stored: `<mac>.<json>`, the MAC (HMAC-SHA-256) over the Redis key it is stored under and the JSON,
+ * so a record moved to another key (another cookie) does not open either.
+ */
+export function sealRecord(signingKey: Buffer, redisKey: string, record: SessionRecord): string {
+  const json = JSON.stringify(record);
+  return `${mac(signingKey, redisKey, json)}.${json}`;
+}
+
+/** The record stored under `redisKey`, or null when its MAC does not hold or it is past `maxAgeMs` since it began. */
+export function openRecord(signingKey: Buffer, redisKey: string, stored: string, now: number, maxAgeMs: number): SessionRecord | null {
+  const dot = stored.indexOf('.');
+  if (dot < 0) return null;
+  const json = stored.slice(dot + 1);
+  const given = Buffer.from(stored.slice(0, dot));
+  const expected = Buffer.from(mac(signingKey, redisKey, json));
+  if (given.length !== expected.length || !timingSafeEqual(given, expected)) return null;
+  const record = JSON.parse(json) as SessionRecord;
+  return now - record.created_at < maxAgeMs ? record : null;
+}
+
+function mac(signingKey: Buffer, redisKey: string, json: string): string {
+  return createHmac('sha256', signingKey).update(redisKey).update('\n').update(json).digest('base64url');
+}
+
 /**
  * Console sessions in Redis, shared by every replica of the region's console: created at sign-in, extended by
- * each page view (idle expiry), removed at sign-out. A session Redis has lost simply sends the person to sign in.
+ * each page view (idle expiry) up to an absolute lifetime from sign-in, removed at sign-out. Each record is
+ * signed (`sealRecord`): one written or changed by anyone without the region's secret opens nothing. A session
+ * Redis has lost simply sends the person to sign in.
  */
 export class SessionStore {
   constructor(
     private readonly redis: Redis,
     private readonly prefix: string,
-    private readonly idleMs: number,
+    private readonly lifetime: { idleMs: number; maxAgeMs: number },
+    private readonly signingKey: Buffer,
   ) {}
 
   private key(token: string): string {
     return `${this.prefix}console:session:${digest(token)}`;
   }
 
+  /** Kept in Redis until the idle timeout, never past the absolute lifetime. */
+  private ttl(record: SessionRecord): number {
+    return Math.max(1, Math.min(this.lifetime.idleMs, record.created_at + this.lifetime.maxAgeMs - Date.now()));
+  }
+
+  private async write(token: string, record: SessionRecord): Promise<void> {
+    const key = this.key(token);
+    await this.redis.set(key, sealRecord(this.signingKey, key, record), 'PX', this.ttl(record));
+  }
+
   /** A new session; returns the cookie value. */
   async create(user_id: string, org_id: string): Promise<string> {
     const token = newToken();
-    const session: ConsoleSession = { user_id, org_id, mode: 'test', csrf: newToken() };
-    await this.redis.set(this.key(token), JSON.stringify(session), 'PX', this.idleMs);
+    await this.write(token, { user_id, org_id, mode: 'test', csrf: newToken(), created_at: Date.now() });
     return token;
   }
 
-  /** The session of a cookie value, extended; null when unknown or expired. */
+  /** The session of a cookie value, extended; null when unknown, expired, past its lifetime or not signed by this region. */
   async get(token: string): Promise<ConsoleSession | null> {
+    const record = await this.record(token);
+    if (!record) return null;
+    await this.redis.pexpire(this.key(token), this.ttl(record));
+    const { created_at: _, ...session } = record;
+    return session;
+  }
+
+  private async record(token: string): Promise<SessionRecord | null> {
     if (!/^[A-Za-z0-9_-]{43}$/.test(token)) return null;
     const key = this.key(token);
     const text = await this.redis.get(key);
     if (text === null) return null;
-    await this.redis.pexpire(key, this.idleMs);
-    return JSON.parse(text) as ConsoleSession;
+    const record = openRecord(this.signingKey, key, text, Date.now(), this.lifetime.maxAgeMs);
+    if (!record) await this.redis.del(key);
+    return record;
   }
 
   async setMode(token: string, mode: Mode): Promise<void> {
-    const s = await this.get(token);
-    if (s) await this.redis.set(this.key(token), JSON.stringify({ ...s, mode }), 'PX', this.idleMs);
+    const record = await this.record(token);
+    if (record) await this.write(token, { ...record, mode });
   }
 
   async destroy(token: string): Promise<void> {
