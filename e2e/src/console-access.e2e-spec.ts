@@ -365,20 +365,61 @@ describe('console: team', () => {
     const { context, page } = await signedIn(b, 'us', us.people.owner);
     await page.goto('/users');
     const email = `new.${Date.now()}@example.com`;
-    await page.getByLabel('Email').fill(email);
-    await page.getByLabel('Role').selectOption('reviewer');
-    await page.getByRole('button', { name: 'Add' }).click();
+    await page.getByLabel('Email', { exact: true }).fill(email);
+    await page.getByLabel('Role', { exact: true }).selectOption('reviewer');
+    await page.getByRole('button', { name: 'Add', exact: true }).click();
     const password = (await page.getByTestId('new-password').innerText()).trim();
     assert.ok(password.length >= 20);
     assert.ok((await page.locator('table').innerText()).includes(email));
     await shot(page, 'team');
-    await page.getByLabel('Email').fill(email);
-    await page.getByRole('button', { name: 'Add' }).click();
+    await page.getByLabel('Email', { exact: true }).fill(email);
+    await page.getByRole('button', { name: 'Add', exact: true }).click();
     assert.equal(await page.locator('.notice.error').count(), 1, 'the same email twice is refused');
     await context.close();
 
     const { context: theirs, page: theirPage } = await signedIn(b, 'us', { user: { ...us.people.reviewer.user, email }, password });
     assert.deepEqual(await theirPage.locator('nav.nav a').allInnerTexts(), ['Verifications', 'Review queue']);
     await theirs.close();
+  });
+
+  it("an owner changes a person's role and removes a person: each takes effect on their next request; the last owner stays", async () => {
+    const org = await team('us');
+    const dev = org.people.developer;
+    const them = await signedIn(b, 'us', dev);
+    await them.page.goto('/keys');
+    assert.equal(new URL(them.page.url()).pathname, '/keys');
+
+    const owner = await signedIn(b, 'us', org.people.owner);
+    await owner.page.goto('/users');
+    await owner.page.getByLabel(`Role of ${dev.user.email}`, { exact: true }).selectOption('reviewer');
+    await owner.page.getByRole('button', { name: `Change the role of ${dev.user.email}` }).click();
+    await owner.page.waitForURL((u) => u.searchParams.has('changed'));
+    const keys = await them.page.goto('/keys');
+    assert.equal(keys!.status(), 403, 'a reviewer now: the keys page is not theirs');
+    assert.deepEqual(await them.page.locator('nav.nav a').allInnerTexts(), ['Verifications', 'Review queue']);
+
+    await owner.page.getByRole('button', { name: `Remove ${dev.user.email}` }).click();
+    assert.match(await owner.page.locator('.notice.success').innerText(), /was removed/);
+    await them.page.goto('/verifications');
+    assert.equal(new URL(them.page.url()).pathname, '/login', 'removed: their session opens nothing');
+    assert.deepEqual(await rows('us', 'SELECT id FROM accounts.console_users WHERE id = $1', [dev.user.id]), []);
+
+    // the only owner can neither step down nor leave
+    const me = org.people.owner.user.email;
+    await owner.page.getByLabel(`Role of ${me}`, { exact: true }).selectOption('admin');
+    await owner.page.getByRole('button', { name: `Change the role of ${me}` }).click();
+    assert.match(await owner.page.locator('.notice.error').innerText(), /keeps at least one owner/);
+    await owner.page.getByRole('button', { name: `Remove ${me}` }).click();
+    assert.match(await owner.page.locator('.notice.error').innerText(), /keeps at least one owner/);
+    assert.deepEqual(await rows('us', 'SELECT role FROM accounts.console_users WHERE id = $1', [org.people.owner.user.id]), [{ role: 'owner' }]);
+    await shot(owner.page, 'team-changes');
+
+    const actions = await rows<{ action: string; target_id: string; details: Record<string, string> }>('us', `SELECT action, target_id, details FROM accounts.console_activity WHERE org_id = $1 AND action LIKE 'console.user.%' ORDER BY seq`, [org.org.id]);
+    assert.deepEqual(actions.map((a) => [a.action, a.target_id, a.details]), [
+      ['console.user.role_changed', dev.user.id, { from: 'developer', to: 'reviewer' }],
+      ['console.user.removed', dev.user.id, { role: 'reviewer' }],
+    ]);
+    await them.context.close();
+    await owner.context.close();
   });
 });

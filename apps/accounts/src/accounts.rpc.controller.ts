@@ -45,6 +45,8 @@ export class AccountsRpcController implements OnApplicationBootstrap {
     this.operator(SUBJECTS.accountsConsoleUserCreate, (p) => this.consoleUsers.create(p));
     this.operator(SUBJECTS.accountsConsoleUserList, (p) => this.consoleUsers.list(p.org_id));
     this.operator(SUBJECTS.accountsConsoleUserGet, (p) => this.consoleUsers.get(p.user_id));
+    this.operator(SUBJECTS.accountsConsoleUserUpdate, (p) => this.consoleUsers.update(p));
+    this.operator(SUBJECTS.accountsConsoleUserRemove, (p) => this.consoleUsers.remove(p));
     this.operator(SUBJECTS.accountsConsoleLogin, (p) => this.consoleUsers.login(p));
     this.operator(SUBJECTS.accountsActivityRecord, (p) => this.activity.record(p));
     this.operator(SUBJECTS.accountsActivityList, (p) => this.activity.list(p));

@@ -171,6 +171,54 @@ describe('console sign-in', () => {
   });
 });
 
+describe('console users: role changes and removal', () => {
+  it("change a person's role or remove them, only within their organization; the last owner is refused; nothing changes on a refusal", async () => {
+    const org = await newOrg();
+    const other = await newOrg('Other');
+    const owner = await call(SUBJECTS.accountsConsoleUserCreate, { org_id: org, email: email('own'), role: 'owner', password: PASSWORD });
+    const dev = await call(SUBJECTS.accountsConsoleUserCreate, { org_id: org, email: email('dev'), role: 'developer', password: PASSWORD });
+    assert.deepEqual(await call(SUBJECTS.accountsConsoleUserUpdate, { org_id: org, user_id: dev.id, role: 'admin' }), { ...dev, role: 'admin' });
+
+    // another organization's person, an unknown one, a bad role
+    for (const [req, param] of [
+      [{ org_id: other, user_id: dev.id, role: 'reviewer' }, 'user_id'],
+      [{ org_id: org, user_id: `usr_${'Z'.repeat(24)}`, role: 'reviewer' }, 'user_id'],
+      [{ org_id: UNKNOWN_ORG, user_id: dev.id, role: 'reviewer' }, 'org_id'],
+    ] as const) {
+      const e = await refusal(call(SUBJECTS.accountsConsoleUserUpdate, req));
+      assert.deepEqual([e.code, e.param], ['resource_not_found', param], JSON.stringify(req));
+    }
+    const bad = await refusal(call(SUBJECTS.accountsConsoleUserUpdate, { org_id: org, user_id: dev.id, role: 'root' as never }));
+    assert.deepEqual([bad.code, bad.param], ['validation_error', 'role']);
+
+    // the only owner can neither step down nor be removed
+    const demote = await refusal(call(SUBJECTS.accountsConsoleUserUpdate, { org_id: org, user_id: owner.id, role: 'admin' }));
+    assert.deepEqual([demote.code, demote.param], ['validation_error', 'role']);
+    const leave = await refusal(call(SUBJECTS.accountsConsoleUserRemove, { org_id: org, user_id: owner.id }));
+    assert.deepEqual([leave.code, leave.param], ['validation_error', 'user_id']);
+    assert.equal((await call(SUBJECTS.accountsConsoleUserGet, { user_id: owner.id })).role, 'owner');
+
+    // with a second owner, the first may step down; a removed person is gone, and cannot sign in
+    await call(SUBJECTS.accountsConsoleUserUpdate, { org_id: org, user_id: dev.id, role: 'owner' });
+    assert.equal((await call(SUBJECTS.accountsConsoleUserUpdate, { org_id: org, user_id: owner.id, role: 'reviewer' })).role, 'reviewer');
+    assert.deepEqual(await refusal(call(SUBJECTS.accountsConsoleUserRemove, { org_id: other, user_id: owner.id })).then((e) => e.code), 'resource_not_found');
+    assert.deepEqual(await call(SUBJECTS.accountsConsoleUserRemove, { org_id: org, user_id: owner.id }), { removed: true });
+    assert.equal((await refusal(call(SUBJECTS.accountsConsoleUserGet, { user_id: owner.id }))).code, 'resource_not_found');
+    assert.deepEqual(await call(SUBJECTS.accountsConsoleLogin, { email: owner.email, password: PASSWORD }), { user: null });
+    assert.deepEqual((await call(SUBJECTS.accountsConsoleUserList, { org_id: org })).data.map((u) => [u.id, u.role]), [[dev.id, 'owner']]);
+  });
+
+  it('two owners demoting each other at once: one change wins, the organization keeps an owner', async () => {
+    const org = await newOrg();
+    const a = await call(SUBJECTS.accountsConsoleUserCreate, { org_id: org, email: email('a'), role: 'owner', password: PASSWORD });
+    const b = await call(SUBJECTS.accountsConsoleUserCreate, { org_id: org, email: email('b'), role: 'owner', password: PASSWORD });
+    const results = await Promise.allSettled([a, b].map((u) => call(SUBJECTS.accountsConsoleUserUpdate, { org_id: org, user_id: u.id, role: 'admin' })));
+    assert.deepEqual(results.map((r) => r.status).sort(), ['fulfilled', 'rejected']);
+    const roles = (await call(SUBJECTS.accountsConsoleUserList, { org_id: org })).data.map((u) => u.role).sort();
+    assert.deepEqual(roles, ['admin', 'owner']);
+  });
+});
+
 describe('console sign-in under a burst', () => {
   it('checks at most CONSOLE_PASSWORD_CHECKS passwords at once; a sign-in beyond the waiting room is 503 at once, and the service answers again after', async () => {
     // one check at a time, nobody waiting: of a burst at once, the ones that find the check taken are refused

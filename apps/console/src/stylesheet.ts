@@ -49,6 +49,7 @@ button.danger { background: var(--bad); color: #fff; }
 button.link { background: none; padding: 0; margin: 0; color: var(--accent); text-decoration: underline; font-weight: 400; }
 .inline { display: inline; margin: 0; }
 .inline button { margin: 0 6px 0 0; }
+.inline select { width: auto; margin: 0 6px 0 0; padding: 6px 8px; }
 .table-wrap { overflow-x: auto; background: var(--card); border: 1px solid var(--line); border-radius: 8px; }
 table { border-collapse: collapse; width: 100%; }
 th, td { text-align: left; padding: 8px 12px; border-bottom: 1px solid var(--line); vertical-align: top; }

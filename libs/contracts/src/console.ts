@@ -26,6 +26,25 @@ export interface ConsoleUserCreateRequest {
   password: string;
 }
 
+/**
+ * Operator request of `accounts.admin.console-user.update.v1` (an owner in the console): a person's new role. The
+ * person must be of `org_id` (else 404); an organization always keeps an owner (the last one is refused).
+ */
+export interface ConsoleUserUpdateRequest {
+  org_id: string;
+  user_id: string;
+  role: ConsoleRole;
+}
+
+/**
+ * Operator request of `accounts.admin.console-user.remove.v1` (an owner in the console): the person is deleted,
+ * so their next request signs them out. The person must be of `org_id`; the last owner is refused.
+ */
+export interface ConsoleUserRemoveRequest {
+  org_id: string;
+  user_id: string;
+}
+
 /** Operator request of `accounts.admin.console-user.login.v1`: `user` is null for an unknown email or a wrong password alike. */
 export interface ConsoleLoginRequest {
   email: string;

@@ -30,6 +30,8 @@ export const SUBJECTS = {
   accountsConsoleUserCreate: 'accounts.admin.console-user.create.v1',
   accountsConsoleUserList: 'accounts.admin.console-user.list.v1',
   accountsConsoleUserGet: 'accounts.admin.console-user.get.v1',
+  accountsConsoleUserUpdate: 'accounts.admin.console-user.update.v1',
+  accountsConsoleUserRemove: 'accounts.admin.console-user.remove.v1',
   accountsConsoleLogin: 'accounts.admin.console-user.login.v1',
   accountsActivityRecord: 'accounts.admin.activity.record.v1',
   accountsActivityList: 'accounts.admin.activity.list.v1',
@@ -141,6 +143,8 @@ export interface RpcContracts {
   [SUBJECTS.accountsConsoleUserCreate]: { req: K.ConsoleUserCreateRequest; res: K.ConsoleUser };
   [SUBJECTS.accountsConsoleUserList]: { req: { org_id: string }; res: { data: K.ConsoleUser[] } };
   [SUBJECTS.accountsConsoleUserGet]: { req: { user_id: string }; res: K.ConsoleUser };
+  [SUBJECTS.accountsConsoleUserUpdate]: { req: K.ConsoleUserUpdateRequest; res: K.ConsoleUser };
+  [SUBJECTS.accountsConsoleUserRemove]: { req: K.ConsoleUserRemoveRequest; res: { removed: true } };
   [SUBJECTS.accountsConsoleLogin]: { req: K.ConsoleLoginRequest; res: K.ConsoleLoginReply };
   [SUBJECTS.accountsActivityRecord]: { req: K.ConsoleActivityRecordRequest; res: K.ConsoleActivityEntry };
   [SUBJECTS.accountsActivityList]: { req: K.ConsoleActivityListRequest; res: { data: K.ConsoleActivityEntry[] } };

@@ -39,6 +39,27 @@ export class ConsoleUsersRepository {
     return rows[0] ?? null;
   }
 
+  /**
+   * Changes a person's role (`role`) or removes them (`null`), in one transaction that locks the organization's
+   * people first, so two owners demoting each other at once cannot leave it with none. `missing`: no such person
+   * in the organization; `last_owner`: the change would leave no owner (nothing is changed then).
+   */
+  async change(orgId: string, userId: string, role: ConsoleRole | null): Promise<{ user: ConsoleUserRow | null } | 'missing' | 'last_owner'> {
+    return this.db.tx(async (q) => {
+      const people = await q.rows<{ id: string; role: ConsoleRole }>(`SELECT id, role FROM accounts.console_users WHERE org_id = $1 ORDER BY id FOR UPDATE`, [orgId]);
+      const person = people.find((p) => p.id === userId);
+      if (!person) return 'missing';
+      const owners = people.filter((p) => p.role === 'owner' && p.id !== userId).length + (role === 'owner' ? 1 : 0);
+      if (owners === 0) return 'last_owner';
+      if (role === null) {
+        await q.rows(`DELETE FROM accounts.console_users WHERE id = $1`, [userId]);
+        return { user: null };
+      }
+      const [row] = await q.rows<ConsoleUserRow>(`UPDATE accounts.console_users SET role = $2 WHERE id = $1 RETURNING ${USER_COLUMNS}`, [userId, role]);
+      return { user: row! };
+    });
+  }
+
   /** The user with this (normalized) address and the hash to check a password against, or null. */
   async findForLogin(email: string): Promise<{ user: ConsoleUserRow; passwordHash: string } | null> {
     const rows = await this.db.rows<ConsoleUserRow & { password_hash: string }>(

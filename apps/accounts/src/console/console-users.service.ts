@@ -1,5 +1,5 @@
 import { Inject, Injectable, type OnModuleInit } from '@nestjs/common';
-import type { ConsoleLoginReply, ConsoleLoginRequest, ConsoleUser, ConsoleUserCreateRequest } from '@verity/contracts';
+import type { ConsoleLoginReply, ConsoleLoginRequest, ConsoleRole, ConsoleUser, ConsoleUserCreateRequest, ConsoleUserRemoveRequest, ConsoleUserUpdateRequest } from '@verity/contracts';
 import { DomainError } from '@verity/errors';
 import { isId, newId } from '@verity/keys';
 import { Admission, CONFIG } from '@verity/platform';
@@ -57,6 +57,28 @@ export class ConsoleUsersService implements OnModuleInit {
     const row = isId('consoleUser', userId) ? await this.users.find(userId) : null;
     if (!row) throw DomainError.notFound('user_id');
     return toConsoleUser(row);
+  }
+
+  /** A person's new role; the organization's last owner keeps theirs (docs/console.md, "Team"). */
+  async update(req: ConsoleUserUpdateRequest): Promise<ConsoleUser> {
+    const role = roleOf(req?.role);
+    const changed = await this.change(req, role);
+    return toConsoleUser(changed!);
+  }
+
+  /** Removes a person: their sessions open nothing from their next request on. Not the organization's last owner. */
+  async remove(req: ConsoleUserRemoveRequest): Promise<{ removed: true }> {
+    await this.change(req, null);
+    return { removed: true };
+  }
+
+  private async change(req: { org_id: string; user_id: string }, role: ConsoleRole | null) {
+    const org = await existingOrg(this.orgs, req?.org_id);
+    if (!isId('consoleUser', req.user_id)) throw DomainError.notFound('user_id');
+    const result = await this.users.change(org.id, req.user_id, role);
+    if (result === 'missing') throw DomainError.notFound('user_id');
+    if (result === 'last_owner') throw invalid(role === null ? 'user_id' : 'role', 'an organization keeps at least one owner: make another person owner first');
+    return result.user;
   }
 
   /**

@@ -31,11 +31,54 @@ export function registerUsers(app: ConsoleApp): void {
     await ctx.record('console.user.created', user.id, { role: user.role }, null);
     return usersPage(ctx, { created: { user, password } });
   });
+
+  // a new role takes effect on the person's next request (each page view re-reads them)
+  app.post('users', '/users/:id/role', async (ctx) => {
+    const person = await teammate(ctx);
+    const role = ctx.form.get('role') ?? '';
+    let user: ConsoleUser;
+    try {
+      user = await ctx.operator(SUBJECTS.accountsConsoleUserUpdate, { org_id: ctx.orgId, user_id: person.id, role: role as ConsoleRole });
+    } catch (e) {
+      if (e instanceof DomainError && e.code === 'validation_error') return usersPage(ctx, { error: issuesOf(e), status: 422 });
+      throw e;
+    }
+    if (user.role !== person.role) await ctx.record('console.user.role_changed', user.id, { from: person.role, to: user.role }, null);
+    return { redirect: `/users?changed=${encodeURIComponent(user.id)}` };
+  });
+
+  // removed: the person's sessions open nothing from their next request on
+  app.post('users', '/users/:id/remove', async (ctx) => {
+    const person = await teammate(ctx);
+    try {
+      await ctx.operator(SUBJECTS.accountsConsoleUserRemove, { org_id: ctx.orgId, user_id: person.id });
+    } catch (e) {
+      if (e instanceof DomainError && e.code === 'validation_error') return usersPage(ctx, { error: issuesOf(e), status: 422 });
+      throw e;
+    }
+    await ctx.record('console.user.removed', person.id, { role: person.role }, null);
+    return { redirect: `/users?removed=${encodeURIComponent(person.email)}` };
+  });
+}
+
+/** The person named in the path, if they are of this organization (else the 404 page). */
+async function teammate(ctx: PageContext): Promise<ConsoleUser> {
+  const id = (ctx.req.params as { id: string }).id;
+  const { data } = await ctx.operator(SUBJECTS.accountsConsoleUserList, { org_id: ctx.orgId });
+  const person = data.find((u) => u.id === id);
+  if (!person) throw DomainError.notFound('user');
+  return person;
 }
 
 async function usersPage(ctx: PageContext, opts: { created?: { user: ConsoleUser; password: string }; error?: string[]; status?: number; email?: string } = {}): Promise<PageResult> {
   const { data } = await ctx.operator(SUBJECTS.accountsConsoleUserList, { org_id: ctx.orgId });
-  const rows = data.map((u) => [html`${u.email}${u.id === ctx.viewer.user.id ? html` <span class="muted">(you)</span>` : ''}`, badge(u.role), when(u.created_at)]);
+  const rows = data.map((u) => [
+    html`${u.email}${u.id === ctx.viewer.user.id ? html` <span class="muted">(you)</span>` : ''}`,
+    badge(u.role),
+    when(u.created_at),
+    html`<form method="post" action="/users/${u.id}/role" class="inline">${csrfField(ctx.csrf)}<select name="role" aria-label="Role of ${u.email}">${CONSOLE_ROLES.map((r) => html`<option value="${r}"${r === u.role ? html` selected` : ''}>${r}</option>`)}</select><button type="submit" class="secondary" aria-label="Change the role of ${u.email}">Change role</button></form><form method="post" action="/users/${u.id}/remove" class="inline">${csrfField(ctx.csrf)}<button type="submit" class="danger" aria-label="Remove ${u.email}">Remove</button></form>`,
+  ]);
+  const removed = ctx.query.get('removed');
   return ctx.render(
     'Team',
     html`${opts.created
@@ -46,8 +89,9 @@ async function usersPage(ctx: PageContext, opts: { created?: { user: ConsoleUser
 </section>`
       : ''}
 ${opts.error ? notice('error', html`<ul>${opts.error.map((m) => html`<li>${m}</li>`)}</ul>`) : ''}
-<p class="muted">People of ${ctx.viewer.org.name} who can sign in to this region's console. Accounts are per region.</p>
-${table('Team', ['Email', 'Role', 'Added'], rows)}
+${removed ? notice('success', html`${removed} was removed. Their sessions open nothing from their next request on.`) : ''}
+<p class="muted">People of ${ctx.viewer.org.name} who can sign in to this region's console. Accounts are per region. A changed role or a removed person takes effect on their next request; an organization keeps at least one owner.</p>
+${table('Team', ['Email', 'Role', 'Added', ''], rows)}
 <h2 id="add-person">Add a person</h2>
 <form method="post" action="/users" class="panel" aria-labelledby="add-person">
   ${csrfField(ctx.csrf)}
