@@ -167,6 +167,44 @@ describe('console: signing in', () => {
     }
   });
 
+  it('a password change ends every other session of the person and keeps this one; signing out everywhere ends all', async () => {
+    const person = await createPerson('us', us.org.id, 'reviewer');
+    const here = await signedIn(b, 'us', person);
+    const there = await signedIn(b, 'us', person);
+    await here.page.getByRole('link', { name: `${person.user.email} · reviewer` }).click();
+    await here.page.waitForURL((u) => u.pathname === '/account');
+
+    const NEW = 'a brand new passphrase';
+    await here.page.getByLabel('Current password').fill('not my password');
+    await here.page.getByLabel('New password (12 characters or more)').fill(NEW);
+    await here.page.getByLabel('New password again').fill(NEW);
+    await here.page.getByRole('button', { name: 'Change password' }).click();
+    assert.match(await here.page.locator('.notice.error').innerText(), /current password is not right/);
+
+    await here.page.getByLabel('Current password').fill(person.password);
+    await here.page.getByLabel('New password (12 characters or more)').fill(NEW);
+    await here.page.getByLabel('New password again').fill(NEW);
+    await here.page.getByRole('button', { name: 'Change password' }).click();
+    assert.match(await here.page.locator('.notice.success').innerText(), /password was changed/);
+    await shot(here.page, 'account');
+    await here.page.goto('/verifications');
+    assert.equal(new URL(here.page.url()).pathname, '/verifications', 'this browser stays signed in');
+    await there.page.goto('/verifications');
+    assert.equal(new URL(there.page.url()).pathname, '/login', 'the other session ended');
+
+    await here.page.goto('/account');
+    await here.page.getByRole('button', { name: 'Sign out everywhere' }).click();
+    await here.page.waitForURL((u) => u.pathname === '/login');
+    await here.page.goto('/verifications');
+    assert.equal(new URL(here.page.url()).pathname, '/login', 'and this one too');
+
+    const withNew = await signedIn(b, 'us', { ...person, password: NEW });
+    assert.equal(new URL(withNew.page.url()).pathname, '/verifications', 'the new password signs in');
+    const actions = await rows<{ action: string }>('us', `SELECT action FROM accounts.console_activity WHERE org_id = $1 AND target_id = $2 ORDER BY seq`, [us.org.id, person.user.id]);
+    assert.deepEqual(actions.map((a) => a.action), ['console.user.password_changed', 'console.user.signed_out_everywhere']);
+    for (const c of [here, there, withNew]) await c.context.close();
+  });
+
   it("a person of one region cannot sign in to the other region's console", async () => {
     const context = await b.newContext({ baseURL: CONSOLE.eu });
     const page = await context.newPage();

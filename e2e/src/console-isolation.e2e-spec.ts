@@ -27,6 +27,7 @@ const PAGES: [path: string, roles: ConsoleRole[]][] = [
   ['/logs', ['owner', 'admin', 'developer']],
   ['/usage', ['owner', 'admin']],
   ['/users', ['owner']],
+  ['/account', ALL],
 ];
 
 const op = { principal: null, requestId: 'req_e2e_console_isolation' };

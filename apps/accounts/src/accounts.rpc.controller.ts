@@ -47,6 +47,8 @@ export class AccountsRpcController implements OnApplicationBootstrap {
     this.operator(SUBJECTS.accountsConsoleUserGet, (p) => this.consoleUsers.get(p.user_id));
     this.operator(SUBJECTS.accountsConsoleUserUpdate, (p) => this.consoleUsers.update(p));
     this.operator(SUBJECTS.accountsConsoleUserRemove, (p) => this.consoleUsers.remove(p));
+    this.operator(SUBJECTS.accountsConsoleUserSignOut, (p) => this.consoleUsers.signOut(p));
+    this.operator(SUBJECTS.accountsConsolePasswordChange, (p) => this.consoleUsers.changePassword(p));
     this.operator(SUBJECTS.accountsConsoleLogin, (p) => this.consoleUsers.login(p));
     this.operator(SUBJECTS.accountsActivityRecord, (p) => this.activity.record(p));
     this.operator(SUBJECTS.accountsActivityList, (p) => this.activity.list(p));

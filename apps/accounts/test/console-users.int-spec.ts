@@ -44,8 +44,8 @@ describe('console users', () => {
     const owner = await call(SUBJECTS.accountsConsoleUserCreate, { org_id: org, email: `  ${address.toUpperCase()} `, role: 'owner', password: PASSWORD });
     assert.match(owner.id, /^usr_[A-Za-z0-9]{24}$/);
     assert.ok(!Number.isNaN(Date.parse(owner.created_at)));
-    assert.deepEqual({ ...owner, created_at: undefined }, { id: owner.id, object: 'console_user', org_id: org, email: address.toLowerCase(), role: 'owner', created_at: undefined });
-    assert.deepEqual(Object.keys(owner).sort(), ['created_at', 'email', 'id', 'object', 'org_id', 'role'], 'no password nor hash in the reply');
+    assert.deepEqual({ ...owner, created_at: undefined }, { id: owner.id, object: 'console_user', org_id: org, email: address.toLowerCase(), role: 'owner', created_at: undefined, session_epoch: 0 });
+    assert.deepEqual(Object.keys(owner).sort(), ['created_at', 'email', 'id', 'object', 'org_id', 'role', 'session_epoch'], 'no password nor hash in the reply');
 
     const reviewer = await call(SUBJECTS.accountsConsoleUserCreate, { org_id: org, email: email('grace'), role: 'reviewer', password: PASSWORD });
     await call(SUBJECTS.accountsConsoleUserCreate, { org_id: other, email: email('alan'), role: 'admin', password: PASSWORD });
@@ -216,6 +216,33 @@ describe('console users: role changes and removal', () => {
     assert.deepEqual(results.map((r) => r.status).sort(), ['fulfilled', 'rejected']);
     const roles = (await call(SUBJECTS.accountsConsoleUserList, { org_id: org })).data.map((u) => u.role).sort();
     assert.deepEqual(roles, ['admin', 'owner']);
+  });
+});
+
+describe('console users: signing out everywhere and changing a password', () => {
+  it('sign-out moves the epoch on; a password change checks the current one, sets the new one and moves the epoch on', async () => {
+    const org = await newOrg();
+    const user = await call(SUBJECTS.accountsConsoleUserCreate, { org_id: org, email: email('pw'), role: 'reviewer', password: PASSWORD });
+    assert.equal((await call(SUBJECTS.accountsConsoleUserSignOut, { org_id: org, user_id: user.id })).session_epoch, 1);
+    assert.equal((await refusal(call(SUBJECTS.accountsConsoleUserSignOut, { org_id: await newOrg('Other'), user_id: user.id }))).code, 'resource_not_found');
+
+    const NEW = 'a new and longer passphrase';
+    for (const [req, param] of [
+      [{ user_id: user.id, current_password: 'not the password', new_password: NEW }, 'current_password'],
+      [{ user_id: user.id, current_password: '', new_password: NEW }, 'current_password'],
+      [{ user_id: user.id, current_password: PASSWORD, new_password: 'short' }, 'new_password'],
+    ] as const) {
+      const e = await refusal(call(SUBJECTS.accountsConsolePasswordChange, req));
+      assert.deepEqual([e.code, e.param], ['validation_error', param], JSON.stringify(req));
+    }
+    assert.deepEqual(await call(SUBJECTS.accountsConsoleLogin, { email: user.email, password: PASSWORD }), { user: { ...user, session_epoch: 1 } }, 'a refused change changes nothing');
+
+    const changed = await call(SUBJECTS.accountsConsolePasswordChange, { user_id: user.id, current_password: PASSWORD, new_password: NEW });
+    assert.equal(changed.session_epoch, 2);
+    assert.deepEqual(await call(SUBJECTS.accountsConsoleLogin, { email: user.email, password: PASSWORD }), { user: null });
+    assert.deepEqual(await call(SUBJECTS.accountsConsoleLogin, { email: user.email, password: NEW }), { user: changed });
+    // the same old password a second time (two changes at once): the first won, this one is refused
+    assert.equal((await refusal(call(SUBJECTS.accountsConsolePasswordChange, { user_id: user.id, current_password: PASSWORD, new_password: 'yet another passphrase' }))).param, 'current_password');
   });
 });
 

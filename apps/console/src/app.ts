@@ -18,6 +18,11 @@ import { bare, layout, notice, type Frame } from './layout.js';
  * prefix, which a browser accepts only from this very origin, `Secure`, with `Path=/` and no `Domain`: no other
  * host of the site (a sibling subdomain) can set or shadow them.
  */
+/** A `Set-Cookie` value of the console: never readable by scripts, never sent cross-site, `Secure` over https. */
+export function cookieHeader(cfg: { CONSOLE_PUBLIC_ORIGIN: string }, name: string, value: string, maxAgeS: number): string {
+  return `${name}=${value}; Path=/; HttpOnly; SameSite=Strict; Max-Age=${maxAgeS}${cfg.CONSOLE_PUBLIC_ORIGIN.startsWith('https://') ? '; Secure' : ''}`;
+}
+
 export function consoleCookies(cfg: { CONSOLE_PUBLIC_ORIGIN: string }): { session: string; login: string } {
   const host = cfg.CONSOLE_PUBLIC_ORIGIN.startsWith('https://') ? '__Host-' : '';
   return { session: `${host}verity_console`, login: `${host}verity_console_login` };
@@ -162,6 +167,11 @@ export class ConsoleApp {
         return null;
       }
       throw e;
+    }
+    // signed out everywhere, or the password changed, since this session was made
+    if (user.session_epoch !== session.epoch) {
+      await this.deps.sessions.destroy(token);
+      return null;
     }
     let org = this.orgs.get(user.org_id);
     if (!org) {

@@ -29,6 +29,7 @@ describe('console roles', () => {
       logs: ['owner', 'admin', 'developer'],
       usage: ['owner', 'admin'],
       users: ['owner'],
+      account: ['owner', 'admin', 'developer', 'reviewer'],
     });
   });
 
@@ -75,7 +76,7 @@ describe('console requests', () => {
 
 describe('console session records', () => {
   const key = sessionSigningKey('a-test-secret-of-at-least-32-characters');
-  const record = { user_id: 'usr_A', org_id: 'org_A', mode: 'test' as const, csrf: 'c', created_at: 1_000_000 };
+  const record = { user_id: 'usr_A', org_id: 'org_A', mode: 'test' as const, csrf: 'c', epoch: 0, created_at: 1_000_000 };
   const at = 'us:console:session:abc';
   const DAY = 86_400_000;
 

@@ -36,7 +36,7 @@ export function csrfField(csrf: string): Html {
 
 /** A signed-in page: the bar (organization, region, the test/live switch, sign-out), navigation by role, the content. */
 export function layout(f: Frame, title: string, content: Html): string {
-  const nav = PAGES.filter((p) => p.roles.includes(f.role));
+  const nav = PAGES.filter((p) => p.roles.includes(f.role) && !p.inBar);
   const other: Mode = f.mode === 'test' ? 'live' : 'test';
   return html`${head(title)}
 <body class="mode-${f.mode}">
@@ -49,7 +49,7 @@ export function layout(f: Frame, title: string, content: Html): string {
     <button type="submit" class="link">Switch to ${other}</button>
   </form>
   <form method="post" action="/logout" class="signout">
-    ${csrfField(f.csrf)}<span class="who">${f.email} · ${f.role}</span> <button type="submit" class="link">Sign out</button>
+    ${csrfField(f.csrf)}<a class="who" href="/account"${f.current === 'account' ? raw(' aria-current="page"') : ''}>${f.email} · ${f.role}</a> <button type="submit" class="link">Sign out</button>
   </form>
 </header>
 ${f.mode === 'test' ? html`<p class="test-banner" role="note">You are viewing test data. Nothing here touches live verifications or billing.</p>` : ''}

@@ -5,7 +5,7 @@ import { newId } from '@verity/keys';
 import { observeHttpRequests, routeLabel, RpcClient, type Logger } from '@verity/platform';
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import type { Redis } from 'ioredis';
-import { ConsoleApp, consoleCookies, cookieOf, sameOrigin, sendPage, tokensEqual, type ConsoleDeps } from './app.js';
+import { ConsoleApp, consoleCookies, cookieHeader, cookieOf, sameOrigin, sendPage, tokensEqual, type ConsoleDeps } from './app.js';
 import { PAGES, mayOpen } from './auth/roles.js';
 import { LoginLimiter, newToken, SessionStore, sessionSigningKey } from './auth/session-store.js';
 import type { ConsoleConfig } from './config.js';
@@ -48,10 +48,8 @@ export async function createConsole(cfg: ConsoleConfig, log: Logger, nc: NatsCon
     sessions: new SessionStore(redis, prefix, { idleMs: cfg.CONSOLE_SESSION_IDLE, maxAgeMs: cfg.CONSOLE_SESSION_MAX_AGE }, sessionSigningKey(cfg.INTERNAL_AUTH_SECRET)),
     limiter: new LoginLimiter(redis, prefix, { perEmail: cfg.CONSOLE_LOGIN_MAX_PER_EMAIL, perIp: cfg.CONSOLE_LOGIN_MAX_PER_IP, windowMs: cfg.CONSOLE_LOGIN_WINDOW }),
   };
-  const secure = cfg.CONSOLE_PUBLIC_ORIGIN.startsWith('https://');
   const { session: sessionCookie, login: loginCookie } = consoleCookies(cfg);
-  const cookie = (name: string, value: string, maxAgeS: number) =>
-    `${name}=${value}; Path=/; HttpOnly; SameSite=Strict; Max-Age=${maxAgeS}${secure ? '; Secure' : ''}`;
+  const cookie = (name: string, value: string, maxAgeS: number) => cookieHeader(cfg, name, value, maxAgeS);
 
   http.addHook('onSend', async (_req, reply, payload) => {
     reply.headers(SECURITY_HEADERS);
@@ -140,7 +138,7 @@ ${opts.error ? notice('error', opts.error) : ''}
       return sendPage(reply, loginPage(token, { email, next, status: 401, error: 'That email and password do not match an account of this region.' }));
     }
     await deps.limiter.succeeded(email, req.ip);
-    const session = await deps.sessions.create(user.id, user.org_id);
+    const session = await deps.sessions.create(user.id, user.org_id, user.session_epoch);
     reply.header('set-cookie', [cookie(loginCookie, '', 0), cookie(sessionCookie, session, Math.floor(cfg.CONSOLE_SESSION_IDLE / 1000))]);
     return sendPage(reply, { redirect: next });
   });

@@ -15,6 +15,11 @@ export interface ConsoleUser {
   email: string;
   role: ConsoleRole;
   created_at: string;
+  /**
+   * A console session opens pages only while the epoch it was made under is this one; signing out everywhere and
+   * changing the password move it on.
+   */
+  session_epoch: number;
 }
 
 /** Operator request of `accounts.admin.console-user.create.v1` (the admin CLI, or an owner in the console). */
@@ -43,6 +48,22 @@ export interface ConsoleUserUpdateRequest {
 export interface ConsoleUserRemoveRequest {
   org_id: string;
   user_id: string;
+}
+
+/** Operator request of `accounts.admin.console-user.sign-out.v1`: every session of the person ends (the epoch moves on). */
+export interface ConsoleUserSignOutRequest {
+  org_id: string;
+  user_id: string;
+}
+
+/**
+ * Operator request of `accounts.admin.console-user.password.v1` (the person themself in the console): the current
+ * password is checked, the new one (12 to 256 characters) replaces it, and every session ends.
+ */
+export interface ConsolePasswordChangeRequest {
+  user_id: string;
+  current_password: string;
+  new_password: string;
 }
 
 /** Operator request of `accounts.admin.console-user.login.v1`: `user` is null for an unknown email or a wrong password alike. */

@@ -32,6 +32,8 @@ export const SUBJECTS = {
   accountsConsoleUserGet: 'accounts.admin.console-user.get.v1',
   accountsConsoleUserUpdate: 'accounts.admin.console-user.update.v1',
   accountsConsoleUserRemove: 'accounts.admin.console-user.remove.v1',
+  accountsConsoleUserSignOut: 'accounts.admin.console-user.sign-out.v1',
+  accountsConsolePasswordChange: 'accounts.admin.console-user.password.v1',
   accountsConsoleLogin: 'accounts.admin.console-user.login.v1',
   accountsActivityRecord: 'accounts.admin.activity.record.v1',
   accountsActivityList: 'accounts.admin.activity.list.v1',
@@ -145,6 +147,8 @@ export interface RpcContracts {
   [SUBJECTS.accountsConsoleUserGet]: { req: { user_id: string }; res: K.ConsoleUser };
   [SUBJECTS.accountsConsoleUserUpdate]: { req: K.ConsoleUserUpdateRequest; res: K.ConsoleUser };
   [SUBJECTS.accountsConsoleUserRemove]: { req: K.ConsoleUserRemoveRequest; res: { removed: true } };
+  [SUBJECTS.accountsConsoleUserSignOut]: { req: K.ConsoleUserSignOutRequest; res: K.ConsoleUser };
+  [SUBJECTS.accountsConsolePasswordChange]: { req: K.ConsolePasswordChangeRequest; res: K.ConsoleUser };
   [SUBJECTS.accountsConsoleLogin]: { req: K.ConsoleLoginRequest; res: K.ConsoleLoginReply };
   [SUBJECTS.accountsActivityRecord]: { req: K.ConsoleActivityRecordRequest; res: K.ConsoleActivityEntry };
   [SUBJECTS.accountsActivityList]: { req: K.ConsoleActivityListRequest; res: { data: K.ConsoleActivityEntry[] } };

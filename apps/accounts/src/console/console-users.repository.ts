@@ -6,10 +6,10 @@ import { Sql, type WithDates } from '@verity/platform';
 export type ConsoleUserRow = WithDates<Omit<ConsoleUser, 'object'>, 'created_at'>;
 
 /** The columns a user is answered with: never the password hash. */
-const USER_COLUMNS = 'id, org_id, email, role, created_at';
+const USER_COLUMNS = 'id, org_id, email, role, created_at, session_epoch';
 
 export function toConsoleUser(row: ConsoleUserRow): ConsoleUser {
-  return { id: row.id, object: 'console_user', org_id: row.org_id, email: row.email, role: row.role, created_at: row.created_at.toISOString() };
+  return { id: row.id, object: 'console_user', org_id: row.org_id, email: row.email, role: row.role, created_at: row.created_at.toISOString(), session_epoch: row.session_epoch };
 }
 
 @Injectable()
@@ -58,6 +58,30 @@ export class ConsoleUsersRepository {
       const [row] = await q.rows<ConsoleUserRow>(`UPDATE accounts.console_users SET role = $2 WHERE id = $1 RETURNING ${USER_COLUMNS}`, [userId, role]);
       return { user: row! };
     });
+  }
+
+  /** Ends every session of a person of `orgId` (the epoch moves on); null when there is no such person. */
+  async signOut(orgId: string, userId: string): Promise<ConsoleUserRow | null> {
+    const rows = await this.db.rows<ConsoleUserRow>(`UPDATE accounts.console_users SET session_epoch = session_epoch + 1 WHERE id = $1 AND org_id = $2 RETURNING ${USER_COLUMNS}`, [userId, orgId]);
+    return rows[0] ?? null;
+  }
+
+  /** The person's hash to check a password against, or null. */
+  async passwordHash(userId: string): Promise<string | null> {
+    const rows = await this.db.rows<{ password_hash: string }>(`SELECT password_hash FROM accounts.console_users WHERE id = $1`, [userId]);
+    return rows[0]?.password_hash ?? null;
+  }
+
+  /**
+   * A new password, and every session ended; only while the hash is still `checked` (the one the current password
+   * was checked against), so two changes at once cannot both pass on the same old password. Null when it changed.
+   */
+  async setPassword(userId: string, checked: string, passwordHash: string): Promise<ConsoleUserRow | null> {
+    const rows = await this.db.rows<ConsoleUserRow>(
+      `UPDATE accounts.console_users SET password_hash = $3, session_epoch = session_epoch + 1 WHERE id = $1 AND password_hash = $2 RETURNING ${USER_COLUMNS}`,
+      [userId, checked, passwordHash],
+    );
+    return rows[0] ?? null;
   }
 
   /** The user with this (normalized) address and the hash to check a password against, or null. */

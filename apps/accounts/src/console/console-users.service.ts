@@ -1,5 +1,15 @@
 import { Inject, Injectable, type OnModuleInit } from '@nestjs/common';
-import type { ConsoleLoginReply, ConsoleLoginRequest, ConsoleRole, ConsoleUser, ConsoleUserCreateRequest, ConsoleUserRemoveRequest, ConsoleUserUpdateRequest } from '@verity/contracts';
+import type {
+  ConsoleLoginReply,
+  ConsoleLoginRequest,
+  ConsolePasswordChangeRequest,
+  ConsoleRole,
+  ConsoleUser,
+  ConsoleUserCreateRequest,
+  ConsoleUserRemoveRequest,
+  ConsoleUserSignOutRequest,
+  ConsoleUserUpdateRequest,
+} from '@verity/contracts';
 import { DomainError } from '@verity/errors';
 import { isId, newId } from '@verity/keys';
 import { Admission, CONFIG } from '@verity/platform';
@@ -70,6 +80,27 @@ export class ConsoleUsersService implements OnModuleInit {
   async remove(req: ConsoleUserRemoveRequest): Promise<{ removed: true }> {
     await this.change(req, null);
     return { removed: true };
+  }
+
+  /** Every session of the person ends: their next request, in any browser, goes to sign-in. */
+  async signOut(req: ConsoleUserSignOutRequest): Promise<ConsoleUser> {
+    const org = await existingOrg(this.orgs, req?.org_id);
+    const row = isId('consoleUser', req.user_id) ? await this.users.signOut(org.id, req.user_id) : null;
+    if (!row) throw DomainError.notFound('user_id');
+    return toConsoleUser(row);
+  }
+
+  /** The person's own password change: the current one checked (as a sign-in is), the new one set, every session ended. */
+  async changePassword(req: ConsolePasswordChangeRequest): Promise<ConsoleUser> {
+    const current = loginPasswordOf(req?.current_password, 'current_password');
+    const next = newPasswordOf(req?.new_password, 'new_password');
+    const stored = isId('consoleUser', req.user_id) ? await this.users.passwordHash(req.user_id) : null;
+    if (!stored) throw DomainError.notFound('user_id');
+    const matches = await this.checks.run(() => verifyPassword(stored, current), Date.now() + PASSWORD_CHECK_WAIT_MS);
+    if (!matches) throw invalid('current_password', 'the current password is not right');
+    const row = await this.users.setPassword(req.user_id, stored, await hashPassword(next));
+    if (!row) throw invalid('current_password', 'the password was changed meanwhile; sign in again');
+    return toConsoleUser(row);
   }
 
   private async change(req: { org_id: string; user_id: string }, role: ConsoleRole | null) {

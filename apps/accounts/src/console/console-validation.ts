@@ -46,16 +46,16 @@ function lengthOf(s: string): number {
 }
 
 /** A new password: 12 to 256 characters. */
-export function newPasswordOf(v: unknown): string {
+export function newPasswordOf(v: unknown, param = 'password'): string {
   if (typeof v !== 'string' || lengthOf(v) < PASSWORD_MIN || lengthOf(v) > PASSWORD_MAX) {
-    throw invalid('password', `password must be ${PASSWORD_MIN} to ${PASSWORD_MAX} characters`);
+    throw invalid(param, `${param} must be ${PASSWORD_MIN} to ${PASSWORD_MAX} characters`);
   }
   return v;
 }
 
 /** A password given to sign in: any non-empty text no longer than a new one may be. */
-export function loginPasswordOf(v: unknown): string {
-  if (typeof v !== 'string' || v.length === 0 || lengthOf(v) > PASSWORD_MAX) throw invalid('password', `password must be 1 to ${PASSWORD_MAX} characters`);
+export function loginPasswordOf(v: unknown, param = 'password'): string {
+  if (typeof v !== 'string' || v.length === 0 || lengthOf(v) > PASSWORD_MAX) throw invalid(param, `${param} must be 1 to ${PASSWORD_MAX} characters`);
   return v;
 }
 

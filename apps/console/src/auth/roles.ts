@@ -1,13 +1,15 @@
 import type { ConsoleRole } from '@verity/contracts';
 import { SCOPES, type Mode, type Scope } from '@verity/keys';
 
-export type PageName = 'verifications' | 'review' | 'keys' | 'webhooks' | 'test-data' | 'logs' | 'usage' | 'users';
+export type PageName = 'verifications' | 'review' | 'keys' | 'webhooks' | 'test-data' | 'logs' | 'usage' | 'users' | 'account';
 
 export interface PageDef {
   name: PageName;
   title: string;
   path: string;
   roles: readonly ConsoleRole[];
+  /** Reached from the bar rather than the navigation (the person's own account). */
+  inBar?: true;
 }
 
 const ALL: readonly ConsoleRole[] = ['owner', 'admin', 'developer', 'reviewer'];
@@ -22,6 +24,7 @@ export const PAGES: readonly PageDef[] = [
   { name: 'logs', title: 'Logs', path: '/logs', roles: ['owner', 'admin', 'developer'] },
   { name: 'usage', title: 'Usage', path: '/usage', roles: ['owner', 'admin'] },
   { name: 'users', title: 'Team', path: '/users', roles: ['owner'] },
+  { name: 'account', title: 'Your account', path: '/account', roles: ALL, inBar: true },
 ];
 
 export function pageDef(name: PageName): PageDef {

@@ -10,6 +10,8 @@ export interface ConsoleSession {
   mode: Mode;
   /** The token every form of this session carries (cross-site request protection). */
   csrf: string;
+  /** The person's session epoch when it was made: it opens pages only while that is still theirs. */
+  epoch: number;
 }
 
 /** Random, 256 bits, URL-safe: session cookies, form tokens. */
@@ -88,9 +90,9 @@ export class SessionStore {
   }
 
   /** A new session; returns the cookie value. */
-  async create(user_id: string, org_id: string): Promise<string> {
+  async create(user_id: string, org_id: string, epoch: number): Promise<string> {
     const token = newToken();
-    await this.write(token, { user_id, org_id, mode: 'test', csrf: newToken(), created_at: Date.now() });
+    await this.write(token, { user_id, org_id, mode: 'test', csrf: newToken(), epoch, created_at: Date.now() });
     return token;
   }
 

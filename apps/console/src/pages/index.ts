@@ -7,6 +7,7 @@ import { registerLogs } from './logs.js';
 import { registerUsage } from './usage.js';
 import { registerWebhooks } from './webhooks.js';
 import { registerUsers } from './users.js';
+import { registerAccount } from './account.js';
 
 /** Every page of the console (docs/console.md); each module registers its own routes. */
 export function registerPages(app: ConsoleApp): void {
@@ -18,4 +19,5 @@ export function registerPages(app: ConsoleApp): void {
   registerLogs(app);
   registerUsage(app);
   registerUsers(app);
+  registerAccount(app);
 }
