@@ -420,10 +420,10 @@ describe('console: team', () => {
     await theirs.close();
   });
 
-  it("an owner changes a person's role and removes a person: each takes effect on their next request; the last owner stays", async () => {
+  it("an owner changes a person's role, signs them out everywhere and removes them: each takes effect on their next request; the last owner stays", async () => {
     const org = await team('us');
     const dev = org.people.developer;
-    const them = await signedIn(b, 'us', dev);
+    let them = await signedIn(b, 'us', dev);
     await them.page.goto('/keys');
     assert.equal(new URL(them.page.url()).pathname, '/keys');
 
@@ -435,6 +435,14 @@ describe('console: team', () => {
     const keys = await them.page.goto('/keys');
     assert.equal(keys!.status(), 403, 'a reviewer now: the keys page is not theirs');
     assert.deepEqual(await them.page.locator('nav.nav a').allInnerTexts(), ['Verifications', 'Review queue']);
+
+    // signed out everywhere by the owner: their session ends, their password still signs them in
+    await owner.page.getByRole('button', { name: `Sign out ${dev.user.email} everywhere` }).click();
+    assert.match(await owner.page.locator('.notice.success').innerText(), /was signed out everywhere/);
+    await them.page.goto('/verifications');
+    assert.equal(new URL(them.page.url()).pathname, '/login', 'signed out: their session opens nothing');
+    await them.context.close();
+    them = await signedIn(b, 'us', dev);
 
     await owner.page.getByRole('button', { name: `Remove ${dev.user.email}` }).click();
     assert.match(await owner.page.locator('.notice.success').innerText(), /was removed/);
@@ -455,6 +463,7 @@ describe('console: team', () => {
     const actions = await rows<{ action: string; target_id: string; details: Record<string, string> }>('us', `SELECT action, target_id, details FROM accounts.console_activity WHERE org_id = $1 AND action LIKE 'console.user.%' ORDER BY seq`, [org.org.id]);
     assert.deepEqual(actions.map((a) => [a.action, a.target_id, a.details]), [
       ['console.user.role_changed', dev.user.id, { from: 'developer', to: 'reviewer' }],
+      ['console.user.signed_out', dev.user.id, {}],
       ['console.user.removed', dev.user.id, { role: 'reviewer' }],
     ]);
     await them.context.close();

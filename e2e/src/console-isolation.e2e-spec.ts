@@ -129,6 +129,7 @@ describe('console isolation matrix', () => {
       ['POST', (id) => `/webhooks/${id}/disable`, ['owner', 'admin'], [foreign.otherOrg.webhook, foreign.otherMode.webhook]],
       ['POST', (id) => `/users/${id}/role`, ['owner'], [foreign.otherOrg.user], { role: 'owner' }],
       ['POST', (id) => `/users/${id}/remove`, ['owner'], [foreign.otherOrg.user]],
+      ['POST', (id) => `/users/${id}/sign-out`, ['owner'], [foreign.otherOrg.user]],
     ];
     const got: string[] = [];
     const want: string[] = [];
@@ -151,7 +152,7 @@ describe('console isolation matrix', () => {
 async function state() {
   const [keys, users, sessions, webhooks] = await Promise.all([
     rows('us', 'SELECT id, key_hash, revoked_at FROM accounts.api_keys WHERE id = ANY($1) ORDER BY id', [[foreign.otherOrg.key, foreign.otherMode.key]]),
-    rows('us', 'SELECT id, role FROM accounts.console_users WHERE id = $1', [foreign.otherOrg.user]),
+    rows('us', 'SELECT id, role, session_epoch FROM accounts.console_users WHERE id = $1', [foreign.otherOrg.user]),
     rows('us', 'SELECT id, status, outcome, updated_at FROM sessions.sessions WHERE id = ANY($1) ORDER BY id', [[foreign.otherOrg.session, foreign.otherMode.session]]),
     rows('us', 'SELECT * FROM webhook_delivery.subscriptions WHERE id = ANY($1) ORDER BY id', [[foreign.otherOrg.webhook, foreign.otherMode.webhook]]),
   ]);

@@ -47,6 +47,14 @@ export function registerUsers(app: ConsoleApp): void {
     return { redirect: `/users?changed=${encodeURIComponent(user.id)}` };
   });
 
+  // a lost laptop: every session of the person ends (their epoch moves on); they can sign in again
+  app.post('users', '/users/:id/sign-out', async (ctx) => {
+    const person = await teammate(ctx);
+    await ctx.operator(SUBJECTS.accountsConsoleUserSignOut, { org_id: ctx.orgId, user_id: person.id });
+    await ctx.record('console.user.signed_out', person.id, {}, null);
+    return { redirect: `/users?signed_out=${encodeURIComponent(person.email)}` };
+  });
+
   // removed: the person's sessions open nothing from their next request on
   app.post('users', '/users/:id/remove', async (ctx) => {
     const person = await teammate(ctx);
@@ -76,9 +84,10 @@ async function usersPage(ctx: PageContext, opts: { created?: { user: ConsoleUser
     html`${u.email}${u.id === ctx.viewer.user.id ? html` <span class="muted">(you)</span>` : ''}`,
     badge(u.role),
     when(u.created_at),
-    html`<form method="post" action="/users/${u.id}/role" class="inline">${csrfField(ctx.csrf)}<select name="role" aria-label="Role of ${u.email}">${CONSOLE_ROLES.map((r) => html`<option value="${r}"${r === u.role ? html` selected` : ''}>${r}</option>`)}</select><button type="submit" class="secondary" aria-label="Change the role of ${u.email}">Change role</button></form><form method="post" action="/users/${u.id}/remove" class="inline">${csrfField(ctx.csrf)}<button type="submit" class="danger" aria-label="Remove ${u.email}">Remove</button></form>`,
+    html`<form method="post" action="/users/${u.id}/role" class="inline">${csrfField(ctx.csrf)}<select name="role" aria-label="Role of ${u.email}">${CONSOLE_ROLES.map((r) => html`<option value="${r}"${r === u.role ? html` selected` : ''}>${r}</option>`)}</select><button type="submit" class="secondary" aria-label="Change the role of ${u.email}">Change role</button></form><form method="post" action="/users/${u.id}/sign-out" class="inline">${csrfField(ctx.csrf)}<button type="submit" class="secondary" aria-label="Sign out ${u.email} everywhere">Sign out</button></form><form method="post" action="/users/${u.id}/remove" class="inline">${csrfField(ctx.csrf)}<button type="submit" class="danger" aria-label="Remove ${u.email}">Remove</button></form>`,
   ]);
   const removed = ctx.query.get('removed');
+  const signedOut = ctx.query.get('signed_out');
   return ctx.render(
     'Team',
     html`${opts.created
@@ -90,6 +99,7 @@ async function usersPage(ctx: PageContext, opts: { created?: { user: ConsoleUser
       : ''}
 ${opts.error ? notice('error', html`<ul>${opts.error.map((m) => html`<li>${m}</li>`)}</ul>`) : ''}
 ${removed ? notice('success', html`${removed} was removed. Their sessions open nothing from their next request on.`) : ''}
+${signedOut ? notice('success', html`${signedOut} was signed out everywhere. They can sign in again with their password.`) : ''}
 <p class="muted">People of ${ctx.viewer.org.name} who can sign in to this region's console. Accounts are per region. A changed role or a removed person takes effect on their next request; an organization keeps at least one owner.</p>
 ${table('Team', ['Email', 'Role', 'Added', ''], rows)}
 <h2 id="add-person">Add a person</h2>
