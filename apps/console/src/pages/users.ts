@@ -69,12 +69,10 @@ export function registerUsers(app: ConsoleApp): void {
   });
 }
 
-/** The person named in the path, if they are of this organization (else the 404 page). */
+/** The person named in the path, if they are of this organization (else the 404 page): one lookup, not the list. */
 async function teammate(ctx: PageContext): Promise<ConsoleUser> {
-  const id = (ctx.req.params as { id: string }).id;
-  const { data } = await ctx.operator(SUBJECTS.accountsConsoleUserList, { org_id: ctx.orgId });
-  const person = data.find((u) => u.id === id);
-  if (!person) throw DomainError.notFound('user');
+  const person = await ctx.operator(SUBJECTS.accountsConsoleUserGet, { user_id: (ctx.req.params as { id: string }).id });
+  if (person.org_id !== ctx.orgId) throw DomainError.notFound('user');
   return person;
 }
 
