@@ -40,6 +40,7 @@ describe('data subject requests', () => {
     assert.equal(done.export!.applicant.id, applicantId);
     assert.equal(done.export!.applicant.family_name, 'Lindqvist');
     assert.deepEqual(done.export!.sessions, []);
+    assert.deepEqual([done.export!.evidence, done.export!.evidence_inlined, done.export!.evidence_total], [[], 0, 0]);
 
     const erasure = await c<{ data: DataSubjectRequest }>('POST', '/v1/data_subject_requests', { body: { type: 'erasure', applicant_id: applicantId } });
     assert.equal(erasure.status, 202, erasure.text);

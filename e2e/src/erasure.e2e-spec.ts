@@ -7,11 +7,13 @@
  *   slice of any of the person's stored images), every read from the outside shows the erasure, and another
  *   applicant of the same organization is untouched, down to its stored rows;
  * - every service is SIGKILLed once while an erasure is under way; each erasure still completes and leaves
- *   nothing.
+ *   nothing;
+ * - an access export with more images than the stack's `DSAR_INLINE_IMAGES` (2 here) inlines exactly that many and
+ *   serves every image, inlined or not, at its entry's `url`, to the request's owner only.
  */
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { randomBytes, randomInt } from 'node:crypto';
+import { createHash, randomBytes, randomInt } from 'node:crypto';
 import { createLocalJWKSet, jwtVerify } from 'jose';
 import { SUBJECTS, type DataSubjectRequest, type ErasureCertificatePayload } from '@verity/contracts';
 import { catalogueSpecimen, selfie } from '@verity/specimens';
@@ -20,6 +22,7 @@ import { api, photographDocument, query, waitFor, type ApiResponse } from '@veri
 import { startOwnStack, type OwnStack } from './own-stack.js';
 
 const op = { principal: null, requestId: 'req_e2e_erasure' };
+const sha256 = (bytes: Buffer) => createHash('sha256').update(bytes).digest('hex');
 const letters = (n: number) => Array.from({ length: n }, () => String.fromCharCode(65 + randomInt(26))).join('');
 
 /** The values of one person: every one must be gone from the database after its erasure. */
@@ -62,13 +65,16 @@ function applicantBody(p: Person) {
   };
 }
 
+/** The stack's `DSAR_INLINE_IMAGES`: fewer than a test session's three images. */
+const INLINE = 2;
+
 describe('erasure', () => {
   let own: OwnStack;
 
   before(async () => {
     own = await startOwnStack('erasure', {
       env: { LOG_LEVEL: 'error', RPC_TIMEOUT_MS: '2000', RATE_LIMIT_IP_PER_MINUTE: '100000' },
-      serviceEnv: { sessions: { JOBS_POLL_MS: '200', CAPTURE_SECRET_KEY: randomBytes(32).toString('base64') } },
+      serviceEnv: { sessions: { JOBS_POLL_MS: '200', CAPTURE_SECRET_KEY: randomBytes(32).toString('base64') }, gateway: { DSAR_INLINE_IMAGES: String(INLINE) } },
     });
   });
 
@@ -200,6 +206,8 @@ describe('erasure', () => {
     for (const v of [person.family, person.email, person.meta, person.note]) assert.ok(exported.includes(v), `the export holds ${v}`);
     assert.ok(!exported.includes(other.family) && !exported.includes(otherLive), 'the export holds nothing of the other applicant');
     assert.ok((access.export?.evidence ?? []).some((e) => typeof e.data_base64 === 'string' && e.data_base64.length > 1000), 'the export inlines the images');
+    const imageUrl = access.export!.evidence[0]!.url!;
+    assert.equal((await fetch(`${base()}${imageUrl}`, { headers: { authorization: `Bearer ${live}` } })).status, 200);
 
     // the search finds the person where it is stored before the erasure (it looks for the right strings)
     const before = await search(needles);
@@ -233,6 +241,9 @@ describe('erasure', () => {
     }
     const accessAfter = ok(await call<{ data: DataSubjectRequest }>(live, 'GET', `/v1/data_subject_requests/${access.id}`)).data;
     assert.equal(accessAfter.export, null, 'the earlier export went with the erasure');
+    const imageAfter = await call<{ error: { code: string } }>(live, 'GET', imageUrl);
+    assert.equal(imageAfter.status, 404, imageAfter.text);
+    assert.equal(imageAfter.body.error.code, 'resource_not_found', 'its images went with it');
 
     // the certificates
     for (const [i, d] of done.entries()) {
@@ -255,6 +266,59 @@ describe('erasure', () => {
     const again = await completed(live, (await dsar(live, 'erasure', liveRun.applicantId)).id);
     await verifyCertificate(again);
     assert.deepEqual(await search(needles), []);
+  });
+
+  it('an access export inlines DSAR_INLINE_IMAGES images and serves each of them at its url, to its owner only', async () => {
+    const { org, test, live } = await organization('exports');
+    const run = await testApplicant(test, newPerson());
+    const request = await completed(test, (await dsar(test, 'access', run.applicantId)).id);
+    const exported = request.export!;
+    // a test session stores three images: portrait, front, selfie
+    assert.deepEqual([exported.evidence_total, exported.evidence_inlined, exported.evidence.length], [3, INLINE, 3]);
+    const served: Buffer[] = [];
+    for (const [i, e] of exported.evidence.entries()) {
+      assert.equal(e.url, `/v1/data_subject_requests/${request.id}/images/${i}`);
+      const res = await fetch(`${base()}${e.url}`, { headers: { authorization: `Bearer ${test}` } });
+      assert.equal(res.status, 200, e.url);
+      assert.equal(res.headers.get('content-type'), 'image/jpeg');
+      assert.equal(res.headers.get('cache-control'), 'no-store, private');
+      const bytes = Buffer.from(await res.arrayBuffer());
+      assert.equal(sha256(bytes), e.sha256, `${e.url} serves the stored image`);
+      assert.equal(bytes.length, e.byte_size);
+      if (i < INLINE) assert.ok(Buffer.from(e.data_base64!, 'base64').equals(bytes), `entry ${i} inlines the same bytes`);
+      else assert.equal(e.data_base64, null, `entry ${i} is past the cap`);
+      served.push(bytes);
+    }
+    assert.equal(new Set(served.map(sha256)).size, 3, 'three different images');
+
+    // no such entry for the caller: another organization, the other mode, an index out of range or not a number,
+    // an unknown request, an erasure
+    const other = await organization('exports-other');
+    const erasure = await dsar(test, 'erasure', ok(await call(test, 'POST', '/v1/applicants', { family_name: 'Nobody' }), 201).data.id);
+    const refusals: Array<[string, string]> = [
+      [other.test, `/v1/data_subject_requests/${request.id}/images/0`],
+      [live, `/v1/data_subject_requests/${request.id}/images/0`],
+      [test, `/v1/data_subject_requests/${request.id}/images/3`],
+      [test, `/v1/data_subject_requests/${request.id}/images/01`],
+      [test, `/v1/data_subject_requests/${request.id}/images/-1`],
+      [test, `/v1/data_subject_requests/${request.id}/images/front`],
+      [test, `/v1/data_subject_requests/dsr_${'Q'.repeat(24)}/images/0`],
+      [test, `/v1/data_subject_requests/${erasure.id}/images/0`],
+    ];
+    for (const [key, path] of refusals) {
+      const r = await call<{ error: { code: string; type: string; request_id: string } }>(key, 'GET', path);
+      assert.equal(r.status, 404, `${path}: ${r.text}`);
+      assert.equal(r.body.error.code, 'resource_not_found', path);
+      assert.equal(r.body.error.type, 'invalid_request_error', path);
+      assert.equal(r.body.error.request_id, r.headers.get('x-request-id'), path);
+      assert.ok(!r.text.includes(run.applicantId), `${path} tells nothing of the request`);
+    }
+    // the read's scope: a key without dsar:write
+    const noScope = (await own.ops.call(SUBJECTS.accountsKeyCreate, { org_id: org.id, mode: 'test', type: 'sk', scopes: ['sessions:read_report'] }, op)).key;
+    const forbidden = await call<{ error: { code: string; details?: Record<string, unknown> } }>(noScope, 'GET', exported.evidence[0]!.url!);
+    assert.equal(forbidden.status, 403, forbidden.text);
+    assert.equal(forbidden.body.error.code, 'insufficient_scope');
+    assert.deepEqual(forbidden.body.error.details, { required_scope: 'dsar:write' });
   });
 
   /** The stored images (served artifacts, `back` and capture uploads) of the sessions, with their blobs. */

@@ -47,6 +47,8 @@ before(async () => {
   assert.equal(liveSession.status, 201, liveSession.text);
   const dsar = await owner.c<One>('POST', '/v1/data_subject_requests', { body: { type: 'access', applicant_id: applicantId } });
   assert.equal(dsar.status, 202, dsar.text);
+  // completed, with the session's images in its export (its image route serves the owner)
+  await waitFor(async () => ((await owner.c<One>('GET', `/v1/data_subject_requests/${dsar.body.data.id}`)).body.data?.status === 'completed' ? true : undefined), 20_000, 100);
   owned = { applicantId, templateId, sessionId: s.body.data.id, captureSecret: liveSession.body.data.client_secret!, dsarId: dsar.body.data.id };
 });
 
@@ -115,7 +117,7 @@ const COLLECTIONS: Record<string, keyof Owned> = { applicants: 'applicantId', 'w
 /** The owner's resource an id field of a body or query names. */
 const ID_FIELDS: Record<string, 'applicantId' | 'templateId' | 'sessionId'> = { applicant_id: 'applicantId', workflow_template_id: 'templateId', session_id: 'sessionId' };
 /** Path parameters that name no resource, and a value every route that has one serves. */
-const PARAM_VALUES: Record<string, string> = { artifact: 'front' };
+const PARAM_VALUES: Record<string, string> = { artifact: 'front', index: '0' };
 
 type Call = { route: string; method: string; path: string; body?: unknown; rawBody?: string; headers?: Record<string, string> };
 /** An intruder's call: on the owner's data (404), or on its own (its documented success, the owner's data unseen). */

@@ -237,7 +237,8 @@ describe('every route answers as the document says', () => {
   });
 
   it('data subject requests', async () => {
-    const applicant = await newApplicant(full, { family_name: 'Subject' });
+    // the applicant of the review session: its export holds that session's images
+    const applicant = ids.applicant;
     const created = await full<{ data: { id: string } }>('POST', '/v1/data_subject_requests', { body: { type: 'access', applicant_id: applicant } });
     conforms('POST /v1/data_subject_requests', created, 202);
     conforms('POST /v1/data_subject_requests', await full('POST', '/v1/data_subject_requests', { body: { type: 'forget', applicant_id: applicant } }), 422, 'validation_error');
@@ -250,6 +251,11 @@ describe('every route answers as the document says', () => {
     conforms('GET /v1/data_subject_requests/{id}', done, 200);
     conforms('GET /v1/data_subject_requests/{id}', await full('GET', `/v1/data_subject_requests/${unknown('dsr')}`), 404, 'resource_not_found');
     conforms('GET /v1/data_subject_requests/{id}', await scoped.idv('GET', `/v1/data_subject_requests/${id}`), 403, 'insufficient_scope');
+    const image = 'GET /v1/data_subject_requests/{id}/images/{index}';
+    conforms(image, await full('GET', `/v1/data_subject_requests/${id}/images/0`), 200);
+    conforms(image, await full('GET', `/v1/data_subject_requests/${id}/images/99`), 404, 'resource_not_found');
+    conforms(image, await full('GET', `/v1/data_subject_requests/${unknown('dsr')}/images/0`), 404, 'resource_not_found');
+    conforms(image, await scoped.idv('GET', `/v1/data_subject_requests/${id}/images/0`), 403, 'insufficient_scope');
   });
 
   it('the capture API and the hosted page', async () => {

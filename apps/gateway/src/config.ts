@@ -38,6 +38,11 @@ export const gatewayEnv = {
    * (method, path, time, body). Required, no default: the operator creates it per region (docs/security.md).
    */
   INTERNAL_AUTH_SECRET: z.string().min(32),
+  /**
+   * How many images of an access export `GET /v1/data_subject_requests/{id}` inlines as base64 (the first ones);
+   * every image has its own route besides, so the answer stays bounded whatever the export holds.
+   */
+  DSAR_INLINE_IMAGES: z.coerce.number().int().min(0).max(1000).default(20),
   /** Largest ID-scan body accepted (21 MiB plus multipart framing). */
   ID_SCAN_BODY_LIMIT: z.coerce.number().int().default(21 * 1024 * 1024 + 64 * 1024),
   ID_SCAN_TIMEOUT_MS: z.coerce.number().int().min(100).default(30_000),

@@ -218,7 +218,12 @@ export const dsarArtifact = z.object({
   byte_size: z.number().int(),
   sha256: z.string(),
   created_at: timestamp,
-  data_base64: z.string().nullable().optional().meta({ description: 'The JPEG as base64; null when the image is no longer stored.' }),
+  url: z.string().optional().meta({ description: "Where this image alone is served: `GET /v1/data_subject_requests/{id}/images/{index}`, its position in `evidence`." }),
+  data_base64: z
+    .string()
+    .nullable()
+    .optional()
+    .meta({ description: 'The JPEG as base64 in the first `evidence_inlined` entries; null in the others (fetch `url`) and when the image is no longer stored.' }),
 });
 
 export const dsarExport = z.object({
@@ -226,6 +231,12 @@ export const dsarExport = z.object({
   sessions: z.array(session),
   email_log: z.array(emailLogEntry),
   evidence: z.array(dsarArtifact),
+  evidence_inlined: z
+    .number()
+    .int()
+    .optional()
+    .meta({ description: "The first this many `evidence` entries have their image inlined in `data_base64` (null only when no longer stored): at most the region's `DSAR_INLINE_IMAGES`, 20 by default." }),
+  evidence_total: z.number().int().optional().meta({ description: 'How many `evidence` entries there are; each has its `url`.' }),
   activity: z.array(activityEntry),
   webhook_events: z.array(webhookAttempt),
 });

@@ -31,12 +31,19 @@ export interface DataSubjectRequest {
   certificate?: string;
 }
 
-/** Everything the region holds about one applicant. Images are inlined as base64 JPEG by the gateway on read. */
+/**
+ * Everything the region holds about one applicant. On read the gateway gives every image its `url` and inlines the
+ * first `DSAR_INLINE_IMAGES` of them as base64 JPEG.
+ */
 export interface DsarExport {
   applicant: Applicant;
   sessions: Session[];
   email_log: EmailLogEntry[];
   evidence: DsarArtifact[];
+  /** Filled in by the gateway: how many of the first `evidence` entries carry their bytes in `data_base64`. */
+  evidence_inlined?: number;
+  /** Filled in by the gateway: how many `evidence` entries there are. */
+  evidence_total?: number;
   activity: ActivityEntry[];
   webhook_events: WebhookAttempt[];
 }
@@ -54,7 +61,12 @@ export interface DsarArtifact {
   byte_size: number;
   sha256: string;
   created_at: string;
-  /** The JPEG as base64, filled in by the gateway when it answers; null when the image is no longer stored. */
+  /** Filled in by the gateway: the path of this image's own route, `/v1/data_subject_requests/{id}/images/{index}`. */
+  url?: string;
+  /**
+   * The JPEG as base64, filled in by the gateway for the first `evidence_inlined` entries; null for the others and
+   * when the image is no longer stored.
+   */
   data_base64?: string | null;
 }
 

@@ -355,6 +355,7 @@ describe('every route', () => {
     await c.webhookEvents.list();
     await c.dataSubjectRequests.create({ type: 'erasure', applicant_id: 'app_1' });
     await c.dataSubjectRequests.get('dsr_1');
+    await (await c.dataSubjectRequests.image('dsr_1', 3)).buffer();
     await c.applicants.get('app_/../x?y');
     assert.deepEqual(
       s.received.map((r) => [r.method, r.path + (r.query.size ? `?${r.query}` : ''), r.body.length ? JSON.parse(r.body.toString()) : null, r.method === 'POST' ? UUID.test(String(r.headers['idempotency-key'])) : r.headers['idempotency-key']]),
@@ -377,6 +378,7 @@ describe('every route', () => {
         ['GET', '/v1/webhook-events', null, undefined],
         ['POST', '/v1/data_subject_requests', { type: 'erasure', applicant_id: 'app_1' }, true],
         ['GET', '/v1/data_subject_requests/dsr_1', null, undefined],
+        ['GET', '/v1/data_subject_requests/dsr_1/images/3', null, undefined],
         ['GET', '/v1/applicants/app_%2F..%2Fx%3Fy', null, undefined],
       ],
     );

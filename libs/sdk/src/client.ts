@@ -66,6 +66,19 @@ export interface ImageResponse {
 
 const id = (value: string) => encodeURIComponent(value);
 
+/** A streamed image answer, to be read one way, once. */
+function imageResponse(res: Response): ImageResponse {
+  const body = res.body ?? new ReadableStream<Uint8Array>({ start: (c) => c.close() });
+  const length = res.headers.get('content-length');
+  return {
+    contentType: res.headers.get('content-type') ?? 'application/octet-stream',
+    contentLength: length !== null && /^[0-9]+$/.test(length) ? Number(length) : null,
+    body,
+    nodeStream: () => Readable.fromWeb(body as NodeWebStream<Uint8Array>),
+    buffer: async () => Buffer.from(await new Response(body).arrayBuffer()),
+  };
+}
+
 /** `GET /v1/me` */
 export class MeResource {
   constructor(private readonly http: HttpClient) {}
@@ -172,16 +185,7 @@ export class SessionsResource {
 
   /** Streams one evidence image (`portrait`, `front` or `selfie`, as `idv.available_images` lists them). */
   async image(sessionId: string, artifact: EvidenceArtifact, options?: RequestOptions): Promise<ImageResponse> {
-    const res = await this.http.stream({ method: 'GET', path: `/v1/sessions/${id(sessionId)}/idv-image/${id(artifact)}`, options });
-    const body = res.body ?? new ReadableStream<Uint8Array>({ start: (c) => c.close() });
-    const length = res.headers.get('content-length');
-    return {
-      contentType: res.headers.get('content-type') ?? 'application/octet-stream',
-      contentLength: length !== null && /^[0-9]+$/.test(length) ? Number(length) : null,
-      body,
-      nodeStream: () => Readable.fromWeb(body as NodeWebStream<Uint8Array>),
-      buffer: async () => Buffer.from(await new Response(body).arrayBuffer()),
-    };
+    return imageResponse(await this.http.stream({ method: 'GET', path: `/v1/sessions/${id(sessionId)}/idv-image/${id(artifact)}`, options }));
   }
 
   private async action(sessionId: string, action: string, body: object, options?: RequestOptions): Promise<Session> {
@@ -214,6 +218,14 @@ export class DataSubjectRequestsResource {
   /** With `export` (access) or `certificate` (erasure) once completed. */
   async get(requestId: string, options?: RequestOptions): Promise<DataSubjectRequest> {
     return (await this.http.json<{ data: DataSubjectRequest }>({ method: 'GET', path: `/v1/data_subject_requests/${id(requestId)}`, options })).data;
+  }
+
+  /**
+   * Streams one image of a completed access export: `export.evidence[index]`, whose `url` this is. The read inlines
+   * only the first `export.evidence_inlined` images; this one serves any of them.
+   */
+  async image(requestId: string, index: number, options?: RequestOptions): Promise<ImageResponse> {
+    return imageResponse(await this.http.stream({ method: 'GET', path: `/v1/data_subject_requests/${id(requestId)}/images/${id(String(index))}`, options }));
   }
 }
 

@@ -1,7 +1,10 @@
-import { Body, Controller, Inject, Param } from '@nestjs/common';
+import { Body, Controller, Inject, Param, Res } from '@nestjs/common';
 import { idParam } from '@verity/api-schema';
-import { SUBJECTS, type DataSubjectRequest } from '@verity/contracts';
+import { SUBJECTS, type DataSubjectRequest, type DsarArtifact } from '@verity/contracts';
+import { DomainError } from '@verity/errors';
 import { CONFIG, RpcClient } from '@verity/platform';
+import type { FastifyReply } from 'fastify';
+import { z } from 'zod';
 import { Route } from '../access/routes.js';
 import type { GatewayConfig } from '../config.js';
 import { CallerOf, type Caller } from '../http/caller.js';
@@ -34,7 +37,8 @@ export class DataSubjectRequestsController {
     access: { scope: 'dsar:write', rateClass: 'reads' },
     tag: 'Privacy',
     summary: 'Read a data subject request',
-    description: 'Once completed: `export` (access; images inlined as base64 JPEG) or `certificate` (erasure).',
+    description:
+      'Once completed: `export` (access) or `certificate` (erasure). Every `export.evidence` entry has the `url` of its image; the first `export.evidence_inlined` of them (at most `DSAR_INLINE_IMAGES` of the region, 20 by default) also carry the JPEG inlined as `data_base64`, the others `data_base64: null`.',
     params: { id: idParam('data subject request') },
     success: { status: 200, description: 'The request.', body: { data: 'DataSubjectRequest' } },
     errors: ['resource_not_found'],
@@ -44,17 +48,45 @@ export class DataSubjectRequestsController {
     return { data: await this.withImages(request, c) };
   }
 
-  /** An access export's images, inlined as base64 JPEG from the evidence service (images never travel over NATS). */
+  @Route('GET /v1/data_subject_requests/:id/images/:index', {
+    access: { scope: 'dsar:write', rateClass: 'reads' },
+    tag: 'Privacy',
+    summary: 'Stream an image of an access export',
+    description:
+      "The JPEG of `export.evidence[index]` of a completed access request: the entry's `url`, inlined or not. `Cache-Control: no-store, private`. A request that has no such entry (unknown, another organization's or the other mode's, pending, an erasure, an export an erasure wiped, an index out of range) is 404 `resource_not_found`; an image no longer stored (erased, expired) is 404 `artifact_not_available`.",
+    params: {
+      id: idParam('data subject request'),
+      index: { description: 'The position of the entry in `export.evidence`, from `0`.', schema: z.coerce.number().int().min(0) },
+    },
+    success: { status: 200, description: 'The image (always JPEG).', body: { binary: 'image/jpeg' }, headers: { 'Cache-Control': 'no-store, private' } },
+    errors: ['resource_not_found', 'artifact_not_available'],
+  })
+  async image(@Param('id') id: string, @Param('index') index: string, @CallerOf() c: Caller, @Res() reply: FastifyReply) {
+    const request = await this.rpc.call(SUBJECTS.applicantsDsarGet, { id }, c);
+    const entry = /^(0|[1-9][0-9]{0,8})$/.test(index) ? request.export?.evidence[Number(index)] : undefined;
+    if (!entry) throw DomainError.notFound();
+    await this.proxy.download(this.storedImageUrl(entry), c, reply, { 'content-type': 'image/jpeg', 'cache-control': 'no-store, private' }, this.cfg.RPC_TIMEOUT_MS);
+  }
+
+  /**
+   * An access export's images: each entry gets the `url` of its own route, and the first `DSAR_INLINE_IMAGES` the
+   * bytes as base64 JPEG from the evidence service (images never travel over NATS), so an answer stays bounded.
+   */
   private async withImages(request: DataSubjectRequest, c: Caller): Promise<DataSubjectRequest> {
-    const evidence = request.export?.evidence;
-    if (!evidence?.length) return request;
-    const base = this.cfg.EVIDENCE_URL;
-    const inlined = [];
-    for (const e of evidence) {
-      const url = base && `${base}/sessions/${encodeURIComponent(e.session_id)}/stored-images/${e.source}/${e.artifact}`;
-      const bytes = await this.proxy.fetchBytes(url, c, this.cfg.RPC_TIMEOUT_MS);
-      inlined.push({ ...e, data_base64: bytes ? bytes.toString('base64') : null });
+    if (!request.export) return request;
+    const evidence = request.export.evidence;
+    const inline = Math.min(evidence.length, this.cfg.DSAR_INLINE_IMAGES);
+    const entries: DsarArtifact[] = [];
+    for (const [i, e] of evidence.entries()) {
+      const bytes = i < inline ? await this.proxy.fetchBytes(this.storedImageUrl(e), c, this.cfg.RPC_TIMEOUT_MS) : null;
+      entries.push({ ...e, url: `/v1/data_subject_requests/${request.id}/images/${i}`, data_base64: bytes ? bytes.toString('base64') : null });
     }
-    return { ...request, export: { ...request.export!, evidence: inlined } };
+    return { ...request, export: { ...request.export, evidence: entries, evidence_inlined: inline, evidence_total: evidence.length } };
+  }
+
+  /** Where the evidence service's internal HTTP side serves one stored image of an export. */
+  private storedImageUrl(e: DsarArtifact): string | undefined {
+    const base = this.cfg.EVIDENCE_URL;
+    return base && `${base}/sessions/${encodeURIComponent(e.session_id)}/stored-images/${e.source}/${e.artifact}`;
   }
 }

@@ -329,9 +329,29 @@ export interface paths {
         };
         /**
          * Read a data subject request
-         * @description Once completed: `export` (access; images inlined as base64 JPEG) or `certificate` (erasure).
+         * @description Once completed: `export` (access) or `certificate` (erasure). Every `export.evidence` entry has the `url` of its image; the first `export.evidence_inlined` of them (at most `DSAR_INLINE_IMAGES` of the region, 20 by default) also carry the JPEG inlined as `data_base64`, the others `data_base64: null`.
          */
         get: operations["getDataSubjectRequestsById"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/data_subject_requests/{id}/images/{index}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Stream an image of an access export
+         * @description The JPEG of `export.evidence[index]` of a completed access request: the entry's `url`, inlined or not. `Cache-Control: no-store, private`. A request that has no such entry (unknown, another organization's or the other mode's, pending, an erasure, an export an erasure wiped, an index out of range) is 404 `resource_not_found`; an image no longer stored (erased, expired) is 404 `artifact_not_available`.
+         */
+        get: operations["getDataSubjectRequestsByIdImagesByIndex"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1307,9 +1327,15 @@ export interface components {
                      * @description ISO 8601 instant, UTC.
                      */
                     created_at: string;
-                    /** @description The JPEG as base64; null when the image is no longer stored. */
+                    /** @description Where this image alone is served: `GET /v1/data_subject_requests/{id}/images/{index}`, its position in `evidence`. */
+                    url?: string;
+                    /** @description The JPEG as base64 in the first `evidence_inlined` entries; null in the others (fetch `url`) and when the image is no longer stored. */
                     data_base64?: string | null;
                 }[];
+                /** @description The first this many `evidence` entries have their image inlined in `data_base64` (null only when no longer stored): at most the region's `DSAR_INLINE_IMAGES`, 20 by default. */
+                evidence_inlined?: number;
+                /** @description How many `evidence` entries there are; each has its `url`. */
+                evidence_total?: number;
                 activity: {
                     id: string;
                     /** @constant */
@@ -5416,6 +5442,171 @@ export interface operations {
                         error?: {
                             /** @enum {unknown} */
                             code?: "resource_not_found";
+                        };
+                    };
+                };
+            };
+            /** @description `rate_limit_exceeded` */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "X-RateLimit-Window": components["headers"]["XRateLimitWindow"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "rate_limit_exceeded";
+                        };
+                    };
+                };
+            };
+            /** @description `internal_error` */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "X-RateLimit-Window": components["headers"]["XRateLimitWindow"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "internal_error";
+                        };
+                    };
+                };
+            };
+            /** @description `service_unavailable` */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "X-RateLimit-Window": components["headers"]["XRateLimitWindow"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "service_unavailable";
+                        };
+                    };
+                };
+            };
+        };
+    };
+    getDataSubjectRequestsByIdImagesByIndex: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The data subject request's id. A malformed id is answered like an unknown one (404 `resource_not_found`). */
+                id: string;
+                /** @description The position of the entry in `export.evidence`, from `0`. */
+                index: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The image (always JPEG). */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "X-RateLimit-Window": components["headers"]["XRateLimitWindow"];
+                    /** @description Always `no-store, private`. */
+                    "Cache-Control"?: "no-store, private";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "image/jpeg": unknown;
+                };
+            };
+            /** @description `authentication_required`, `invalid_api_key` */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "X-RateLimit-Window": components["headers"]["XRateLimitWindow"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "authentication_required" | "invalid_api_key";
+                        };
+                    };
+                };
+            };
+            /** @description `payment_required` */
+            402: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "X-RateLimit-Window": components["headers"]["XRateLimitWindow"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "payment_required";
+                        };
+                    };
+                };
+            };
+            /** @description `insufficient_scope`, `region_mismatch`, `subscription_required` */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "X-RateLimit-Window": components["headers"]["XRateLimitWindow"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "insufficient_scope" | "region_mismatch" | "subscription_required";
+                        };
+                    };
+                };
+            };
+            /** @description `artifact_not_available`, `resource_not_found` */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "X-RateLimit-Window": components["headers"]["XRateLimitWindow"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "artifact_not_available" | "resource_not_found";
                         };
                     };
                 };
