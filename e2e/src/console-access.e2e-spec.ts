@@ -2,7 +2,7 @@
  * The console's doors (docs/console.md), in headless Chromium against the real stacks: sign-in and its limit,
  * the roles' navigation and the friendly 403, requests from another origin refused, the API keys page (a
  * developer creates a key, sees it once, and it works against the API; rotate; revoke), the Team page, and no
- * other organization's or region's data; live keys only for owners and admins. Screenshots: login, keys, key-created,
+ * other organization's or region's data; live keys only for owners and admins; invitations by link. Screenshots: login, keys, key-created,
  * keys-live-developer, forbidden, team, keys-phone.
  */
 import assert from 'node:assert/strict';
@@ -11,7 +11,7 @@ import { once } from 'node:events';
 import { after, before, describe, it } from 'node:test';
 import { createRedis } from '@verity/platform';
 import type { Browser } from 'playwright-core';
-import { browser, CONSOLE, createPerson, PHONE, shot, signedIn, switchMode, team, type Team } from './console-support.js';
+import { browser, CONSOLE, createPerson, LAPTOP, PHONE, shot, signedIn, switchMode, team, type Team } from './console-support.js';
 import { client, closeOperators, createKey, rows } from './support.js';
 
 let b: Browser;
@@ -399,25 +399,96 @@ describe('console: API keys', () => {
 });
 
 describe('console: team', () => {
-  it('an owner adds a person, whose first password is shown once and signs them in', async () => {
-    const { context, page } = await signedIn(b, 'us', us.people.owner);
+  it('an owner invites a person by link: they set their own password and are signed in; a used or revoked link is refused', async () => {
+    const org = await team('us');
+    const { context, page } = await signedIn(b, 'us', org.people.owner);
     await page.goto('/users');
-    const email = `new.${Date.now()}@example.com`;
-    await page.getByLabel('Email', { exact: true }).fill(email);
-    await page.getByLabel('Role', { exact: true }).selectOption('reviewer');
-    await page.getByRole('button', { name: 'Add', exact: true }).click();
-    const password = (await page.getByTestId('new-password').innerText()).trim();
-    assert.ok(password.length >= 20);
-    assert.ok((await page.locator('table').innerText()).includes(email));
+    const invite = async (address: string, role: string) => {
+      await page.getByLabel('Email', { exact: true }).fill(address);
+      await page.getByLabel('Role', { exact: true }).selectOption(role);
+      await page.getByRole('button', { name: 'Invite', exact: true }).click();
+      return (await page.getByTestId('invitation-link').innerText()).trim();
+    };
+    const email = `invited.${Date.now()}@example.com`;
+    const link = await invite(email, 'reviewer');
+    assert.match(link, new RegExp(`^${CONSOLE.us}/invitation/[A-Za-z0-9_-]{43}$`));
+    assert.match(await page.locator('main').innerText(), /This console sends no email/);
+    assert.ok((await page.locator('table').nth(1).innerText()).includes(email), 'listed as pending');
     await shot(page, 'team');
-    await page.getByLabel('Email', { exact: true }).fill(email);
-    await page.getByRole('button', { name: 'Add', exact: true }).click();
-    assert.equal(await page.locator('.notice.error').count(), 1, 'the same email twice is refused');
-    await context.close();
+    await page.goto('/users');
+    assert.equal(await page.getByTestId('invitation-link').count(), 0, 'the link is not shown again');
+    assert.ok(!(await page.content()).includes(link.slice(-43)));
 
-    const { context: theirs, page: theirPage } = await signedIn(b, 'us', { user: { ...us.people.reviewer.user, email }, password });
-    assert.deepEqual(await theirPage.locator('nav.nav a').allInnerTexts(), ['Verifications', 'Review queue']);
+    // an address with an account already is refused
+    await page.getByLabel('Email', { exact: true }).fill(org.people.developer.user.email);
+    await page.getByRole('button', { name: 'Invite', exact: true }).click();
+    assert.match(await page.locator('.notice.error').innerText(), /already in use/);
+
+    // the person opens the link, chooses a password (the two must match, 12 characters or more) and is signed in
+    const theirs = await b.newContext({ baseURL: CONSOLE.us, viewport: LAPTOP });
+    const theirPage = await theirs.newPage();
+    assert.equal((await theirPage.goto(link))!.status(), 200);
+    assert.equal(await theirPage.getByLabel('Email').inputValue(), email);
+    await shot(theirPage, 'invitation');
+    const PASSWORD = 'my very own passphrase';
+    await theirPage.getByLabel('Password (12 characters or more)').fill(PASSWORD);
+    await theirPage.getByLabel('Password again').fill('something else entirely');
+    await theirPage.getByRole('button', { name: 'Create my account' }).click();
+    assert.match(await theirPage.locator('.notice.error').innerText(), /differ/);
+    await theirPage.getByLabel('Password (12 characters or more)').fill('short');
+    await theirPage.getByLabel('Password again').fill('short');
+    await theirPage.locator('form').evaluate((f: { noValidate: boolean }) => (f.noValidate = true));
+    await theirPage.getByRole('button', { name: 'Create my account' }).click();
+    assert.match(await theirPage.locator('.notice.error').innerText(), /12 to 256 characters/);
+    await theirPage.getByLabel('Password (12 characters or more)').fill(PASSWORD);
+    await theirPage.getByLabel('Password again').fill(PASSWORD);
+    await theirPage.getByRole('button', { name: 'Create my account' }).click();
+    await theirPage.waitForURL((u) => u.pathname === '/verifications');
+    assert.deepEqual(await theirPage.locator('nav.nav a').allInnerTexts(), ['Verifications', 'Review queue'], 'signed in as a reviewer');
     await theirs.close();
+    const [created] = await rows<{ id: string; role: string }>('us', 'SELECT id, role FROM accounts.console_users WHERE email = $1', [email]);
+    assert.equal(created?.role, 'reviewer');
+    const again = await signedIn(b, 'us', { user: { ...org.people.reviewer.user, email }, password: PASSWORD });
+    assert.equal(new URL(again.page.url()).pathname, '/verifications', 'their password signs them in');
+    await again.context.close();
+
+    // the link works once
+    const reuse = await b.newContext({ baseURL: CONSOLE.us });
+    const reusePage = await reuse.newPage();
+    assert.equal((await reusePage.goto(link))!.status(), 410);
+    assert.match(await reusePage.locator('main').innerText(), /does not work[\s\S]*was already used/);
+    assert.equal(await reusePage.getByRole('button', { name: 'Create my account' }).count(), 0);
+
+    // a revoked link is refused, and nothing is made with it
+    const other = `revoked.${Date.now()}@example.com`;
+    await page.goto('/users');
+    const revokedLink = await invite(other, 'admin');
+    await page.goto('/users');
+    await page.getByRole('button', { name: `Revoke the invitation of ${other}` }).click();
+    assert.match(await page.locator('.notice.success').innerText(), /was revoked/);
+    assert.equal(await page.getByRole('button', { name: `Revoke the invitation of ${other}` }).count(), 0);
+    assert.equal((await reusePage.goto(revokedLink))!.status(), 410);
+    assert.match(await reusePage.locator('main').innerText(), /was revoked/);
+    assert.equal((await reusePage.goto(`/invitation/${'A'.repeat(43)}`))!.status(), 404, 'a made-up link');
+    await reuse.close();
+    assert.deepEqual(await rows('us', 'SELECT id FROM accounts.console_users WHERE email = $1', [other]), []);
+
+    const actions = await rows<{ action: string; actor_email: string; details: Record<string, string> }>(
+      'us',
+      `SELECT action, actor_email, details FROM accounts.console_activity WHERE org_id = $1 AND action LIKE 'console.user.invit%' ORDER BY seq`,
+      [org.org.id],
+    );
+    const owner = org.people.owner.user.email;
+    assert.deepEqual(
+      actions.map((a) => [a.action, a.actor_email, a.details.email ?? a.details.role]),
+      [
+        ['console.user.invited', owner, email],
+        ['console.user.invitation_accepted', email, 'reviewer'],
+        ['console.user.invited', owner, other],
+        ['console.user.invitation_revoked', owner, other],
+      ],
+    );
+    await context.close();
   });
 
   it("an owner changes a person's role, signs them out everywhere and removes them: each takes effect on their next request; the last owner stays", async () => {

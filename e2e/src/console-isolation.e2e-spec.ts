@@ -1,8 +1,8 @@
 /**
  * The console's isolation matrix (docs/security.md, "Console roles"), over HTTP against the real stack: every role
  * × every page (200, or 403 for a role the page is not for), and every route that names an object, called with
- * another organization's object and with the same organization's object of the other mode: 404 for a role the
- * route is for, 403 for the others, and nothing changes. The expected table is written out here, not read from the
+ * another organization's object (a person, an invitation, …) and with the same organization's object of the other
+ * mode: 404 for a role the route is for, 403 for the others, and nothing changes. The expected table is written out here, not read from the
  * console, so a change to who may do what fails this test until it is made on purpose.
  */
 import assert from 'node:assert/strict';
@@ -68,7 +68,7 @@ async function signIn(person: Person): Promise<Session> {
 let mine: Team;
 const as = new Map<ConsoleRole, Session>();
 /** Objects the matrix reaches for: of another organization, and of this organization's live mode (the sessions work in test). */
-const foreign = { otherOrg: { key: '', user: '', session: '', webhook: '' }, otherMode: { key: '', session: '', webhook: '' } };
+const foreign = { otherOrg: { key: '', user: '', session: '', webhook: '', invitation: '' }, otherMode: { key: '', session: '', webhook: '' } };
 
 before(async () => {
   mine = await team('us');
@@ -84,6 +84,7 @@ before(async () => {
   foreign.otherOrg = {
     key: (await createKey('us', other.org.id, { mode: 'test' })).id,
     user: (await createPerson('us', other.org.id, 'developer')).user.id,
+    invitation: (await ops.call(SUBJECTS.accountsConsoleInvitationCreate, { org_id: other.org.id, email: `invited.${randomBytes(4).toString('hex')}@example.com`, role: 'owner', invited_by: (await createPerson('us', other.org.id, 'owner')).user.id }, op)).invitation.id,
     session: theirSession.body.data.id,
     webhook: await webhook(other.org.id, 'test'),
   };
@@ -130,6 +131,7 @@ describe('console isolation matrix', () => {
       ['POST', (id) => `/users/${id}/role`, ['owner'], [foreign.otherOrg.user], { role: 'owner' }],
       ['POST', (id) => `/users/${id}/remove`, ['owner'], [foreign.otherOrg.user]],
       ['POST', (id) => `/users/${id}/sign-out`, ['owner'], [foreign.otherOrg.user]],
+      ['POST', (id) => `/users/invitations/${id}/revoke`, ['owner'], [foreign.otherOrg.invitation]],
     ];
     const got: string[] = [];
     const want: string[] = [];
@@ -148,13 +150,14 @@ describe('console isolation matrix', () => {
   });
 });
 
-/** What the matrix must not change: the foreign keys, person, sessions and endpoints as stored. */
+/** What the matrix must not change: the foreign keys, person, invitation, sessions and endpoints as stored. */
 async function state() {
-  const [keys, users, sessions, webhooks] = await Promise.all([
+  const [keys, users, sessions, webhooks, invitations] = await Promise.all([
     rows('us', 'SELECT id, key_hash, revoked_at FROM accounts.api_keys WHERE id = ANY($1) ORDER BY id', [[foreign.otherOrg.key, foreign.otherMode.key]]),
     rows('us', 'SELECT id, role, session_epoch FROM accounts.console_users WHERE id = $1', [foreign.otherOrg.user]),
     rows('us', 'SELECT id, status, outcome, updated_at FROM sessions.sessions WHERE id = ANY($1) ORDER BY id', [[foreign.otherOrg.session, foreign.otherMode.session]]),
     rows('us', 'SELECT * FROM webhook_delivery.subscriptions WHERE id = ANY($1) ORDER BY id', [[foreign.otherOrg.webhook, foreign.otherMode.webhook]]),
+    rows('us', 'SELECT * FROM accounts.console_invitations WHERE id = $1', [foreign.otherOrg.invitation]),
   ]);
-  return { keys, users, sessions, webhooks };
+  return { keys, users, sessions, webhooks, invitations };
 }

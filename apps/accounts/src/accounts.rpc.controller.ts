@@ -3,6 +3,7 @@ import { SUBJECTS, type ReqOf, type ResOf, type Subject } from '@verity/contract
 import { requireOperator, requirePrincipal, RpcServer } from '@verity/platform';
 import { BillingService } from './billing/billing.service.js';
 import { ConsoleActivityService } from './console/console-activity.service.js';
+import { ConsoleInvitationsService } from './console/console-invitations.service.js';
 import { ConsoleUsersService } from './console/console-users.service.js';
 import { KeysService } from './keys/keys.service.js';
 import { OrganizationsService } from './organizations/organizations.service.js';
@@ -17,6 +18,7 @@ export class AccountsRpcController implements OnApplicationBootstrap {
     private readonly billing: BillingService,
     private readonly consoleUsers: ConsoleUsersService,
     private readonly activity: ConsoleActivityService,
+    private readonly invitations: ConsoleInvitationsService,
   ) {}
 
   /** An operator subject: the request names the organization and carries no principal (one that does is refused). */
@@ -50,6 +52,11 @@ export class AccountsRpcController implements OnApplicationBootstrap {
     this.operator(SUBJECTS.accountsConsoleUserSignOut, (p) => this.consoleUsers.signOut(p));
     this.operator(SUBJECTS.accountsConsolePasswordChange, (p) => this.consoleUsers.changePassword(p));
     this.operator(SUBJECTS.accountsConsoleLogin, (p) => this.consoleUsers.login(p));
+    this.operator(SUBJECTS.accountsConsoleInvitationCreate, (p) => this.invitations.create(p));
+    this.operator(SUBJECTS.accountsConsoleInvitationList, (p) => this.invitations.list(p.org_id));
+    this.operator(SUBJECTS.accountsConsoleInvitationRevoke, (p) => this.invitations.revoke(p));
+    this.operator(SUBJECTS.accountsConsoleInvitationOpen, (p) => this.invitations.open(p));
+    this.operator(SUBJECTS.accountsConsoleInvitationAccept, (p) => this.invitations.accept(p));
     this.operator(SUBJECTS.accountsActivityRecord, (p) => this.activity.record(p));
     this.operator(SUBJECTS.accountsActivityList, (p) => this.activity.list(p));
   }

@@ -5,6 +5,8 @@ import { SettleSweep } from './billing/settle-sweep.js';
 import { WalletDebitsRepository } from './billing/wallet-debits.repository.js';
 import { ConsoleActivityRepository } from './console/console-activity.repository.js';
 import { ConsoleActivityService } from './console/console-activity.service.js';
+import { ConsoleInvitationsRepository } from './console/console-invitations.repository.js';
+import { ConsoleInvitationsService } from './console/console-invitations.service.js';
 import { ConsoleUsersRepository } from './console/console-users.repository.js';
 import { ConsoleUsersService } from './console/console-users.service.js';
 import { KeysRepository } from './keys/keys.repository.js';
@@ -23,6 +25,8 @@ import { OrganizationsService } from './organizations/organizations.service.js';
     SettleSweep,
     ConsoleUsersRepository,
     ConsoleUsersService,
+    ConsoleInvitationsRepository,
+    ConsoleInvitationsService,
     ConsoleActivityRepository,
     ConsoleActivityService,
     AccountsRpcController,

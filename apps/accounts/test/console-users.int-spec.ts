@@ -246,6 +246,84 @@ describe('console users: signing out everywhere and changing a password', () => 
   });
 });
 
+describe('console invitations', () => {
+  it('an invitation: its token answered once and stored as a hash; opened; accepted once with the person\'s own password, which signs them in', async () => {
+    const org = await newOrg('Invited');
+    const owner = await call(SUBJECTS.accountsConsoleUserCreate, { org_id: org, email: email('inviter'), role: 'owner', password: PASSWORD });
+    const address = email('Invitee');
+    const { invitation, token } = await call(SUBJECTS.accountsConsoleInvitationCreate, { org_id: org, email: address.toUpperCase(), role: 'reviewer', invited_by: owner.id });
+    assert.match(invitation.id, /^inv_[A-Za-z0-9]{24}$/);
+    assert.match(token, /^[A-Za-z0-9_-]{43}$/);
+    assert.deepEqual([invitation.email, invitation.role, invitation.status, invitation.invited_by], [address.toLowerCase(), 'reviewer', 'pending', owner.id]);
+    const days = (Date.parse(invitation.expires_at) - Date.parse(invitation.created_at)) / 86_400_000;
+    assert.ok(Math.abs(days - 7) < 0.001, `expires 7 days on (${days})`);
+    const [row] = await query<Record<string, unknown>>(db.url, 'SELECT * FROM accounts.console_invitations WHERE id = $1', [invitation.id]);
+    for (const [column, value] of Object.entries(row!)) assert.ok(!JSON.stringify(value).includes(token), `column ${column} does not hold the token`);
+    assert.deepEqual(await call(SUBJECTS.accountsConsoleInvitationList, { org_id: org }), { data: [invitation] });
+
+    assert.deepEqual(await call(SUBJECTS.accountsConsoleInvitationOpen, { token }), { invitation, org_name: 'Invited' });
+    for (const bad of ['A'.repeat(43), 'short', '']) assert.equal((await refusal(call(SUBJECTS.accountsConsoleInvitationOpen, { token: bad }))).code, 'resource_not_found', bad);
+    const short = await refusal(call(SUBJECTS.accountsConsoleInvitationAccept, { token, password: 'short' }));
+    assert.deepEqual([short.code, short.param], ['validation_error', 'password']);
+
+    const { user, invitation: used } = await call(SUBJECTS.accountsConsoleInvitationAccept, { token, password: PASSWORD });
+    assert.deepEqual([user.email, user.role, user.org_id, used.status], [address.toLowerCase(), 'reviewer', org, 'accepted']);
+    assert.deepEqual(await call(SUBJECTS.accountsConsoleLogin, { email: address, password: PASSWORD }), { user });
+    const again = await refusal(call(SUBJECTS.accountsConsoleInvitationAccept, { token, password: 'another passphrase' }));
+    assert.deepEqual([again.code, again.param], ['validation_error', 'token'], 'used once');
+    assert.equal((await call(SUBJECTS.accountsConsoleInvitationOpen, { token })).invitation.status, 'accepted');
+    assert.deepEqual((await call(SUBJECTS.accountsConsoleInvitationList, { org_id: org })).data, [], 'no longer pending');
+    const taken = await refusal(call(SUBJECTS.accountsConsoleInvitationCreate, { org_id: org, email: address, role: 'admin', invited_by: owner.id }));
+    assert.deepEqual([taken.code, taken.param], ['validation_error', 'email'], 'the address has an account now');
+  });
+
+  it('revoked, replaced or expired: refused; revoking is for the organization\'s own pending invitations', async () => {
+    const org = await newOrg();
+    const other = await newOrg('Other');
+    const owner = await call(SUBJECTS.accountsConsoleUserCreate, { org_id: org, email: email('inviter'), role: 'owner', password: PASSWORD });
+    const address = email('twice');
+    const first = await call(SUBJECTS.accountsConsoleInvitationCreate, { org_id: org, email: address, role: 'developer', invited_by: owner.id });
+    const second = await call(SUBJECTS.accountsConsoleInvitationCreate, { org_id: org, email: address, role: 'admin', invited_by: owner.id });
+    assert.equal((await call(SUBJECTS.accountsConsoleInvitationOpen, { token: first.token })).invitation.status, 'revoked', 'replaced by the newer one');
+    assert.deepEqual((await call(SUBJECTS.accountsConsoleInvitationList, { org_id: org })).data.map((i) => i.id), [second.invitation.id]);
+
+    const foreign = await refusal(call(SUBJECTS.accountsConsoleInvitationRevoke, { org_id: other, invitation_id: second.invitation.id }));
+    assert.deepEqual([foreign.code, foreign.param], ['resource_not_found', 'invitation_id']);
+    assert.equal((await call(SUBJECTS.accountsConsoleInvitationRevoke, { org_id: org, invitation_id: second.invitation.id })).status, 'revoked');
+    const twice = await refusal(call(SUBJECTS.accountsConsoleInvitationRevoke, { org_id: org, invitation_id: second.invitation.id }));
+    assert.deepEqual([twice.code, twice.param], ['validation_error', 'invitation_id']);
+    for (const { token } of [first, second]) {
+      const e = await refusal(call(SUBJECTS.accountsConsoleInvitationAccept, { token, password: PASSWORD }));
+      assert.deepEqual([e.code, e.param], ['validation_error', 'token']);
+    }
+
+    const late = await call(SUBJECTS.accountsConsoleInvitationCreate, { org_id: org, email: email('late'), role: 'developer', invited_by: owner.id });
+    await query(db.url, `UPDATE accounts.console_invitations SET expires_at = now() - interval '1 second' WHERE id = $1`, [late.invitation.id]);
+    assert.equal((await call(SUBJECTS.accountsConsoleInvitationOpen, { token: late.token })).invitation.status, 'expired');
+    assert.equal((await refusal(call(SUBJECTS.accountsConsoleInvitationAccept, { token: late.token, password: PASSWORD }))).param, 'token');
+    assert.deepEqual((await call(SUBJECTS.accountsConsoleInvitationList, { org_id: org })).data, []);
+    assert.deepEqual(await query(db.url, 'SELECT id FROM accounts.console_users WHERE email = ANY($1)', [[address, late.invitation.email]]), [], 'no account was made');
+
+    for (const [req, param] of [
+      [{ org_id: org, email: 'nobody', role: 'admin', invited_by: owner.id }, 'email'],
+      [{ org_id: org, email: email('x'), role: 'root', invited_by: owner.id }, 'role'],
+      [{ org_id: org, email: email('x'), role: 'admin', invited_by: 'someone' }, 'invited_by'],
+    ] as const) {
+      const e = await refusal(call(SUBJECTS.accountsConsoleInvitationCreate, req as never));
+      assert.deepEqual([e.code, e.param], ['validation_error', param], JSON.stringify(req));
+    }
+  });
+
+  it('two acceptances of one invitation at once: one account is made', async () => {
+    const org = await newOrg();
+    const owner = await call(SUBJECTS.accountsConsoleUserCreate, { org_id: org, email: email('inviter'), role: 'owner', password: PASSWORD });
+    const { token } = await call(SUBJECTS.accountsConsoleInvitationCreate, { org_id: org, email: email('race'), role: 'developer', invited_by: owner.id });
+    const results = await Promise.allSettled([1, 2].map((i) => call(SUBJECTS.accountsConsoleInvitationAccept, { token, password: `${PASSWORD} ${i}` })));
+    assert.deepEqual(results.map((r) => r.status).sort(), ['fulfilled', 'rejected']);
+    assert.equal((await call(SUBJECTS.accountsConsoleUserList, { org_id: org })).data.length, 2);
+  });
+});
+
 describe('console sign-in under a burst', () => {
   it('checks at most CONSOLE_PASSWORD_CHECKS passwords at once; a sign-in beyond the waiting room is 503 at once, and the service answers again after', async () => {
     // one check at a time, nobody waiting: of a burst at once, the ones that find the check taken are refused

@@ -114,11 +114,8 @@ export class PageContext {
   }
 
   /** Writes a change to the organization's activity log, with who made it; a failure to log is logged, never shown. */
-  async record(action: string, target_id: string | null, details: Record<string, string | number | boolean | null> = {}, mode: Mode | null = this.mode): Promise<void> {
-    const { user, org } = this.viewer;
-    await this.operator(SUBJECTS.accountsActivityRecord, { org_id: org.id, mode, actor_id: user.id, actor_email: user.email, action, target_id, details }).catch((err: unknown) =>
-      this.deps.log.error({ err, action, request_id: this.requestId }, 'console activity not recorded'),
-    );
+  async record(action: string, target_id: string | null, details: ActivityDetails = {}, mode: Mode | null = this.mode): Promise<void> {
+    await recordActivity(this.deps, this.requestId, this.viewer.user, action, target_id, details, mode);
   }
 
   /** The page in the signed-in frame. */
@@ -130,6 +127,18 @@ export class PageContext {
     const { user, org, session } = this.viewer;
     return { region: this.deps.cfg.REGION, email: user.email, role: user.role, orgName: org.name, mode: session.mode, csrf: session.csrf, current: this.page };
   }
+}
+
+export type ActivityDetails = Record<string, string | number | boolean | null>;
+
+/**
+ * Writes a change to the activity log of `actor`'s organization, made by them (also before a page's frame exists:
+ * an invitation accepted, a recovery code used at sign-in); a failure to log is logged, never shown.
+ */
+export async function recordActivity(deps: ConsoleDeps, requestId: string, actor: ConsoleUser, action: string, target_id: string | null, details: ActivityDetails = {}, mode: Mode | null = null): Promise<void> {
+  await deps.rpc
+    .call(SUBJECTS.accountsActivityRecord, { org_id: actor.org_id, mode, actor_id: actor.id, actor_email: actor.email, action, target_id, details }, { principal: null, requestId })
+    .catch((err: unknown) => deps.log.error({ err, action, request_id: requestId }, 'console activity not recorded'));
 }
 
 export type PageHandler = (ctx: PageContext) => Promise<PageResult>;

@@ -10,6 +10,7 @@ import { PAGES, mayOpen } from './auth/roles.js';
 import { LoginLimiter, newToken, SessionStore, sessionSigningKey } from './auth/session-store.js';
 import type { ConsoleConfig } from './config.js';
 import { html } from './html.js';
+import { registerInvitation } from './invitation.js';
 import { bare, notice, STYLESHEET_PATH } from './layout.js';
 import { registerPages } from './pages/index.js';
 import { STYLESHEET } from './stylesheet.js';
@@ -83,7 +84,7 @@ export async function createConsole(cfg: ConsoleConfig, log: Logger, nc: NatsCon
     html: bare(
       'Sign in',
       html`<h1>Sign in</h1>
-<p class="muted">The ${cfg.REGION.toUpperCase()} region's console. Accounts are created by your organization's owner.</p>
+<p class="muted">The ${cfg.REGION.toUpperCase()} region's console. Accounts are made by invitation from your organization's owner.</p>
 ${opts.error ? notice('error', opts.error) : ''}
 <form method="post" action="/login">
   <input type="hidden" name="_login" value="${token}">
@@ -169,6 +170,7 @@ ${opts.error ? notice('error', opts.error) : ''}
     return sendPage(reply, { redirect: back });
   });
 
+  registerInvitation(http, deps);
   registerPages(app);
   return http;
 }

@@ -76,6 +76,75 @@ export interface ConsoleLoginReply {
 }
 
 /**
+ * An invitation to the console (docs/console.md, "Team"): an owner names an address and a role; the person opens
+ * the link, sets their own password and is signed in. The link's token is given once, at creation; accounts keeps
+ * its SHA-256 only. Expires 7 days after it was made; used once.
+ */
+export interface ConsoleInvitation {
+  /** `inv_…` */
+  id: string;
+  object: 'console_invitation';
+  org_id: string;
+  /** Lower-cased: the address the account will have. */
+  email: string;
+  role: ConsoleRole;
+  /** The console user who made it (`usr_…`). */
+  invited_by: string;
+  created_at: string;
+  expires_at: string;
+  /** `pending` until accepted, revoked (or replaced by a newer invitation of the address) or past `expires_at`. */
+  status: 'pending' | 'accepted' | 'revoked' | 'expired';
+}
+
+/**
+ * Operator request of `accounts.admin.console-invitation.create.v1` (an owner in the console). An address in use in
+ * the region is refused; a pending invitation of the same address and organization is revoked by the new one.
+ */
+export interface ConsoleInvitationCreateRequest {
+  org_id: string;
+  email: string;
+  role: ConsoleRole;
+  invited_by: string;
+}
+export interface CreatedConsoleInvitation {
+  invitation: ConsoleInvitation;
+  /** 256 random bits, base64url: the link's last part. Answered only here; never stored. */
+  token: string;
+}
+
+/** Operator request of `accounts.admin.console-invitation.revoke.v1`: a pending invitation of `org_id` stops working. */
+export interface ConsoleInvitationRevokeRequest {
+  org_id: string;
+  invitation_id: string;
+}
+
+/**
+ * Operator request of `accounts.admin.console-invitation.open.v1` (the invitation page): the invitation a token
+ * belongs to, whatever its status, with its organization's name; 404 for a token of no invitation.
+ */
+export interface ConsoleInvitationOpenRequest {
+  token: string;
+}
+export interface ConsoleInvitationOpenReply {
+  invitation: ConsoleInvitation;
+  org_name: string;
+}
+
+/**
+ * Operator request of `accounts.admin.console-invitation.accept.v1`: the person's own password (12 to 256
+ * characters) for a pending invitation; the account is made with the invitation's address and role, and the
+ * invitation is used up, in one transaction. Refused (422 on `token`) once used, revoked or expired.
+ */
+export interface ConsoleInvitationAcceptRequest {
+  token: string;
+  password: string;
+}
+export interface ConsoleInvitationAcceptReply {
+  user: ConsoleUser;
+  invitation: ConsoleInvitation;
+}
+
+/**
  * One change made in the console, with who made it (docs/console.md): written by the console after each change
  * succeeds. `details` holds identifiers and settings only (a key's scopes, a URL's host), never a secret.
  */

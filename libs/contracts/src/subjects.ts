@@ -35,6 +35,11 @@ export const SUBJECTS = {
   accountsConsoleUserSignOut: 'accounts.admin.console-user.sign-out.v1',
   accountsConsolePasswordChange: 'accounts.admin.console-user.password.v1',
   accountsConsoleLogin: 'accounts.admin.console-user.login.v1',
+  accountsConsoleInvitationCreate: 'accounts.admin.console-invitation.create.v1',
+  accountsConsoleInvitationList: 'accounts.admin.console-invitation.list.v1',
+  accountsConsoleInvitationRevoke: 'accounts.admin.console-invitation.revoke.v1',
+  accountsConsoleInvitationOpen: 'accounts.admin.console-invitation.open.v1',
+  accountsConsoleInvitationAccept: 'accounts.admin.console-invitation.accept.v1',
   accountsActivityRecord: 'accounts.admin.activity.record.v1',
   accountsActivityList: 'accounts.admin.activity.list.v1',
   /** Billing of live session creates (docs/sessions.md, "Billing"): sessions debits before it writes, refunds what it did not write. */
@@ -150,6 +155,11 @@ export interface RpcContracts {
   [SUBJECTS.accountsConsoleUserSignOut]: { req: K.ConsoleUserSignOutRequest; res: K.ConsoleUser };
   [SUBJECTS.accountsConsolePasswordChange]: { req: K.ConsolePasswordChangeRequest; res: K.ConsoleUser };
   [SUBJECTS.accountsConsoleLogin]: { req: K.ConsoleLoginRequest; res: K.ConsoleLoginReply };
+  [SUBJECTS.accountsConsoleInvitationCreate]: { req: K.ConsoleInvitationCreateRequest; res: K.CreatedConsoleInvitation };
+  [SUBJECTS.accountsConsoleInvitationList]: { req: { org_id: string }; res: { data: K.ConsoleInvitation[] } };
+  [SUBJECTS.accountsConsoleInvitationRevoke]: { req: K.ConsoleInvitationRevokeRequest; res: K.ConsoleInvitation };
+  [SUBJECTS.accountsConsoleInvitationOpen]: { req: K.ConsoleInvitationOpenRequest; res: K.ConsoleInvitationOpenReply };
+  [SUBJECTS.accountsConsoleInvitationAccept]: { req: K.ConsoleInvitationAcceptRequest; res: K.ConsoleInvitationAcceptReply };
   [SUBJECTS.accountsActivityRecord]: { req: K.ConsoleActivityRecordRequest; res: K.ConsoleActivityEntry };
   [SUBJECTS.accountsActivityList]: { req: K.ConsoleActivityListRequest; res: { data: K.ConsoleActivityEntry[] } };
   [SUBJECTS.accountsBillingDebit]: { req: A.BillingDebitRequest; res: A.WalletDebit };

@@ -15,6 +15,8 @@ export const ID_PREFIXES = {
   activity: 'act',
   /** A console user (docs/console.md). */
   consoleUser: 'usr',
+  /** An invitation to a region's console (docs/console.md, "Team"). */
+  consoleInvitation: 'inv',
   request: 'req',
 } as const;
 export type IdKind = keyof typeof ID_PREFIXES;

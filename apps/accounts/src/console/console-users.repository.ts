@@ -6,7 +6,7 @@ import { Sql, type WithDates } from '@verity/platform';
 export type ConsoleUserRow = WithDates<Omit<ConsoleUser, 'object'>, 'created_at'>;
 
 /** The columns a user is answered with: never the password hash. */
-const USER_COLUMNS = 'id, org_id, email, role, created_at, session_epoch';
+export const USER_COLUMNS = 'id, org_id, email, role, created_at, session_epoch';
 
 export function toConsoleUser(row: ConsoleUserRow): ConsoleUser {
   return { id: row.id, object: 'console_user', org_id: row.org_id, email: row.email, role: row.role, created_at: row.created_at.toISOString(), session_epoch: row.session_epoch };

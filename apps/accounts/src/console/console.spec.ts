@@ -2,6 +2,7 @@ import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { DomainError } from '@verity/errors';
 import { activityOf, emailOf, loginPasswordOf, newPasswordOf, normalizeEmail, roleOf } from './console-validation.js';
+import { invitationTokenHash, isInvitationToken, newInvitationToken } from './invitation-tokens.js';
 import { hashPassword, verifyNobody, verifyPassword } from './passwords.js';
 
 function paramOf(f: () => unknown): string | undefined {
@@ -92,5 +93,18 @@ describe('console users: passwords', () => {
     assert.equal(await verifyPassword(a, 'correct horse batterY'), false);
     assert.equal(await verifyPassword('not a hash', 'correct horse battery'), false);
     await verifyNobody('correct horse battery');
+  });
+});
+
+describe('console invitations: tokens', () => {
+  it('256 random bits in base64url, kept as their SHA-256 only', () => {
+    const [a, b] = [newInvitationToken(), newInvitationToken()];
+    assert.notEqual(a, b);
+    assert.ok(isInvitationToken(a));
+    assert.equal(Buffer.from(a, 'base64url').length, 32);
+    assert.equal(invitationTokenHash(a), invitationTokenHash(a), 'the same token finds the same row');
+    assert.notEqual(invitationTokenHash(a), invitationTokenHash(b));
+    assert.equal(invitationTokenHash('abc'), 'ungWv48Bz-pBQUDeXa4iI7ADYaOWF3qctBD_YfIAFa0', 'SHA-256, base64url');
+    for (const bad of ['', 'a'.repeat(42), 'a'.repeat(44), `${'a'.repeat(42)}=`, `${'a'.repeat(42)}/`, null, 42]) assert.equal(isInvitationToken(bad), false, String(bad));
   });
 });

@@ -1,5 +1,4 @@
-import { randomBytes } from 'node:crypto';
-import { CONSOLE_ROLES, SUBJECTS, type ConsoleRole, type ConsoleUser } from '@verity/contracts';
+import { CONSOLE_ROLES, SUBJECTS, type ConsoleInvitation, type ConsoleRole, type ConsoleUser, type CreatedConsoleInvitation } from '@verity/contracts';
 import { DomainError } from '@verity/errors';
 import { issuesOf, type ConsoleApp, type PageContext, type PageResult } from '../app.js';
 import { html } from '../html.js';
@@ -12,24 +11,39 @@ const ROLE_HINTS: Record<ConsoleRole, string> = {
   reviewer: 'verifications and the review queue',
 };
 
-/** Team (owners): the organization's people in this region; an owner adds one with a password shown once. */
+/**
+ * Team (owners): the organization's people in this region and the invitations pending; an owner invites a person by
+ * a link shown once, with which the person sets their own password (docs/console.md, "Team").
+ */
 export function registerUsers(app: ConsoleApp): void {
   app.get('users', '/users', (ctx) => usersPage(ctx));
 
-  app.post('users', '/users', async (ctx) => {
+  // an invitation by link: the person sets their own password (the console sends no email; the owner hands the link over)
+  app.post('users', '/users/invitations', async (ctx) => {
     const email = (ctx.form.get('email') ?? '').trim();
     const role = ctx.form.get('role') ?? '';
-    // a generated first password, shown once to the owner who hands it over (as the admin CLI does)
-    const password = randomBytes(18).toString('base64url');
-    let user: ConsoleUser;
+    let created: CreatedConsoleInvitation;
     try {
-      user = await ctx.operator(SUBJECTS.accountsConsoleUserCreate, { org_id: ctx.orgId, email, role: role as ConsoleRole, password });
+      created = await ctx.operator(SUBJECTS.accountsConsoleInvitationCreate, { org_id: ctx.orgId, email, role: role as ConsoleRole, invited_by: ctx.viewer.user.id });
     } catch (e) {
       if (e instanceof DomainError && e.code === 'validation_error') return usersPage(ctx, { error: issuesOf(e), status: 422, email });
       throw e;
     }
-    await ctx.record('console.user.created', user.id, { role: user.role }, null);
-    return usersPage(ctx, { created: { user, password } });
+    const { invitation } = created;
+    await ctx.record('console.user.invited', invitation.id, { email: invitation.email, role: invitation.role }, null);
+    return usersPage(ctx, { invited: { invitation, link: `${ctx.deps.cfg.CONSOLE_PUBLIC_ORIGIN}/invitation/${created.token}` } });
+  });
+
+  app.post('users', '/users/invitations/:id/revoke', async (ctx) => {
+    let invitation: ConsoleInvitation;
+    try {
+      invitation = await ctx.operator(SUBJECTS.accountsConsoleInvitationRevoke, { org_id: ctx.orgId, invitation_id: (ctx.req.params as { id: string }).id });
+    } catch (e) {
+      if (e instanceof DomainError && e.code === 'validation_error') return usersPage(ctx, { error: issuesOf(e), status: 422 });
+      throw e;
+    }
+    await ctx.record('console.user.invitation_revoked', invitation.id, { email: invitation.email, role: invitation.role }, null);
+    return { redirect: `/users?revoked=${encodeURIComponent(invitation.email)}` };
   });
 
   // a new role takes effect on the person's next request (each page view re-reads them)
@@ -76,40 +90,58 @@ async function teammate(ctx: PageContext): Promise<ConsoleUser> {
   return person;
 }
 
-async function usersPage(ctx: PageContext, opts: { created?: { user: ConsoleUser; password: string }; error?: string[]; status?: number; email?: string } = {}): Promise<PageResult> {
-  const { data } = await ctx.operator(SUBJECTS.accountsConsoleUserList, { org_id: ctx.orgId });
+async function usersPage(ctx: PageContext, opts: { invited?: { invitation: ConsoleInvitation; link: string }; error?: string[]; status?: number; email?: string } = {}): Promise<PageResult> {
+  const [{ data }, { data: invitations }] = await Promise.all([
+    ctx.operator(SUBJECTS.accountsConsoleUserList, { org_id: ctx.orgId }),
+    ctx.operator(SUBJECTS.accountsConsoleInvitationList, { org_id: ctx.orgId }),
+  ]);
+  const emailOf = new Map(data.map((u) => [u.id, u.email]));
   const rows = data.map((u) => [
     html`${u.email}${u.id === ctx.viewer.user.id ? html` <span class="muted">(you)</span>` : ''}`,
     badge(u.role),
     when(u.created_at),
     html`<form method="post" action="/users/${u.id}/role" class="inline">${csrfField(ctx.csrf)}<select name="role" aria-label="Role of ${u.email}">${CONSOLE_ROLES.map((r) => html`<option value="${r}"${r === u.role ? html` selected` : ''}>${r}</option>`)}</select><button type="submit" class="secondary" aria-label="Change the role of ${u.email}">Change role</button></form><form method="post" action="/users/${u.id}/sign-out" class="inline">${csrfField(ctx.csrf)}<button type="submit" class="secondary" aria-label="Sign out ${u.email} everywhere">Sign out</button></form><form method="post" action="/users/${u.id}/remove" class="inline">${csrfField(ctx.csrf)}<button type="submit" class="danger" aria-label="Remove ${u.email}">Remove</button></form>`,
   ]);
+  const pending = invitations.map((i) => [
+    html`${i.email}`,
+    badge(i.role),
+    html`${emailOf.get(i.invited_by) ?? html`<span class="muted">a former member</span>`}`,
+    when(i.expires_at),
+    html`<form method="post" action="/users/invitations/${i.id}/revoke" class="inline">${csrfField(ctx.csrf)}<button type="submit" class="danger" aria-label="Revoke the invitation of ${i.email}">Revoke</button></form>`,
+  ]);
   const removed = ctx.query.get('removed');
   const signedOut = ctx.query.get('signed_out');
+  const revoked = ctx.query.get('revoked');
   return ctx.render(
     'Team',
-    html`${opts.created
-      ? html`<section class="panel" aria-labelledby="created-title">
-<h2 id="created-title">${opts.created.user.email} can sign in</h2>
-<p>Give them this first password through a channel you trust. It is shown only now.</p>
-<code class="secret" data-testid="new-password">${opts.created.password}</code>
+    html`${opts.invited
+      ? html`<section class="panel" aria-labelledby="invited-title">
+<h2 id="invited-title">Invitation for ${opts.invited.invitation.email}</h2>
+<p>This console sends no email. Give ${opts.invited.invitation.email} this link through a channel you trust: with it they choose their own password and are signed in as ${opts.invited.invitation.role}. It works once, until ${when(opts.invited.invitation.expires_at)}, and is shown only now.</p>
+<code class="secret" data-testid="invitation-link">${opts.invited.link}</code>
 </section>`
       : ''}
 ${opts.error ? notice('error', html`<ul>${opts.error.map((m) => html`<li>${m}</li>`)}</ul>`) : ''}
 ${removed ? notice('success', html`${removed} was removed. Their sessions open nothing from their next request on.`) : ''}
 ${signedOut ? notice('success', html`${signedOut} was signed out everywhere. They can sign in again with their password.`) : ''}
+${revoked ? notice('success', html`The invitation of ${revoked} was revoked: its link no longer works.`) : ''}
 <p class="muted">People of ${ctx.viewer.org.name} who can sign in to this region's console. Accounts are per region. A changed role or a removed person takes effect on their next request; an organization keeps at least one owner.</p>
 ${table('Team', ['Email', 'Role', 'Added', ''], rows)}
-<h2 id="add-person">Add a person</h2>
-<form method="post" action="/users" class="panel" aria-labelledby="add-person">
+${pending.length > 0
+  ? html`<h2 id="pending-invitations">Pending invitations</h2>
+${table('Pending invitations', ['Email', 'Role', 'Invited by', 'Expires', ''], pending)}`
+  : ''}
+<h2 id="invite-person">Invite a person</h2>
+<form method="post" action="/users/invitations" class="panel" aria-labelledby="invite-person">
   ${csrfField(ctx.csrf)}
+  <p class="muted">You get a link to give them yourself (this console sends no email); with it they choose their own password. It works once, for 7 days. Inviting an address again replaces its pending invitation.</p>
   <label for="email">Email</label>
   <input id="email" name="email" type="email" required value="${opts.email ?? ''}">
   <label for="role">Role</label>
   <select id="role" name="role">
     ${CONSOLE_ROLES.map((r) => html`<option value="${r}"${r === 'developer' ? html` selected` : ''}>${r}: ${ROLE_HINTS[r]}</option>`)}
   </select>
-  <button type="submit">Add</button>
+  <button type="submit">Invite</button>
 </form>`,
     opts.status,
   );
