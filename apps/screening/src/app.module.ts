@@ -4,6 +4,8 @@ import { ScreeningRpcController } from './screening.rpc.controller.js';
 import { TemplatesPurgeService } from './templates/purge.service.js';
 import { TemplatesRepository } from './templates/templates.repository.js';
 import { TemplatesService } from './templates/templates.service.js';
+import { WatchlistsRepository } from './watchlists/watchlists.repository.js';
+import { WatchlistsService } from './watchlists/watchlists.service.js';
 
-@Module({ providers: [TemplatesRepository, TemplatesService, EvaluationService, TemplatesPurgeService, ScreeningRpcController] })
+@Module({ providers: [TemplatesRepository, TemplatesService, EvaluationService, TemplatesPurgeService, WatchlistsRepository, WatchlistsService, ScreeningRpcController] })
 export class ScreeningModule {}

@@ -1,5 +1,5 @@
 import { SUBJECTS } from '@verity/contracts';
-import type { ServiceConfigOf, ServiceDefinition } from '@verity/platform';
+import { durationEnv, type ServiceConfigOf, type ServiceDefinition } from '@verity/platform';
 import { z } from 'zod';
 import { SCREENING_MIGRATIONS } from './database/migrations.js';
 
@@ -9,6 +9,8 @@ export const DEFAULT_RULESET_CACHE_SIZE = 1000;
 export const screeningEnv = {
   /** Compiled rule sets (one per template version) kept in memory, least recently used evicted first. */
   SCREENING_RULESET_CACHE_SIZE: z.coerce.number().int().min(1).max(1_000_000).default(DEFAULT_RULESET_CACHE_SIZE),
+  /** A watchlist load that no batch reached for this long is abandoned (its loader died); docs/watchlist.md. */
+  WATCHLIST_LOAD_IDLE_TIMEOUT: durationEnv('30m', 10_000, 7 * 86_400_000),
 };
 
 export const SCREENING_SERVICE: ServiceDefinition<typeof screeningEnv> = {

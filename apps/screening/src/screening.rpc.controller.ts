@@ -4,6 +4,7 @@ import { requireOperator, requirePrincipal, RpcServer } from '@verity/platform';
 import { EvaluationService } from './evaluation/evaluation.service.js';
 import { TemplatesPurgeService } from './templates/purge.service.js';
 import { TemplatesService } from './templates/templates.service.js';
+import { WatchlistsService } from './watchlists/watchlists.service.js';
 
 @Injectable()
 export class ScreeningRpcController implements OnApplicationBootstrap {
@@ -12,6 +13,7 @@ export class ScreeningRpcController implements OnApplicationBootstrap {
     private readonly templates: TemplatesService,
     private readonly evaluation: EvaluationService,
     private readonly purge: TemplatesPurgeService,
+    private readonly watchlists: WatchlistsService,
   ) {}
 
   onApplicationBootstrap(): void {
@@ -25,5 +27,10 @@ export class ScreeningRpcController implements OnApplicationBootstrap {
     );
     // operator tooling: no principal
     this.server.handle(SUBJECTS.screeningPurgeTestData, (p, ctx) => this.purge.purgeTestData(p, requireOperator(ctx)));
+    this.server.handle(SUBJECTS.screeningListsLoadBegin, (p, ctx) => this.watchlists.begin(p, requireOperator(ctx)));
+    this.server.handle(SUBJECTS.screeningListsLoadBatch, (p, ctx) => (requireOperator(ctx), this.watchlists.batch(p)));
+    this.server.handle(SUBJECTS.screeningListsLoadCommit, (p, ctx) => this.watchlists.commit(p, requireOperator(ctx)));
+    this.server.handle(SUBJECTS.screeningListsLoadAbort, (p, ctx) => this.watchlists.abort(p, requireOperator(ctx)));
+    this.server.handle(SUBJECTS.screeningListsStatus, (_p, ctx) => (requireOperator(ctx), this.watchlists.status()));
   }
 }

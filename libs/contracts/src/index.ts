@@ -5,6 +5,7 @@ export * from './health.js';
 export type * from './accounts.js';
 export type * from './applicants.js';
 export * from './screening.js';
+export * from './watchlist.js';
 export * from './sessions.js';
 export * from './webhooks.js';
 export * from './evidence.js';

@@ -10,6 +10,7 @@ import type { Health } from './health.js';
 import type * as S from './screening.js';
 import type * as V from './sessions.js';
 import type * as W from './webhooks.js';
+import type * as L from './watchlist.js';
 
 /**
  * Every subject of the system, relative to the region's root (`us`, `eu`, or a test root):
@@ -64,6 +65,12 @@ export const SUBJECTS = {
   templatesVersion: 'screening.templates.version.v1',
   screeningEvaluate: 'screening.evaluate.v1',
   screeningPurgeTestData: 'screening.admin.purge-test-data.v1',
+  /** Watchlists (docs/watchlist.md): the operator loads a list in batches into a new version, then commits it. */
+  screeningListsLoadBegin: 'screening.admin.lists.load-begin.v1',
+  screeningListsLoadBatch: 'screening.admin.lists.load-batch.v1',
+  screeningListsLoadCommit: 'screening.admin.lists.load-commit.v1',
+  screeningListsLoadAbort: 'screening.admin.lists.load-abort.v1',
+  screeningListsStatus: 'screening.admin.lists.status.v1',
   sessionsHealth: 'sessions.health.v1',
   sessionsCreate: 'sessions.create.v1',
   sessionsGet: 'sessions.get.v1',
@@ -180,6 +187,11 @@ export interface RpcContracts {
   [SUBJECTS.templatesVersion]: { req: { id: string; version?: number }; res: S.TemplateVersion };
   [SUBJECTS.screeningEvaluate]: { req: S.EvaluateRequest; res: S.EvaluateReply };
   [SUBJECTS.screeningPurgeTestData]: { req: D.PurgeTestDataRequest; res: D.PurgeTestDataReply };
+  [SUBJECTS.screeningListsLoadBegin]: { req: L.WatchlistLoadBeginRequest; res: L.WatchlistLoadBeginReply };
+  [SUBJECTS.screeningListsLoadBatch]: { req: L.WatchlistLoadBatchRequest; res: L.WatchlistLoadBatchReply };
+  [SUBJECTS.screeningListsLoadCommit]: { req: L.WatchlistLoadCommitRequest; res: L.WatchlistLoadCommitReply };
+  [SUBJECTS.screeningListsLoadAbort]: { req: L.WatchlistLoadAbortRequest; res: { abandoned: true } };
+  [SUBJECTS.screeningListsStatus]: { req: Record<string, never>; res: L.WatchlistStatusReply };
   [SUBJECTS.sessionsHealth]: { req: Record<string, never>; res: Health };
   [SUBJECTS.sessionsCreate]: { req: { body: unknown }; res: V.Session };
   [SUBJECTS.sessionsGet]: { req: { id: string }; res: V.Session };

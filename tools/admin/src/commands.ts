@@ -4,6 +4,7 @@ import type { RpcClient } from '@verity/platform';
 import type { Tier } from '@verity/ratelimit';
 import { parseBool, required, UsageError, type ParsedArgs } from './args.js';
 import { ACTIVITY_USAGE, runActivityCommand } from './activity-command.js';
+import { LIST_USAGE, runListCommand } from './list-commands.js';
 import { runUserCommand, USER_USAGE } from './user-commands.js';
 import { runWebhookCommand, WEBHOOK_USAGE } from './webhook-commands.js';
 
@@ -19,7 +20,8 @@ export const USAGE = `usage: npm run admin -- <command> --region us|eu [options]
   email-log        --org ORG_ID [--limit 1-100] [--mode test|live]
 ${USER_USAGE}
 ${ACTIVITY_USAGE}
-${WEBHOOK_USAGE}`;
+${WEBHOOK_USAGE}
+${LIST_USAGE}`;
 
 function parseJson(name: string, v: string | undefined): unknown {
   if (v === undefined) return undefined;
@@ -115,6 +117,9 @@ export async function runCommand(args: ParsedArgs, rpc: RpcClient, requestId: st
       return runUserCommand(action!, f, rpc, call);
     case 'activity':
       return runActivityCommand(f, rpc, call);
+    case 'lists load':
+    case 'lists status':
+      return runListCommand(action!, f, args.words.slice(2), rpc, call);
     default:
       throw new UsageError(`unknown command "${args.words.join(' ')}"`);
   }

@@ -1,0 +1,126 @@
+import { Inject, Injectable, type BeforeApplicationShutdown, type OnApplicationBootstrap } from '@nestjs/common';
+import {
+  WATCHLIST_BATCH_MAX,
+  WATCHLIST_ID_FORMAT,
+  type WatchlistLoadAbortRequest,
+  type WatchlistLoadBatchReply,
+  type WatchlistLoadBatchRequest,
+  type WatchlistLoadBeginReply,
+  type WatchlistLoadBeginRequest,
+  type WatchlistLoadCommitReply,
+  type WatchlistLoadCommitRequest,
+  type WatchlistStatusReply,
+} from '@verity/contracts';
+import { DomainError, type Issue } from '@verity/errors';
+import { assertBeforeDeadline, CONFIG, LOGGER, Poller, type Logger, type RpcContext } from '@verity/platform';
+import { ENTITY_LIMITS, LIST_FORMATS } from '@verity/watchlist';
+import { z } from 'zod';
+import type { ScreeningConfig } from '../config.js';
+import { WatchlistsRepository } from './watchlists.repository.js';
+
+/** How often retired and abandoned versions are looked for (a commit or an abort also starts a pass at once). */
+const PURGE_EVERY_MS = 60_000;
+
+const list = z.string().regex(WATCHLIST_ID_FORMAT, 'must be 1 to 64 lower-case letters, digits, "-" or "_", starting with a letter or digit');
+const version = z.number().int().min(1);
+const DATE = /^\d{4}(-\d{2}(-\d{2})?)?$/;
+
+const entity = z.strictObject({
+  entity_id: z.string().min(1).max(ENTITY_LIMITS.idLength),
+  names: z.array(z.string().min(1).max(ENTITY_LIMITS.nameLength)).min(1).max(ENTITY_LIMITS.names),
+  dates_of_birth: z.array(z.string().regex(DATE)).max(ENTITY_LIMITS.datesOfBirth),
+  nationalities: z.array(z.string().regex(/^[A-Z]{2}$/)).max(ENTITY_LIMITS.nationalities),
+});
+
+const beginSchema = z.strictObject({ list, format: z.enum(LIST_FORMATS), source: z.string().min(1).max(255) });
+const batchSchema = z.strictObject({
+  list,
+  version,
+  first_seq: z.number().int().min(0).max(2 ** 31 - 1 - WATCHLIST_BATCH_MAX),
+  entities: z.array(entity).min(1).max(WATCHLIST_BATCH_MAX),
+});
+const commitSchema = z.strictObject({
+  list,
+  version,
+  entities: z.number().int().min(0).max(2 ** 31 - 1),
+  published_on: z.iso.date().nullable(),
+  skipped: z.record(z.string().regex(/^[a-z_]{1,32}$/), z.number().int().min(0)).refine((r) => Object.keys(r).length <= 16, 'at most 16 reasons'),
+});
+const abortSchema = z.strictObject({ list, version, reason: z.string().max(2000) });
+
+function parse<T>(schema: z.ZodType<T>, body: unknown): T {
+  const r = schema.safeParse(body);
+  if (r.success) return r.data;
+  const issues: Issue[] = r.error.issues.map((i) => ({ code: i.code, message: i.message, path: i.path.map((p) => (typeof p === 'symbol' ? String(p) : p)) }));
+  throw DomainError.validation(issues);
+}
+
+/**
+ * Loading lists (operator, docs/watchlist.md): the admin tool reads the file as a stream and sends its persons in
+ * batches into a new version of the list, then commits it; screening reads only committed versions. Retired and
+ * abandoned versions are cleared in the background, a chunk at a time, and a load whose loader went silent for
+ * `WATCHLIST_LOAD_IDLE_TIMEOUT` is abandoned.
+ */
+@Injectable()
+export class WatchlistsService implements OnApplicationBootstrap, BeforeApplicationShutdown {
+  private readonly purger: Poller;
+
+  constructor(
+    private readonly repo: WatchlistsRepository,
+    @Inject(CONFIG) private readonly cfg: ScreeningConfig,
+    @Inject(LOGGER) private readonly log: Logger,
+  ) {
+    this.purger = new Poller(() => this.purge(), PURGE_EVERY_MS, (err) => log.warn({ err }, 'clearing old watchlist versions failed; retrying on the next tick'));
+  }
+
+  onApplicationBootstrap(): void {
+    this.purger.start(5000);
+  }
+
+  async beforeApplicationShutdown(): Promise<void> {
+    await this.purger.stop();
+  }
+
+  async begin(body: WatchlistLoadBeginRequest, ctx: RpcContext): Promise<WatchlistLoadBeginReply> {
+    const req = parse(beginSchema, body);
+    const v = await this.repo.begin(req.list, req.format, req.source, () => assertBeforeDeadline(ctx));
+    this.log.info({ list: req.list, version: v, format: req.format, request_id: ctx.requestId }, 'watchlist load started');
+    return { list: req.list, version: v };
+  }
+
+  async batch(body: WatchlistLoadBatchRequest): Promise<WatchlistLoadBatchReply> {
+    const req = parse(batchSchema, body);
+    return { stored: await this.repo.insertBatch(req.list, req.version, req.first_seq, req.entities) };
+  }
+
+  async commit(body: WatchlistLoadCommitRequest, ctx: RpcContext): Promise<WatchlistLoadCommitReply> {
+    const req = parse(commitSchema, body);
+    const { status, replaced } = await this.repo.commit(req.list, req.version, req.entities, { published_on: req.published_on, skipped: req.skipped }, () =>
+      assertBeforeDeadline(ctx),
+    );
+    this.log.info({ list: req.list, version: req.version, entities: status.entities, replaced, request_id: ctx.requestId }, 'watchlist load committed');
+    this.purger.kick();
+    return { ...status, replaced_entities: replaced };
+  }
+
+  async abort(body: WatchlistLoadAbortRequest, ctx: RpcContext): Promise<{ abandoned: true }> {
+    const req = parse(abortSchema, body);
+    const was = await this.repo.abort(req.list, req.version);
+    this.log.info({ list: req.list, version: req.version, was_open: was, reason: req.reason.slice(0, 300), request_id: ctx.requestId }, 'watchlist load abandoned');
+    this.purger.kick();
+    return { abandoned: true };
+  }
+
+  async status(): Promise<WatchlistStatusReply> {
+    return { object: 'list', data: await this.repo.status() };
+  }
+
+  /** One pass of clearing: idle loads abandoned, then the rows of retired and abandoned versions deleted chunk by chunk. */
+  async purge(): Promise<void> {
+    const idle = await this.repo.abandonIdle(this.cfg.WATCHLIST_LOAD_IDLE_TIMEOUT);
+    if (idle > 0) this.log.warn({ loads: idle }, 'watchlist loads abandoned: no batch for WATCHLIST_LOAD_IDLE_TIMEOUT');
+    for (let v = await this.repo.nextToPurge(); v !== null && !this.purger.stopping; v = await this.repo.nextToPurge()) {
+      while ((await this.repo.purgeChunk(v)) > 0 && !this.purger.stopping);
+    }
+  }
+}

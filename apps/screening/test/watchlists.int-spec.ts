@@ -1,0 +1,247 @@
+/**
+ * Watchlists loaded into the region (docs/watchlist.md, contract §21): each published format loads from a small
+ * sample in its real structure, a malformed file is refused with the line at fault and changes nothing, and a
+ * reload replaces a list in one commit while readers keep the old one until then. The screening service runs in
+ * process against real Postgres and NATS; the loads go through the same streaming loader the admin tool uses.
+ */
+import { after, before, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { createReadStream } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { SUBJECTS, type WatchlistLoadCommitReply, type WatchlistStatus } from '@verity/contracts';
+import { query, refusal, startServiceUnderTest, waitFor, type ServiceUnderTest } from '@verity/testing';
+import { ListParseError, loadList, type ListFormat, type ListInput, type LoadOptions, type LoadSink } from '@verity/watchlist';
+import { ScreeningModule } from '../src/app.module.js';
+import { SCREENING_SERVICE, screeningEnv } from '../src/config.js';
+
+const FIXTURES = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../test/fixtures/watchlist');
+const call = { principal: null, requestId: 'req_int_watchlists' };
+
+let svc: ServiceUnderTest<unknown>;
+
+before(async () => {
+  svc = await startServiceUnderTest({ def: SCREENING_SERVICE, module: ScreeningModule, env: screeningEnv });
+});
+
+after(() => svc?.close());
+
+/** The service's load subjects as the admin tool calls them (tools/admin, `rpcLoadSink`). */
+function sink(list: string, format: string): LoadSink<WatchlistLoadCommitReply> {
+  return {
+    begin: async () => (await svc.rpc.call(SUBJECTS.screeningListsLoadBegin, { list, format, source: `${format}.sample` }, call)).version,
+    batch: async (version, first_seq, entities) => void (await svc.rpc.call(SUBJECTS.screeningListsLoadBatch, { list, version, first_seq, entities }, call)),
+    commit: (version, entities, published_on, skipped) => svc.rpc.call(SUBJECTS.screeningListsLoadCommit, { list, version, entities, published_on, skipped }, call),
+    abort: async (version, reason) => void (await svc.rpc.call(SUBJECTS.screeningListsLoadAbort, { list, version, reason }, call)),
+  };
+}
+
+function load(list: string, format: ListFormat, input: ListInput, opts: LoadOptions = {}) {
+  return loadList(format, input, sink(list, format), { batchEntities: 2, ...opts });
+}
+
+const fixture = (file: string) => createReadStream(path.join(FIXTURES, file), { highWaterMark: 512 });
+
+async function status(list: string): Promise<WatchlistStatus | undefined> {
+  return (await svc.rpc.call(SUBJECTS.screeningListsStatus, {}, call)).data.find((s) => s.list === list);
+}
+
+async function stored(version: number) {
+  return query<{ entity_id: string; names: string[]; dates_of_birth: string[]; nationalities: string[] }>(
+    svc.db.url,
+    'SELECT entity_id, names, dates_of_birth, nationalities FROM screening.watchlist_entities WHERE version_id = $1 ORDER BY seq',
+    [version],
+  );
+}
+
+describe('watchlists: each published format loads from a sample of its real structure', () => {
+  const cases: Array<{
+    format: ListFormat;
+    file: string;
+    published: string;
+    skipped: Record<string, number>;
+    persons: Array<{ entity_id: string; names: string[]; dates_of_birth: string[]; nationalities: string[] }>;
+  }> = [
+    {
+      format: 'ofac-sdn',
+      file: 'sdn.xml',
+      published: '2026-03-14',
+      skipped: { organization: 1, vessel: 1 },
+      persons: [{ entity_id: '91001', names: ['Aleksandr Ivanovich PETROVSKY', 'Alexander PETROVSKIY', 'SASHA'], dates_of_birth: ['1961-03-14', '1962'], nationalities: ['RU', 'CY'] }],
+    },
+    {
+      format: 'eu-fsf',
+      file: 'eu-fsf.xml',
+      published: '2026-03-12',
+      skipped: { organization: 1 },
+      persons: [{ entity_id: '700101', names: ['Nikolaos Papadakis', 'Νικόλαος Παπαδάκης'], dates_of_birth: ['1970-07-02', '1971'], nationalities: ['GR'] }],
+    },
+    {
+      format: 'un-sc',
+      file: 'un-sc.xml',
+      published: '2026-03-10',
+      skipped: { organization: 1 },
+      persons: [
+        {
+          entity_id: '6900101',
+          names: ['KHALID ABDUL RAHMAN AL-MANSOURI', 'خالد عبد الرحمن المنصوري', 'Khalid al-Mansuri', 'Abu Walid'],
+          dates_of_birth: ['1978-11-05', '1976', '1977'],
+          nationalities: ['YE'],
+        },
+        { entity_id: '6900102', names: ['RI SONG CHOL'], dates_of_birth: ['1969'], nationalities: ['KP'] },
+      ],
+    },
+    {
+      format: 'uk-sanctions',
+      file: 'uk-sanctions.xml',
+      published: '2026-03-11',
+      skipped: { organization: 1 },
+      persons: [
+        { entity_id: 'RUS9001', names: ['Olga Sergeyevna VOLKOVA', 'Olga VOLKOVA-SMIRNOVA', 'Ольга Сергеевна Волкова'], dates_of_birth: ['1975-09-21', '1976'], nationalities: ['RU'] },
+      ],
+    },
+    {
+      format: 'opensanctions-ftm',
+      file: 'entities.ftm.json',
+      published: '2026-03-12',
+      skipped: { organization: 1 },
+      persons: [
+        {
+          entity_id: 'NK-a1b2c3d4e5f6',
+          names: ['Dmitri Sergeyevich Orlov', 'Дмитрий Сергеевич Орлов', 'Dmitry Orlov', 'Dmitri Orlov'],
+          dates_of_birth: ['1966-01-30'],
+          nationalities: ['RU'],
+        },
+        { entity_id: 'Q99000001', names: ['Marta Kowalska-Nowak'], dates_of_birth: ['1980'], nationalities: ['PL'] },
+      ],
+    },
+    {
+      format: 'opensanctions-csv',
+      file: 'targets.simple.csv',
+      published: '2026-03-11',
+      skipped: { organization: 1 },
+      persons: [
+        { entity_id: 'NK-a1b2c3d4e5f6', names: ['Dmitri Sergeyevich Orlov', 'Дмитрий Сергеевич Орлов', 'Dmitry Orlov'], dates_of_birth: ['1966-01-30'], nationalities: ['RU'] },
+        { entity_id: 'Q99000001', names: ['Marta Kowalska-Nowak'], dates_of_birth: ['1980'], nationalities: ['PL'] },
+      ],
+    },
+  ];
+  for (const c of cases) {
+    it(`${c.format}: ${c.file}`, async () => {
+      const list = `sample-${c.format}`;
+      const { committed } = await load(list, c.format, fixture(c.file));
+      const names = c.persons.reduce((n, p) => n + p.names.length, 0);
+      assert.equal(committed.list, list);
+      assert.equal(committed.format, c.format);
+      assert.equal(committed.published_on, c.published);
+      assert.equal(committed.entities, c.persons.length);
+      assert.equal(committed.names, names);
+      assert.deepEqual(committed.skipped, c.skipped);
+      assert.equal(committed.replaced_entities, 0);
+      assert.equal(committed.loading, null);
+      assert.deepEqual(await stored(committed.version!), c.persons);
+      const s = await status(list);
+      assert.equal(s?.version, committed.version);
+      assert.equal(s?.entities, c.persons.length);
+      assert.ok(s?.loaded_at && Date.parse(s.loaded_at) <= Date.now());
+    });
+  }
+});
+
+describe('watchlists: a malformed file is refused with the line at fault, and nothing changes', () => {
+  const broken: Array<[ListFormat, string, RegExp]> = [
+    // well formed up to a mismatched close tag on line 9, after two persons were already sent
+    [
+      'ofac-sdn',
+      '<sdnList>\n<sdnEntry><uid>1</uid><lastName>ONE</lastName><sdnType>Individual</sdnType></sdnEntry>\n' +
+        '<sdnEntry><uid>2</uid><lastName>TWO</lastName><sdnType>Individual</sdnType></sdnEntry>\n' +
+        '<sdnEntry><uid>3</uid><lastName>THREE</lastName><sdnType>Individual</sdnType></sdnEntry>\n\n\n\n\n<sdnEntry><uid>4</uid><lastName>X</lastNme></sdnEntry></sdnList>\n',
+      /^line 9, column \d+: not well-formed XML/,
+    ],
+    ['ofac-sdn', '<sdnList>\n<sdnEntry><uid>1</uid><lastName>ONE</lastName></sdnEntry>\n<sdnEntry>\n<lastName>NO ID</lastName></sdnEntry>\n</sdnList>', /^line 3, <sdnEntry>: an <sdnEntry> has no id$/],
+    ['eu-fsf', '<?xml version="1.0"?>\n<sdnList/>', /^line 2, column \d+, <sdnList>: the root element is <sdnList>, not <export>/],
+    ['opensanctions-ftm', '{"id":"a","schema":"Person","properties":{"name":["A B"]}}\n{"id":"b","schema":"Person","properties":{"name":["C D"]}}\n{"id":"c", schema:"Person"}\n', /^line 3: not a JSON object/],
+    ['opensanctions-csv', 'id,name\nx,Y\n', /^line 1: the header has no "schema" column/],
+    ['un-sc', '<CONSOLIDATED_LIST><INDIVIDUALS><INDIVIDUAL><DATAID>1</DATAID><FIRST_NAME>A</FIRST_NAME></INDIVIDUAL>', /not well-formed XML: unclosed tag/],
+  ];
+  for (const [format, text, message] of broken) {
+    it(`${format}: ${message.source}`, async () => {
+      const list = `broken-${format}`;
+      const first = await load(list, format, fixture(format === 'ofac-sdn' ? 'sdn.xml' : format === 'eu-fsf' ? 'eu-fsf.xml' : format === 'un-sc' ? 'un-sc.xml' : format === 'opensanctions-csv' ? 'targets.simple.csv' : 'entities.ftm.json'));
+      const before = await status(list);
+      await assert.rejects(load(list, format, [text], { batchEntities: 1 }), (e: unknown) => {
+        assert.ok(e instanceof ListParseError, String(e));
+        assert.match(e.message, message);
+        return true;
+      });
+      const after = await status(list);
+      assert.deepEqual({ ...after, loading: null }, before);
+      assert.equal(after?.loading, null);
+      assert.equal(after?.version, first.committed.version);
+      // the abandoned version's rows are cleared in the background; the current version's stay
+      await waitFor(
+        async () => (await query<{ n: number }>(svc.db.url, `SELECT count(*)::int AS n FROM screening.watchlist_entities WHERE version_id > $1 AND version_id IN (SELECT id FROM screening.watchlist_versions WHERE list_id = $2)`, [first.committed.version, list]))[0]!.n === 0,
+        10_000,
+      );
+      assert.equal((await stored(first.committed.version!)).length, first.committed.entities);
+    });
+  }
+});
+
+describe('watchlists: a reload replaces the list in one commit', () => {
+  it('readers see the old version until the commit; then the new one, and the old one is cleared', async () => {
+    const list = 'reload';
+    const first = await load(list, 'ofac-sdn', fixture('sdn.xml'));
+    let sawLoading = false;
+    const s = sink(list, 'opensanctions-ftm');
+    const watching: LoadSink<WatchlistLoadCommitReply> = {
+      ...s,
+      batch: async (version, seq, entities) => {
+        await s.batch(version, seq, entities);
+        // mid-load: the list is still the first version
+        const now = await status(list);
+        assert.equal(now?.version, first.committed.version);
+        assert.equal(now?.entities, 1);
+        assert.equal(now?.loading?.version, version);
+        sawLoading = true;
+      },
+    };
+    const second = await loadList('opensanctions-ftm', fixture('entities.ftm.json'), watching, { batchEntities: 1 });
+    assert.ok(sawLoading);
+    assert.equal(second.committed.version! > first.committed.version!, true);
+    assert.equal(second.committed.entities, 2);
+    assert.equal(second.committed.replaced_entities, 1);
+    assert.equal((await status(list))?.format, 'opensanctions-ftm');
+    await waitFor(async () => (await stored(first.committed.version!)).length === 0, 10_000);
+  });
+
+  it('a batch of a load that is no longer open is refused; a batch sent twice is stored once', async () => {
+    const list = 'twice';
+    const s = sink(list, 'ofac-sdn');
+    const v = await s.begin();
+    const person = { entity_id: 'p1', names: ['Jane Roe'], dates_of_birth: ['1990'], nationalities: ['US'] };
+    await s.batch(v, 0, [person]);
+    await s.batch(v, 0, [person]);
+    const later = await s.begin(); // a later load of the same list wins
+    const refused = await refusal(s.batch(v, 1, [person]));
+    assert.equal(refused.code, 'invalid_state_transition');
+    assert.equal((await refusal(s.commit(v, 1, null, {}))).code, 'invalid_state_transition');
+    await s.batch(later, 0, [person]);
+    const incomplete = await refusal(s.commit(later, 2, null, {}));
+    assert.equal(incomplete.code, 'validation_error');
+    const done = await s.commit(later, 1, '2026-01-02', { organization: 3 });
+    assert.equal(done.entities, 1);
+    assert.equal(done.published_on, '2026-01-02');
+    assert.deepEqual(done.skipped, { organization: 3 });
+  });
+
+  it('refuses a bad list name, an unknown format and a nameless entity', async () => {
+    assert.equal((await refusal(svc.rpc.call(SUBJECTS.screeningListsLoadBegin, { list: 'Bad Name', format: 'ofac-sdn', source: 'x' }, call))).code, 'validation_error');
+    assert.equal((await refusal(svc.rpc.call(SUBJECTS.screeningListsLoadBegin, { list: 'ok', format: 'pdf', source: 'x' }, call))).code, 'validation_error');
+    const v = (await svc.rpc.call(SUBJECTS.screeningListsLoadBegin, { list: 'bad-entity', format: 'ofac-sdn', source: 'x' }, call)).version;
+    const bad = await refusal(
+      svc.rpc.call(SUBJECTS.screeningListsLoadBatch, { list: 'bad-entity', version: v, first_seq: 0, entities: [{ entity_id: 'x', names: [], dates_of_birth: [], nationalities: [] }] }, call),
+    );
+    assert.equal(bad.code, 'validation_error');
+  });
+});

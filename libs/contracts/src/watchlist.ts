@@ -1,0 +1,93 @@
+/**
+ * Watchlists loaded into the region (docs/watchlist.md): the operator's loads over NATS, the status of each list, and
+ * the screening of one person that a live run asks for.
+ */
+
+/** One listed person as the loader sends it: the list's id of it, its names (primary first), dates of birth, nationalities. */
+export interface WatchlistEntityWire {
+  entity_id: string;
+  names: string[];
+  /** `YYYY-MM-DD`, `YYYY-MM` or `YYYY`. */
+  dates_of_birth: string[];
+  /** ISO 3166-1 alpha-2. */
+  nationalities: string[];
+}
+
+/** The operator's name of a list: lower-case letters, digits, `-` and `_`, 1 to 64 characters (`us-ofac-sdn`). */
+export const WATCHLIST_ID_FORMAT = /^[a-z0-9][a-z0-9_-]{0,63}$/;
+
+/** The most entities one batch of a load carries (a batch also stays under the NATS message size). */
+export const WATCHLIST_BATCH_MAX = 2000;
+
+export interface WatchlistLoadBeginRequest {
+  list: string;
+  /** The published format the file was read as (`ofac-sdn`, …): shown by `lists status`. */
+  format: string;
+  /** The file's own name, for `lists status` (no path). */
+  source: string;
+}
+
+export interface WatchlistLoadBeginReply {
+  list: string;
+  /** The new, not yet current version the batches go into. */
+  version: number;
+}
+
+export interface WatchlistLoadBatchRequest {
+  list: string;
+  version: number;
+  /** Ordinal of the batch's first entity in the load (0-based): a batch sent twice is stored once. */
+  first_seq: number;
+  entities: WatchlistEntityWire[];
+}
+
+export interface WatchlistLoadBatchReply {
+  stored: number;
+}
+
+export interface WatchlistLoadCommitRequest {
+  list: string;
+  version: number;
+  /** How many entities were sent: the commit is refused unless exactly these are stored. */
+  entities: number;
+  /** The publication date the file states (`YYYY-MM-DD`), if any. */
+  published_on: string | null;
+  /** Records of the file not loaded, counted by reason (`organization`, `vessel`, `other`, `unnamed`). */
+  skipped: Record<string, number>;
+}
+
+export interface WatchlistLoadAbortRequest {
+  list: string;
+  version: number;
+  /** Why the load stopped (the parse error), for the service's log. */
+  reason: string;
+}
+
+/** One list as `lists status` shows it: its current version, and a load under way if there is one. */
+export interface WatchlistStatus {
+  object: 'watchlist';
+  list: string;
+  format: string | null;
+  /** The publication date of the current version (`YYYY-MM-DD`), when its file says one. */
+  published_on: string | null;
+  /** Persons screened against (the current version). */
+  entities: number;
+  names: number;
+  skipped: Record<string, number>;
+  source: string | null;
+  /** When the current version became current (ISO 8601); null before the first load commits. */
+  loaded_at: string | null;
+  version: number | null;
+  /** A load started and not yet committed or abandoned. */
+  loading: { version: number; started_at: string; entities: number } | null;
+}
+
+export interface WatchlistLoadCommitReply extends WatchlistStatus {
+  /** Entities of the version this load replaced (0 for a first load). */
+  replaced_entities: number;
+}
+
+export interface WatchlistStatusReply {
+  object: 'list';
+  data: WatchlistStatus[];
+}

@@ -1,0 +1,18 @@
+export {
+  countryCode,
+  ENTITY_KINDS,
+  ENTITY_LIMITS,
+  EntityBuilder,
+  isListFormat,
+  LIST_FORMATS,
+  ListParseError,
+  parseListDate,
+  partialDate,
+  type EntityKind,
+  type ListEntity,
+  type ListFormat,
+} from './entity.js';
+export type { ListMeta, ListReading } from './formats/reading.js';
+export type { ListInput } from './input.js';
+export { readList } from './read.js';
+export { loadList, type LoadedEntity, type LoadOptions, type LoadOutcome, type LoadSink } from './load.js';
