@@ -491,6 +491,49 @@ describe('console: team', () => {
     await context.close();
   });
 
+  it('an owner disables a person: their session ends at its next request and their password no longer signs in; enabled, it does again', async () => {
+    const org = await team('us');
+    const dev = org.people.developer;
+    const them = await signedIn(b, 'us', dev);
+    await them.page.goto('/keys');
+    assert.equal(new URL(them.page.url()).pathname, '/keys');
+
+    const owner = await signedIn(b, 'us', org.people.owner);
+    await owner.page.goto('/users');
+    await owner.page.getByRole('button', { name: `Disable ${dev.user.email}` }).click();
+    assert.match(await owner.page.locator('.notice.success').innerText(), /was disabled/);
+    assert.match(await owner.page.locator('table tr', { hasText: dev.user.email }).innerText(), /disabled/);
+    await them.page.goto('/keys');
+    assert.equal(new URL(them.page.url()).pathname, '/login', 'their session ends at its next request');
+
+    // the right password is answered as a wrong one is
+    const wrongAnswer = async (password: string) => {
+      await them.page.getByLabel('Email').fill(dev.user.email);
+      await them.page.getByLabel('Password').fill(password);
+      const [res] = await Promise.all([them.page.waitForResponse((r) => r.url().endsWith('/login') && r.request().method() === 'POST'), them.page.getByRole('button', { name: 'Sign in' }).click()]);
+      return [res.status(), await them.page.locator('.notice.error').innerText()];
+    };
+    assert.deepEqual(await wrongAnswer(dev.password), await wrongAnswer('not the password at all'));
+    await them.context.close();
+
+    // the only owner cannot disable themselves
+    await owner.page.getByRole('button', { name: `Disable ${org.people.owner.user.email}` }).click();
+    assert.match(await owner.page.locator('.notice.error').innerText(), /keeps at least one owner who is not disabled/);
+    await owner.page.goto('/users');
+    await owner.page.getByRole('button', { name: `Enable ${dev.user.email}` }).click();
+    assert.match(await owner.page.locator('.notice.success').innerText(), /was enabled/);
+    const back = await signedIn(b, 'us', dev);
+    assert.equal(new URL(back.page.url()).pathname, '/verifications', 'enabled: their password signs them in');
+    await back.context.close();
+
+    const actions = await rows<{ action: string; target_id: string }>('us', `SELECT action, target_id FROM accounts.console_activity WHERE org_id = $1 AND action IN ('console.user.disabled', 'console.user.enabled') ORDER BY seq`, [org.org.id]);
+    assert.deepEqual(actions.map((a) => [a.action, a.target_id]), [
+      ['console.user.disabled', dev.user.id],
+      ['console.user.enabled', dev.user.id],
+    ]);
+    await owner.context.close();
+  });
+
   it("an owner changes a person's role, signs them out everywhere and removes them: each takes effect on their next request; the last owner stays", async () => {
     const org = await team('us');
     const dev = org.people.developer;

@@ -131,6 +131,8 @@ describe('console isolation matrix', () => {
       ['POST', (id) => `/users/${id}/role`, ['owner'], [foreign.otherOrg.user], { role: 'owner' }],
       ['POST', (id) => `/users/${id}/remove`, ['owner'], [foreign.otherOrg.user]],
       ['POST', (id) => `/users/${id}/sign-out`, ['owner'], [foreign.otherOrg.user]],
+      ['POST', (id) => `/users/${id}/disable`, ['owner'], [foreign.otherOrg.user]],
+      ['POST', (id) => `/users/${id}/enable`, ['owner'], [foreign.otherOrg.user]],
       ['POST', (id) => `/users/invitations/${id}/revoke`, ['owner'], [foreign.otherOrg.invitation]],
     ];
     const got: string[] = [];
@@ -154,7 +156,7 @@ describe('console isolation matrix', () => {
 async function state() {
   const [keys, users, sessions, webhooks, invitations] = await Promise.all([
     rows('us', 'SELECT id, key_hash, revoked_at FROM accounts.api_keys WHERE id = ANY($1) ORDER BY id', [[foreign.otherOrg.key, foreign.otherMode.key]]),
-    rows('us', 'SELECT id, role, session_epoch FROM accounts.console_users WHERE id = $1', [foreign.otherOrg.user]),
+    rows('us', 'SELECT id, role, session_epoch, disabled_at FROM accounts.console_users WHERE id = $1', [foreign.otherOrg.user]),
     rows('us', 'SELECT id, status, outcome, updated_at FROM sessions.sessions WHERE id = ANY($1) ORDER BY id', [[foreign.otherOrg.session, foreign.otherMode.session]]),
     rows('us', 'SELECT * FROM webhook_delivery.subscriptions WHERE id = ANY($1) ORDER BY id', [[foreign.otherOrg.webhook, foreign.otherMode.webhook]]),
     rows('us', 'SELECT * FROM accounts.console_invitations WHERE id = $1', [foreign.otherOrg.invitation]),

@@ -50,6 +50,8 @@ export class AccountsRpcController implements OnApplicationBootstrap {
     this.operator(SUBJECTS.accountsConsoleUserUpdate, (p) => this.consoleUsers.update(p));
     this.operator(SUBJECTS.accountsConsoleUserRemove, (p) => this.consoleUsers.remove(p));
     this.operator(SUBJECTS.accountsConsoleUserSignOut, (p) => this.consoleUsers.signOut(p));
+    this.operator(SUBJECTS.accountsConsoleUserDisable, (p) => this.consoleUsers.setDisabled(p, true));
+    this.operator(SUBJECTS.accountsConsoleUserEnable, (p) => this.consoleUsers.setDisabled(p, false));
     this.operator(SUBJECTS.accountsConsolePasswordChange, (p) => this.consoleUsers.changePassword(p));
     this.operator(SUBJECTS.accountsConsoleLogin, (p) => this.consoleUsers.login(p));
     this.operator(SUBJECTS.accountsConsoleInvitationCreate, (p) => this.invitations.create(p));

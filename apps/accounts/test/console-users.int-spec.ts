@@ -44,8 +44,8 @@ describe('console users', () => {
     const owner = await call(SUBJECTS.accountsConsoleUserCreate, { org_id: org, email: `  ${address.toUpperCase()} `, role: 'owner', password: PASSWORD });
     assert.match(owner.id, /^usr_[A-Za-z0-9]{24}$/);
     assert.ok(!Number.isNaN(Date.parse(owner.created_at)));
-    assert.deepEqual({ ...owner, created_at: undefined }, { id: owner.id, object: 'console_user', org_id: org, email: address.toLowerCase(), role: 'owner', created_at: undefined, session_epoch: 0 });
-    assert.deepEqual(Object.keys(owner).sort(), ['created_at', 'email', 'id', 'object', 'org_id', 'role', 'session_epoch'], 'no password nor hash in the reply');
+    assert.deepEqual({ ...owner, created_at: undefined }, { id: owner.id, object: 'console_user', org_id: org, email: address.toLowerCase(), role: 'owner', created_at: undefined, session_epoch: 0, disabled_at: null });
+    assert.deepEqual(Object.keys(owner).sort(), ['created_at', 'disabled_at', 'email', 'id', 'object', 'org_id', 'role', 'session_epoch'], 'no password nor hash in the reply');
 
     const reviewer = await call(SUBJECTS.accountsConsoleUserCreate, { org_id: org, email: email('grace'), role: 'reviewer', password: PASSWORD });
     await call(SUBJECTS.accountsConsoleUserCreate, { org_id: other, email: email('alan'), role: 'admin', password: PASSWORD });
@@ -216,6 +216,45 @@ describe('console users: role changes and removal', () => {
     assert.deepEqual(results.map((r) => r.status).sort(), ['fulfilled', 'rejected']);
     const roles = (await call(SUBJECTS.accountsConsoleUserList, { org_id: org })).data.map((u) => u.role).sort();
     assert.deepEqual(roles, ['admin', 'owner']);
+  });
+});
+
+describe('console users: disabling', () => {
+  it('a disabled person signs in as a wrong password does and their sessions end; enabled, they sign in again; only within the organization', async () => {
+    const org = await newOrg();
+    const owner = await call(SUBJECTS.accountsConsoleUserCreate, { org_id: org, email: email('own'), role: 'owner', password: PASSWORD });
+    const dev = await call(SUBJECTS.accountsConsoleUserCreate, { org_id: org, email: email('dev'), role: 'developer', password: PASSWORD });
+    const disabled = await call(SUBJECTS.accountsConsoleUserDisable, { org_id: org, user_id: dev.id });
+    assert.ok(disabled.disabled_at && !Number.isNaN(Date.parse(disabled.disabled_at)));
+    assert.equal(disabled.session_epoch, dev.session_epoch + 1, 'every session of theirs ends');
+    assert.deepEqual(await call(SUBJECTS.accountsConsoleLogin, { email: dev.email, password: PASSWORD }), { user: null }, 'the right password is refused');
+    assert.deepEqual(await call(SUBJECTS.accountsConsoleUserDisable, { org_id: org, user_id: dev.id }), disabled, 'disabling again changes nothing');
+    assert.equal((await refusal(call(SUBJECTS.accountsConsoleUserEnable, { org_id: await newOrg('Other'), user_id: dev.id }))).code, 'resource_not_found');
+    assert.equal((await refusal(call(SUBJECTS.accountsConsoleUserDisable, { org_id: org, user_id: `usr_${'Z'.repeat(24)}` }))).code, 'resource_not_found');
+
+    const enabled = await call(SUBJECTS.accountsConsoleUserEnable, { org_id: org, user_id: dev.id });
+    assert.deepEqual(enabled, { ...disabled, disabled_at: null }, 'enabled: the epoch stays where disabling put it');
+    assert.deepEqual(await call(SUBJECTS.accountsConsoleLogin, { email: dev.email, password: PASSWORD }), { user: enabled });
+
+    // the last owner who is not disabled stays; a disabled owner does not count as one
+    const leave = await refusal(call(SUBJECTS.accountsConsoleUserDisable, { org_id: org, user_id: owner.id }));
+    assert.deepEqual([leave.code, leave.param], ['validation_error', 'user_id']);
+    await call(SUBJECTS.accountsConsoleUserUpdate, { org_id: org, user_id: dev.id, role: 'owner' });
+    await call(SUBJECTS.accountsConsoleUserDisable, { org_id: org, user_id: dev.id });
+    const demote = await refusal(call(SUBJECTS.accountsConsoleUserUpdate, { org_id: org, user_id: owner.id, role: 'admin' }));
+    assert.deepEqual([demote.code, demote.param], ['validation_error', 'role'], 'the other owner is disabled');
+    assert.equal((await refusal(call(SUBJECTS.accountsConsoleUserRemove, { org_id: org, user_id: owner.id }))).param, 'user_id');
+    assert.equal((await call(SUBJECTS.accountsConsoleUserGet, { user_id: owner.id })).disabled_at, null);
+  });
+
+  it('two owners disabling each other at once: one change wins, the organization keeps an owner who can sign in', async () => {
+    const org = await newOrg();
+    const a = await call(SUBJECTS.accountsConsoleUserCreate, { org_id: org, email: email('a'), role: 'owner', password: PASSWORD });
+    const b = await call(SUBJECTS.accountsConsoleUserCreate, { org_id: org, email: email('b'), role: 'owner', password: PASSWORD });
+    const results = await Promise.allSettled([b, a].map((u) => call(SUBJECTS.accountsConsoleUserDisable, { org_id: org, user_id: u.id })));
+    assert.deepEqual(results.map((r) => r.status).sort(), ['fulfilled', 'rejected']);
+    const active = (await call(SUBJECTS.accountsConsoleUserList, { org_id: org })).data.filter((u) => u.disabled_at === null);
+    assert.equal(active.length, 1);
   });
 });
 

@@ -177,8 +177,8 @@ export class ConsoleApp {
       }
       throw e;
     }
-    // signed out everywhere, or the password changed, since this session was made
-    if (user.session_epoch !== session.epoch) {
+    // signed out everywhere, the password changed or the person disabled since this session was made
+    if (user.session_epoch !== session.epoch || user.disabled_at !== null) {
       await this.deps.sessions.destroy(token);
       return null;
     }

@@ -20,6 +20,8 @@ export interface ConsoleUser {
    * changing the password move it on.
    */
   session_epoch: number;
+  /** When an owner disabled the person (they cannot sign in until enabled again), or null. */
+  disabled_at: string | null;
 }
 
 /** Operator request of `accounts.admin.console-user.create.v1` (the admin CLI, or an owner in the console). */
@@ -52,6 +54,16 @@ export interface ConsoleUserRemoveRequest {
 
 /** Operator request of `accounts.admin.console-user.sign-out.v1`: every session of the person ends (the epoch moves on). */
 export interface ConsoleUserSignOutRequest {
+  org_id: string;
+  user_id: string;
+}
+
+/**
+ * Operator request of `accounts.admin.console-user.disable.v1` and `.enable.v1` (an owner in the console): a disabled
+ * person cannot sign in, and every session of theirs ends (the epoch moves on); enabling lets them sign in again. The
+ * person must be of `org_id`; the organization's last owner who is not disabled cannot be disabled.
+ */
+export interface ConsoleUserDisableRequest {
   org_id: string;
   user_id: string;
 }

@@ -34,6 +34,8 @@ export const SUBJECTS = {
   accountsConsoleUserUpdate: 'accounts.admin.console-user.update.v1',
   accountsConsoleUserRemove: 'accounts.admin.console-user.remove.v1',
   accountsConsoleUserSignOut: 'accounts.admin.console-user.sign-out.v1',
+  accountsConsoleUserDisable: 'accounts.admin.console-user.disable.v1',
+  accountsConsoleUserEnable: 'accounts.admin.console-user.enable.v1',
   accountsConsolePasswordChange: 'accounts.admin.console-user.password.v1',
   accountsConsoleLogin: 'accounts.admin.console-user.login.v1',
   accountsConsoleInvitationCreate: 'accounts.admin.console-invitation.create.v1',
@@ -160,6 +162,8 @@ export interface RpcContracts {
   [SUBJECTS.accountsConsoleUserUpdate]: { req: K.ConsoleUserUpdateRequest; res: K.ConsoleUser };
   [SUBJECTS.accountsConsoleUserRemove]: { req: K.ConsoleUserRemoveRequest; res: { removed: true } };
   [SUBJECTS.accountsConsoleUserSignOut]: { req: K.ConsoleUserSignOutRequest; res: K.ConsoleUser };
+  [SUBJECTS.accountsConsoleUserDisable]: { req: K.ConsoleUserDisableRequest; res: K.ConsoleUser };
+  [SUBJECTS.accountsConsoleUserEnable]: { req: K.ConsoleUserDisableRequest; res: K.ConsoleUser };
   [SUBJECTS.accountsConsolePasswordChange]: { req: K.ConsolePasswordChangeRequest; res: K.ConsoleUser };
   [SUBJECTS.accountsConsoleLogin]: { req: K.ConsoleLoginRequest; res: K.ConsoleLoginReply };
   [SUBJECTS.accountsConsoleInvitationCreate]: { req: K.ConsoleInvitationCreateRequest; res: K.CreatedConsoleInvitation };

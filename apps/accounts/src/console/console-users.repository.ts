@@ -3,13 +3,22 @@ import type { ConsoleRole, ConsoleUser } from '@verity/contracts';
 import { Sql, type WithDates } from '@verity/platform';
 
 /** A row of `accounts.console_users` as answered (never the password hash). */
-export type ConsoleUserRow = WithDates<Omit<ConsoleUser, 'object'>, 'created_at'>;
+export type ConsoleUserRow = WithDates<Omit<ConsoleUser, 'object' | 'disabled_at'>, 'created_at'> & { disabled_at: Date | null };
 
 /** The columns a user is answered with: never the password hash. */
-export const USER_COLUMNS = 'id, org_id, email, role, created_at, session_epoch';
+export const USER_COLUMNS = 'id, org_id, email, role, created_at, session_epoch, disabled_at';
 
 export function toConsoleUser(row: ConsoleUserRow): ConsoleUser {
-  return { id: row.id, object: 'console_user', org_id: row.org_id, email: row.email, role: row.role, created_at: row.created_at.toISOString(), session_epoch: row.session_epoch };
+  return {
+    id: row.id,
+    object: 'console_user',
+    org_id: row.org_id,
+    email: row.email,
+    role: row.role,
+    created_at: row.created_at.toISOString(),
+    session_epoch: row.session_epoch,
+    disabled_at: row.disabled_at ? row.disabled_at.toISOString() : null,
+  };
 }
 
 @Injectable()
@@ -40,22 +49,37 @@ export class ConsoleUsersRepository {
   }
 
   /**
-   * Changes a person's role (`role`) or removes them (`null`), in one transaction that locks the organization's
-   * people first, so two owners demoting each other at once cannot leave it with none. `missing`: no such person
-   * in the organization; `last_owner`: the change would leave no owner (nothing is changed then).
+   * Changes a person's role (`{ role }`), removes them (`'remove'`), or disables or enables them (`{ disabled }`), in
+   * one transaction that locks the organization's people first, so two owners demoting (or disabling) each other at
+   * once cannot leave it with none. `missing`: no such person in the organization; `last_owner`: the change would
+   * leave no owner who is not disabled (nothing is changed then). Disabling moves the person's epoch on: every session
+   * of theirs ends, and enabling them again does not bring those back.
    */
-  async change(orgId: string, userId: string, role: ConsoleRole | null): Promise<{ user: ConsoleUserRow | null } | 'missing' | 'last_owner'> {
+  async change(orgId: string, userId: string, change: { role: ConsoleRole } | { disabled: boolean } | 'remove'): Promise<{ user: ConsoleUserRow | null } | 'missing' | 'last_owner'> {
     return this.db.tx(async (q) => {
-      const people = await q.rows<{ id: string; role: ConsoleRole }>(`SELECT id, role FROM accounts.console_users WHERE org_id = $1 ORDER BY id FOR UPDATE`, [orgId]);
+      const people = await q.rows<{ id: string; role: ConsoleRole; disabled: boolean }>(
+        `SELECT id, role, disabled_at IS NOT NULL AS disabled FROM accounts.console_users WHERE org_id = $1 ORDER BY id FOR UPDATE`,
+        [orgId],
+      );
       const person = people.find((p) => p.id === userId);
       if (!person) return 'missing';
-      const owners = people.filter((p) => p.role === 'owner' && p.id !== userId).length + (role === 'owner' ? 1 : 0);
+      const after = change === 'remove' ? null : { role: 'role' in change ? change.role : person.role, disabled: 'disabled' in change ? change.disabled : person.disabled };
+      const owners = people.filter((p) => p.role === 'owner' && !p.disabled && p.id !== userId).length + (after?.role === 'owner' && !after.disabled ? 1 : 0);
       if (owners === 0) return 'last_owner';
-      if (role === null) {
+      if (change === 'remove') {
         await q.rows(`DELETE FROM accounts.console_users WHERE id = $1`, [userId]);
         return { user: null };
       }
-      const [row] = await q.rows<ConsoleUserRow>(`UPDATE accounts.console_users SET role = $2 WHERE id = $1 RETURNING ${USER_COLUMNS}`, [userId, role]);
+      if ('role' in change) {
+        const [row] = await q.rows<ConsoleUserRow>(`UPDATE accounts.console_users SET role = $2 WHERE id = $1 RETURNING ${USER_COLUMNS}`, [userId, change.role]);
+        return { user: row! };
+      }
+      const [row] = await q.rows<ConsoleUserRow>(
+        change.disabled
+          ? `UPDATE accounts.console_users SET disabled_at = COALESCE(disabled_at, now()), session_epoch = session_epoch + (CASE WHEN disabled_at IS NULL THEN 1 ELSE 0 END) WHERE id = $1 RETURNING ${USER_COLUMNS}`
+          : `UPDATE accounts.console_users SET disabled_at = NULL WHERE id = $1 RETURNING ${USER_COLUMNS}`,
+        [userId],
+      );
       return { user: row! };
     });
   }

@@ -6,6 +6,7 @@ import type {
   ConsoleRole,
   ConsoleUser,
   ConsoleUserCreateRequest,
+  ConsoleUserDisableRequest,
   ConsoleUserRemoveRequest,
   ConsoleUserSignOutRequest,
   ConsoleUserUpdateRequest,
@@ -72,14 +73,22 @@ export class ConsoleUsersService implements OnModuleInit {
   /** A person's new role; the organization's last owner keeps theirs (docs/console.md, "Team"). */
   async update(req: ConsoleUserUpdateRequest): Promise<ConsoleUser> {
     const role = roleOf(req?.role);
-    const changed = await this.change(req, role);
+    const changed = await this.change(req, { role });
     return toConsoleUser(changed!);
   }
 
   /** Removes a person: their sessions open nothing from their next request on. Not the organization's last owner. */
   async remove(req: ConsoleUserRemoveRequest): Promise<{ removed: true }> {
-    await this.change(req, null);
+    await this.change(req, 'remove');
     return { removed: true };
+  }
+
+  /**
+   * Disables (`true`) or enables a person: disabled, they cannot sign in and every session of theirs ends. Not the
+   * organization's last owner who is not disabled.
+   */
+  async setDisabled(req: ConsoleUserDisableRequest, disabled: boolean): Promise<ConsoleUser> {
+    return toConsoleUser((await this.change(req, { disabled }))!);
   }
 
   /** Every session of the person ends: their next request, in any browser, goes to sign-in. */
@@ -103,18 +112,21 @@ export class ConsoleUsersService implements OnModuleInit {
     return toConsoleUser(row);
   }
 
-  private async change(req: { org_id: string; user_id: string }, role: ConsoleRole | null) {
+  private async change(req: { org_id: string; user_id: string }, change: { role: ConsoleRole } | { disabled: boolean } | 'remove') {
     const org = await existingOrg(this.orgs, req?.org_id);
     if (!isId('consoleUser', req.user_id)) throw DomainError.notFound('user_id');
-    const result = await this.users.change(org.id, req.user_id, role);
+    const result = await this.users.change(org.id, req.user_id, change);
     if (result === 'missing') throw DomainError.notFound('user_id');
-    if (result === 'last_owner') throw invalid(role === null ? 'user_id' : 'role', 'an organization keeps at least one owner: make another person owner first');
+    if (result === 'last_owner') {
+      throw invalid(typeof change === 'object' && 'role' in change ? 'role' : 'user_id', 'an organization keeps at least one owner who is not disabled: make another person owner first');
+    }
     return result.user;
   }
 
   /**
-   * The user whose address and password these are, or null, for an unknown address and a wrong password alike:
-   * both look the address up and verify one Argon2id hash, so neither the answer nor its time tells them apart.
+   * The user whose address and password these are, or null, for an unknown address, a wrong password and a disabled
+   * person alike: each looks the address up and verifies one Argon2id hash, so neither the answer nor its time tells
+   * them apart.
    */
   async login(req: ConsoleLoginRequest): Promise<ConsoleLoginReply> {
     const email = emailOf(req.email);
@@ -125,6 +137,8 @@ export class ConsoleUsersService implements OnModuleInit {
       await this.checks.run(() => verifyNobody(password), deadline);
       return { user: null };
     }
-    return { user: (await this.checks.run(() => verifyPassword(found.passwordHash, password), deadline)) ? toConsoleUser(found.user) : null };
+    const matches = await this.checks.run(() => verifyPassword(found.passwordHash, password), deadline);
+    // a disabled person is answered as a wrong password is, after the same check: the answer never confirms a guess
+    return { user: matches && found.user.disabled_at === null ? toConsoleUser(found.user) : null };
   }
 }

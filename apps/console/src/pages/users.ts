@@ -69,6 +69,25 @@ export function registerUsers(app: ConsoleApp): void {
     return { redirect: `/users?signed_out=${encodeURIComponent(person.email)}` };
   });
 
+  // disabled: they cannot sign in, and their sessions open nothing from their next request on; enabled: they sign in again
+  for (const [action, subject, activity] of [
+    ['disable', SUBJECTS.accountsConsoleUserDisable, 'console.user.disabled'],
+    ['enable', SUBJECTS.accountsConsoleUserEnable, 'console.user.enabled'],
+  ] as const) {
+    app.post('users', `/users/:id/${action}`, async (ctx) => {
+      const person = await teammate(ctx);
+      let user: ConsoleUser;
+      try {
+        user = await ctx.operator(subject, { org_id: ctx.orgId, user_id: person.id });
+      } catch (e) {
+        if (e instanceof DomainError && e.code === 'validation_error') return usersPage(ctx, { error: issuesOf(e), status: 422 });
+        throw e;
+      }
+      if ((user.disabled_at === null) !== (person.disabled_at === null)) await ctx.record(activity, person.id, { role: person.role }, null);
+      return { redirect: `/users?${action}d=${encodeURIComponent(person.email)}` };
+    });
+  }
+
   // removed: the person's sessions open nothing from their next request on
   app.post('users', '/users/:id/remove', async (ctx) => {
     const person = await teammate(ctx);
@@ -99,8 +118,13 @@ async function usersPage(ctx: PageContext, opts: { invited?: { invitation: Conso
   const rows = data.map((u) => [
     html`${u.email}${u.id === ctx.viewer.user.id ? html` <span class="muted">(you)</span>` : ''}`,
     badge(u.role),
+    u.disabled_at === null ? badge('active', 'ok') : html`${badge('disabled', 'bad')} <span class="muted">since ${when(u.disabled_at)}</span>`,
     when(u.created_at),
-    html`<form method="post" action="/users/${u.id}/role" class="inline">${csrfField(ctx.csrf)}<select name="role" aria-label="Role of ${u.email}">${CONSOLE_ROLES.map((r) => html`<option value="${r}"${r === u.role ? html` selected` : ''}>${r}</option>`)}</select><button type="submit" class="secondary" aria-label="Change the role of ${u.email}">Change role</button></form><form method="post" action="/users/${u.id}/sign-out" class="inline">${csrfField(ctx.csrf)}<button type="submit" class="secondary" aria-label="Sign out ${u.email} everywhere">Sign out</button></form><form method="post" action="/users/${u.id}/remove" class="inline">${csrfField(ctx.csrf)}<button type="submit" class="danger" aria-label="Remove ${u.email}">Remove</button></form>`,
+    html`<form method="post" action="/users/${u.id}/role" class="inline">${csrfField(ctx.csrf)}<select name="role" aria-label="Role of ${u.email}">${CONSOLE_ROLES.map((r) => html`<option value="${r}"${r === u.role ? html` selected` : ''}>${r}</option>`)}</select><button type="submit" class="secondary" aria-label="Change the role of ${u.email}">Change role</button></form><form method="post" action="/users/${u.id}/sign-out" class="inline">${csrfField(ctx.csrf)}<button type="submit" class="secondary" aria-label="Sign out ${u.email} everywhere">Sign out</button></form>${
+      u.disabled_at === null
+        ? html`<form method="post" action="/users/${u.id}/disable" class="inline">${csrfField(ctx.csrf)}<button type="submit" class="secondary" aria-label="Disable ${u.email}">Disable</button></form>`
+        : html`<form method="post" action="/users/${u.id}/enable" class="inline">${csrfField(ctx.csrf)}<button type="submit" class="secondary" aria-label="Enable ${u.email}">Enable</button></form>`
+    }<form method="post" action="/users/${u.id}/remove" class="inline">${csrfField(ctx.csrf)}<button type="submit" class="danger" aria-label="Remove ${u.email}">Remove</button></form>`,
   ]);
   const pending = invitations.map((i) => [
     html`${i.email}`,
@@ -112,6 +136,8 @@ async function usersPage(ctx: PageContext, opts: { invited?: { invitation: Conso
   const removed = ctx.query.get('removed');
   const signedOut = ctx.query.get('signed_out');
   const revoked = ctx.query.get('revoked');
+  const disabled = ctx.query.get('disabled');
+  const enabled = ctx.query.get('enabled');
   return ctx.render(
     'Team',
     html`${opts.invited
@@ -125,8 +151,10 @@ ${opts.error ? notice('error', html`<ul>${opts.error.map((m) => html`<li>${m}</l
 ${removed ? notice('success', html`${removed} was removed. Their sessions open nothing from their next request on.`) : ''}
 ${signedOut ? notice('success', html`${signedOut} was signed out everywhere. They can sign in again with their password.`) : ''}
 ${revoked ? notice('success', html`The invitation of ${revoked} was revoked: its link no longer works.`) : ''}
-<p class="muted">People of ${ctx.viewer.org.name} who can sign in to this region's console. Accounts are per region. A changed role or a removed person takes effect on their next request; an organization keeps at least one owner.</p>
-${table('Team', ['Email', 'Role', 'Added', ''], rows)}
+${disabled ? notice('success', html`${disabled} was disabled: they cannot sign in, and their sessions open nothing from their next request on.`) : ''}
+${enabled ? notice('success', html`${enabled} was enabled: they can sign in again with their password.`) : ''}
+<p class="muted">People of ${ctx.viewer.org.name} who can sign in to this region's console. Accounts are per region. A changed role, a disabled or a removed person takes effect on their next request; an organization keeps at least one owner who is not disabled.</p>
+${table('Team', ['Email', 'Role', 'Status', 'Added', ''], rows)}
 ${pending.length > 0
   ? html`<h2 id="pending-invitations">Pending invitations</h2>
 ${table('Pending invitations', ['Email', 'Role', 'Invited by', 'Expires', ''], pending)}`
