@@ -4,8 +4,9 @@ import { ScreeningRpcController } from './screening.rpc.controller.js';
 import { TemplatesPurgeService } from './templates/purge.service.js';
 import { TemplatesRepository } from './templates/templates.repository.js';
 import { TemplatesService } from './templates/templates.service.js';
+import { WatchlistScreening } from './watchlists/watchlist-screening.service.js';
 import { WatchlistsRepository } from './watchlists/watchlists.repository.js';
 import { WatchlistsService } from './watchlists/watchlists.service.js';
 
-@Module({ providers: [TemplatesRepository, TemplatesService, EvaluationService, TemplatesPurgeService, WatchlistsRepository, WatchlistsService, ScreeningRpcController] })
+@Module({ providers: [TemplatesRepository, TemplatesService, EvaluationService, TemplatesPurgeService, WatchlistsRepository, WatchlistsService, WatchlistScreening, ScreeningRpcController] })
 export class ScreeningModule {}

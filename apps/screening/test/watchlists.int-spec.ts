@@ -11,9 +11,10 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { SUBJECTS, type WatchlistLoadCommitReply, type WatchlistStatus } from '@verity/contracts';
 import { query, refusal, startServiceUnderTest, waitFor, type ServiceUnderTest } from '@verity/testing';
-import { ListParseError, loadList, type ListFormat, type ListInput, type LoadOptions, type LoadSink } from '@verity/watchlist';
+import { ListParseError, loadList, type ListFormat, type ListInput, type LoadOptions, type LoadSink, type ScreenedPerson } from '@verity/watchlist';
 import { ScreeningModule } from '../src/app.module.js';
 import { SCREENING_SERVICE, screeningEnv } from '../src/config.js';
+import { WatchlistScreening } from '../src/watchlists/watchlist-screening.service.js';
 
 const FIXTURES = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../test/fixtures/watchlist');
 const call = { principal: null, requestId: 'req_int_watchlists' };
@@ -41,6 +42,11 @@ function load(list: string, format: ListFormat, input: ListInput, opts: LoadOpti
 }
 
 const fixture = (file: string) => createReadStream(path.join(FIXTURES, file), { highWaterMark: 512 });
+
+/** The hits of a screening on one list, at the default review threshold. */
+async function hitsIn(list: string, person: ScreenedPerson) {
+  return (await svc.app.get(WatchlistScreening).screen(person, 0.8)).hits.filter((h) => h.list === list);
+}
 
 async function status(list: string): Promise<WatchlistStatus | undefined> {
   return (await svc.rpc.call(SUBJECTS.screeningListsStatus, {}, call)).data.find((s) => s.list === list);
@@ -188,6 +194,35 @@ describe('watchlists: a malformed file is refused with the line at fault, and no
   }
 });
 
+const PETROVSKY: ScreenedPerson = { names: ['Aleksandr Petrovsky'], dateOfBirth: '1961-03-14' };
+const ORLOV: ScreenedPerson = { names: ['Dmitri Orlov'], dateOfBirth: '1966-01-30' };
+
+describe('watchlists: screening a person against every loaded list', () => {
+  it('finds a listed person spelled differently, in another script, names swapped; not a namesake born later', async () => {
+    // the lists loaded from the samples above
+    const cyrillic = await hitsIn('sample-ofac-sdn', { names: ['Петровский Александр'], dateOfBirth: '1961-03-14' });
+    assert.equal(cyrillic.length, 1);
+    assert.equal(cyrillic[0]!.entity_id, '91001');
+    assert.equal(cyrillic[0]!.features.reordered, true);
+    assert.equal(cyrillic[0]!.features.date_of_birth, 'exact');
+    assert.ok(cyrillic[0]!.score >= 0.8 && cyrillic[0]!.score <= 1);
+    const arabic = await hitsIn('sample-un-sc', { names: ['خالد المنصوري'], dateOfBirth: '1978-11-05', nationality: 'YEM' });
+    assert.deepEqual(arabic.map((h) => [h.entity_id, h.features.nationality]), [['6900101', 'match']]);
+    assert.ok(arabic[0]!.features.pairs.some((p) => p.how === 'transliteration'));
+    const greek = await hitsIn('sample-eu-fsf', { names: ['PAPADAKIS NIKOLAOS'], dateOfBirth: '1970-07-02' });
+    assert.deepEqual(greek.map((h) => h.matched_name), ['Nikolaos Papadakis']);
+    const namesake = await svc.app.get(WatchlistScreening).screen({ names: ['Aleksandr Petrovsky'], dateOfBirth: '1990-05-05' }, 0.8);
+    assert.deepEqual(namesake.hits, []);
+    assert.ok(namesake.best_score > 0 && namesake.best_score < 0.8);
+    assert.ok(namesake.lists >= 6);
+  });
+
+  it('answers no hit and a best score of 0 for a name no list shares a key with', async () => {
+    const r = await svc.app.get(WatchlistScreening).screen({ names: ['Zzyzx Qwpl'], dateOfBirth: '1990-05-05' }, 0.8);
+    assert.deepEqual({ hits: r.hits, best: r.best_score }, { hits: [], best: 0 });
+  });
+});
+
 describe('watchlists: a reload replaces the list in one commit', () => {
   it('readers see the old version until the commit; then the new one, and the old one is cleared', async () => {
     const list = 'reload';
@@ -198,7 +233,9 @@ describe('watchlists: a reload replaces the list in one commit', () => {
       ...s,
       batch: async (version, seq, entities) => {
         await s.batch(version, seq, entities);
-        // mid-load: the list is still the first version
+        // mid-load: the list is still the first version, for status and for screening alike
+        assert.deepEqual((await hitsIn(list, PETROVSKY)).map((h) => h.entity_id), ['91001']);
+        assert.deepEqual(await hitsIn(list, ORLOV), []);
         const now = await status(list);
         assert.equal(now?.version, first.committed.version);
         assert.equal(now?.entities, 1);
@@ -212,7 +249,10 @@ describe('watchlists: a reload replaces the list in one commit', () => {
     assert.equal(second.committed.entities, 2);
     assert.equal(second.committed.replaced_entities, 1);
     assert.equal((await status(list))?.format, 'opensanctions-ftm');
+    assert.deepEqual(await hitsIn(list, PETROVSKY), []);
+    assert.deepEqual((await hitsIn(list, ORLOV)).map((h) => h.entity_id), ['NK-a1b2c3d4e5f6']);
     await waitFor(async () => (await stored(first.committed.version!)).length === 0, 10_000);
+    assert.equal((await query(svc.db.url, 'SELECT 1 FROM screening.watchlist_keys WHERE version_id = $1', [first.committed.version])).length, 0);
   });
 
   it('a batch of a load that is no longer open is refused; a batch sent twice is stored once', async () => {

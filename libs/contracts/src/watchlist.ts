@@ -91,3 +91,46 @@ export interface WatchlistStatusReply {
   object: 'list';
   data: WatchlistStatus[];
 }
+
+/** Why a listed person matched (docs/watchlist.md, "How matching scores"). */
+export interface WatchlistMatchFeatures {
+  /** The names' score before the date of birth and nationality. */
+  name: number;
+  /** Each word of the person's name paired with one of the listed name, and how (`exact`, `transliteration`, `phonetic`, `spelling`, `initial`). */
+  pairs: Array<{ query: string; listed: string; how: string; similarity: number }>;
+  unpaired: { query: number; listed: number };
+  /** The paired words stand in another order (given and family names swapped). */
+  reordered: boolean;
+  date_of_birth: 'exact' | 'year' | 'near' | 'mismatch' | 'unknown';
+  nationality: 'match' | 'mismatch' | 'unknown';
+}
+
+/** One hit: a listed person who matches the person screened at or above the review threshold. */
+export interface WatchlistHit {
+  list: string;
+  entity_id: string;
+  /** The listed name that scored best, as the list writes it. */
+  matched_name: string;
+  /** 0 to 1. */
+  score: number;
+  features: WatchlistMatchFeatures;
+}
+
+/** The person a live run screens: the names, date of birth and nationality read from the document. */
+export interface WatchlistPerson {
+  family_name: string;
+  given_names: string[];
+  /** `YYYY-MM-DD`. */
+  date_of_birth?: string | null;
+  /** As the document gives it (ISO 3166-1 alpha-2 or alpha-3). */
+  nationality?: string | null;
+}
+
+export interface WatchlistScreenResult {
+  /** Lists screened against (those with a committed version); 0 means none is loaded. */
+  lists: number;
+  /** The best score of any candidate (0 without one), hit or not. */
+  best_score: number;
+  /** Hits, best first (at most 10). */
+  hits: WatchlistHit[];
+}

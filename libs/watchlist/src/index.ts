@@ -16,3 +16,25 @@ export type { ListMeta, ListReading } from './formats/reading.js';
 export type { ListInput } from './input.js';
 export { readList } from './read.js';
 export { loadList, type LoadedEntity, type LoadOptions, type LoadOutcome, type LoadSink } from './load.js';
+export {
+  compareDates,
+  compareNames,
+  compareNationality,
+  DATE_ADJUSTMENT,
+  nameKeys,
+  NATIONALITY_ADJUSTMENT,
+  prepareName,
+  scoreParty,
+  tokenSimilarity,
+  type DateAgreement,
+  type ListedParty,
+  type MatchFeatures,
+  type NameComparison,
+  type NameToken,
+  type NationalityAgreement,
+  type PartyMatch,
+  type PreparedName,
+  type ScreenedPerson,
+  type TokenMatch,
+  type TokenPair,
+} from './match.js';

@@ -8,7 +8,22 @@ export const PURGE_CHUNK = 5000;
 
 const ENTITIES = unnestColumns({ seq: 'int', entity_id: 'text', names: 'jsonb', dates_of_birth: 'jsonb', nationalities: 'jsonb' }, { from: 2, as: 'r' });
 
+const KEYS = unnestColumns({ key: 'text', seq: 'int' }, { from: 2, as: 'k' });
+
 const jsonText = (col: string) => `ARRAY(SELECT jsonb_array_elements_text(r.${col}))`;
+
+/** A listed person to store, with the index keys of its names (`nameKeys` of @verity/watchlist). */
+export type KeyedEntity = WatchlistEntityWire & { keys: readonly string[] };
+
+/** A candidate of a screening: a current version's person that shares keys with the person screened. */
+export interface CandidateRow {
+  list: string;
+  entity_id: string;
+  names: string[];
+  dates_of_birth: string[];
+  nationalities: string[];
+  shared: number;
+}
 
 interface StatusRow {
   list: string;
@@ -83,7 +98,7 @@ export class WatchlistsRepository {
   }
 
   /** Stores a batch of a load still open; what was stored before (a batch sent twice) is not stored again. */
-  async insertBatch(list: string, version: number, firstSeq: number, entities: readonly WatchlistEntityWire[]): Promise<number> {
+  async insertBatch(list: string, version: number, firstSeq: number, entities: readonly KeyedEntity[]): Promise<number> {
     return this.db.tx(async (q) => {
       const open = await q.rows(
         `UPDATE screening.watchlist_versions SET touched_at = now() WHERE id = $1 AND list_id = $2 AND state = 'loading' RETURNING id`,
@@ -103,6 +118,13 @@ export class WatchlistsRepository {
          ON CONFLICT (version_id, seq) DO NOTHING RETURNING 1`,
         [version, ...ENTITIES.params(rows)],
       );
+      const keys = entities.flatMap((e, i) => e.keys.map((key) => ({ key, seq: firstSeq + i })));
+      if (keys.length > 0) {
+        await q.rows(
+          `INSERT INTO screening.watchlist_keys (version_id, key, seq) SELECT $1, k.key, k.seq FROM ${KEYS.sql} ON CONFLICT DO NOTHING`,
+          [version, ...KEYS.params(keys)],
+        );
+      }
       return stored.length;
     });
   }
@@ -184,8 +206,14 @@ export class WatchlistsRepository {
     return v ? Number(v.id) : null;
   }
 
-  /** Deletes up to `PURGE_CHUNK` rows of a version; once none is left, marks it cleared. The rows deleted. */
+  /** Deletes up to `PURGE_CHUNK` rows of a version, its keys first; once none is left, marks it cleared. The rows deleted. */
   async purgeChunk(version: number): Promise<number> {
+    const keys = await this.db.rows(
+      `DELETE FROM screening.watchlist_keys WHERE (version_id, key, seq) IN
+         (SELECT version_id, key, seq FROM screening.watchlist_keys WHERE version_id = $1 LIMIT $2) RETURNING 1`,
+      [version, PURGE_CHUNK * 4],
+    );
+    if (keys.length > 0) return keys.length;
     const gone = await this.db.rows(
       `DELETE FROM screening.watchlist_entities WHERE version_id = $1
           AND seq IN (SELECT seq FROM screening.watchlist_entities WHERE version_id = $1 ORDER BY seq LIMIT $2) RETURNING 1`,
@@ -193,5 +221,29 @@ export class WatchlistsRepository {
     );
     if (gone.length === 0) await this.db.rows(`UPDATE screening.watchlist_versions SET purged_at = now() WHERE id = $1`, [version]);
     return gone.length;
+  }
+
+  /**
+   * The persons of every current list that share the most keys with `keys`, at most `limit`, in one statement: one
+   * snapshot, so a list replaced meanwhile is read whole, old or new, never a mix or a half.
+   */
+  async candidates(keys: readonly string[], limit: number): Promise<{ lists: number; candidates: CandidateRow[] }> {
+    const rows = await this.db.rows<CandidateRow & { lists: number }>(
+      `WITH current AS (SELECT id AS list, current_version AS version_id FROM screening.watchlists WHERE current_version IS NOT NULL),
+            found AS (
+              SELECT k.version_id, k.seq, count(*)::int AS shared
+                FROM current c JOIN screening.watchlist_keys k ON k.version_id = c.version_id AND k.key = ANY($1::text[])
+               GROUP BY k.version_id, k.seq
+               ORDER BY shared DESC, k.version_id, k.seq
+               LIMIT $2)
+       SELECT (SELECT count(*)::int FROM current) AS lists, c.list, e.entity_id, e.names, e.dates_of_birth, e.nationalities, f.shared
+         FROM (SELECT 1) one
+         LEFT JOIN found f ON true
+         LEFT JOIN current c ON c.version_id = f.version_id
+         LEFT JOIN screening.watchlist_entities e ON e.version_id = f.version_id AND e.seq = f.seq`,
+      [keys, limit],
+    );
+    const lists = rows[0]?.lists ?? 0;
+    return { lists, candidates: rows.filter((r) => r.entity_id !== null).map(({ lists: _, ...r }) => r) };
   }
 }

@@ -13,7 +13,7 @@ import {
 } from '@verity/contracts';
 import { DomainError, type Issue } from '@verity/errors';
 import { assertBeforeDeadline, CONFIG, LOGGER, Poller, type Logger, type RpcContext } from '@verity/platform';
-import { ENTITY_LIMITS, LIST_FORMATS } from '@verity/watchlist';
+import { ENTITY_LIMITS, LIST_FORMATS, nameKeys, prepareName } from '@verity/watchlist';
 import { z } from 'zod';
 import type { ScreeningConfig } from '../config.js';
 import { WatchlistsRepository } from './watchlists.repository.js';
@@ -90,7 +90,8 @@ export class WatchlistsService implements OnApplicationBootstrap, BeforeApplicat
 
   async batch(body: WatchlistLoadBatchRequest): Promise<WatchlistLoadBatchReply> {
     const req = parse(batchSchema, body);
-    return { stored: await this.repo.insertBatch(req.list, req.version, req.first_seq, req.entities) };
+    const keyed = req.entities.map((e) => ({ ...e, keys: [...new Set(e.names.flatMap((n) => nameKeys(prepareName(n))))] }));
+    return { stored: await this.repo.insertBatch(req.list, req.version, req.first_seq, keyed) };
   }
 
   async commit(body: WatchlistLoadCommitRequest, ctx: RpcContext): Promise<WatchlistLoadCommitReply> {

@@ -1,0 +1,122 @@
+import { describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { compareDates, compareNationality, nameKeys, prepareName, scoreParty, tokenSimilarity, type ListedParty, type ScreenedPerson } from './index.js';
+
+const party = (names: string[], dates_of_birth: string[] = [], nationalities: string[] = []): ListedParty => ({ names, dates_of_birth, nationalities });
+const PETROVSKY = party(['Aleksandr Ivanovich PETROVSKY', 'Alexander PETROVSKIY'], ['1961-03-14', '1962'], ['RU', 'CY']);
+const MANSOURI = party(['KHALID ABDUL RAHMAN AL-MANSOURI', 'خالد عبد الرحمن المنصوري', 'Khalid al-Mansuri'], ['1978-11-05', '1976', '1977'], ['YE']);
+const PAPADAKIS = party(['Nikolaos Papadakis', 'Νικόλαος Παπαδάκης'], ['1970-07-02'], ['GR']);
+const BIN_LADIN = party(['Usama bin Muhammad bin Awad BIN LADIN', 'أسامة بن محمد بن عوض بن لادن'], ['1957-03-10']);
+
+const score = (p: ScreenedPerson, l: ListedParty) => scoreParty(p, l)!.score;
+
+describe('scoreParty: one listed person, however the document spells them', () => {
+  const same: Array<[string, ScreenedPerson, ListedParty]> = [
+    ['as listed', { names: ['Aleksandr Ivanovich Petrovsky'], dateOfBirth: '1961-03-14', nationality: 'RU' }, PETROVSKY],
+    ['Cyrillic, family name first', { names: ['Петровский Александр'], dateOfBirth: '1961-03-14' }, PETROVSKY],
+    ['machine-readable zone, ICAO transliteration, names swapped', { names: ['PETROVSKII ALEKSANDR'], dateOfBirth: '1961-03-14', nationality: 'RUS' }, PETROVSKY],
+    ['an initial and the date of birth', { names: ['A. Petrovsky'], dateOfBirth: '1961-03-14' }, PETROVSKY],
+    ['Arabic script', { names: ['خالد المنصوري'], dateOfBirth: '1978-11-05' }, MANSOURI],
+    ['another Latin spelling, article joined', { names: ['Khaled Almansouri'], dateOfBirth: '1978-11-05' }, MANSOURI],
+    ['a year the list gives as a range', { names: ['MANSOORI KHALID ABDULRAHMAN'], dateOfBirth: '1977-02-02' }, MANSOURI],
+    ['Greek', { names: ['Νικόλαος Παπαδάκης'], dateOfBirth: '1970-07-02' }, PAPADAKIS],
+    ['two small spelling differences', { names: ['Nikolas Papadakes'], dateOfBirth: '1970-07-02' }, PAPADAKIS],
+    ['a common transliteration', { names: ['Osama bin Laden'], dateOfBirth: '1957-03-10' }, BIN_LADIN],
+    ['no date of birth to hold against', { names: ['Aleksandr Petrovsky'] }, PETROVSKY],
+  ];
+  for (const [label, person, listed] of same) {
+    it(`matches: ${label}`, () => assert.ok(score(person, listed) >= 0.8, `${label}: ${JSON.stringify(scoreParty(person, listed))}`));
+  }
+
+  const other: Array<[string, ScreenedPerson, ListedParty]> = [
+    ['a namesake born decades later', { names: ['Aleksandr Petrovsky'], dateOfBirth: '1985-06-01' }, PETROVSKY],
+    ['only the given name in common', { names: ['Alexander Smith'], dateOfBirth: '1961-03-14' }, PETROVSKY],
+    ['only the family name in common', { names: ['Maria Papadakis'], dateOfBirth: '1970-07-02' }, PAPADAKIS],
+    ['an initial alone, no date', { names: ['A. Petrovsky'] }, PETROVSKY],
+    ['someone else entirely', { names: ['Jane Doe'], dateOfBirth: '1961-03-14' }, PETROVSKY],
+    ['particles alone', { names: ['Bin Al'] }, BIN_LADIN],
+  ];
+  for (const [label, person, listed] of other) {
+    it(`does not match: ${label}`, () => assert.ok(score(person, listed) < 0.8, `${label}: ${JSON.stringify(scoreParty(person, listed))}`));
+  }
+
+  it('says why: the listed name, each pair of words and how it matched, the order, the date and the nationality', () => {
+    const m = scoreParty({ names: ['PETROVSKII ALEKSANDR'], dateOfBirth: '1961-03-14', nationality: 'RUS' }, PETROVSKY)!;
+    assert.equal(m.matched_name, 'Alexander PETROVSKIY');
+    assert.deepEqual(
+      m.features.pairs.map((p) => [p.query, p.listed, p.how]),
+      [
+        ['PETROVSKII', 'PETROVSKIY', 'transliteration'],
+        ['ALEKSANDR', 'ALEXANDER', 'spelling'],
+      ],
+    );
+    assert.deepEqual(m.features.unpaired, { query: 0, listed: 0 });
+    assert.equal(m.features.reordered, true);
+    assert.equal(m.features.date_of_birth, 'exact');
+    assert.equal(m.features.nationality, 'match');
+    assert.ok(m.score > m.features.name);
+  });
+
+  it('the date of birth raises or lowers the score by how well it agrees', () => {
+    const at = (dateOfBirth: string | null) => score({ names: ['Nikolaos Papadakis'], dateOfBirth }, PAPADAKIS);
+    assert.ok(at('1970-07-02') >= at(null));
+    assert.ok(at(null) > at('1971-01-01'));
+    assert.ok(at('1971-01-01') > at('1980-01-01'));
+  });
+});
+
+describe('tokenSimilarity: why two words are one name', () => {
+  const how = (a: string, b: string) => tokenSimilarity(prepareName(a).tokens[0]!, prepareName(b).tokens[0]!).how;
+  it('names each way', () => {
+    assert.equal(how('Müller', 'MULLER'), 'exact');
+    assert.equal(how('Юлия', 'IULIIA'), 'transliteration');
+    assert.equal(how('محمد', 'MUHAMMAD'), 'transliteration');
+    assert.equal(how('KADHAFI', 'GADDAFI'), 'phonetic');
+    assert.equal(how('PETROV', 'PETROF'), 'spelling');
+    assert.equal(how('J', 'JOHN'), 'initial');
+    assert.equal(how('OMAR', 'AMIR'), null);
+    assert.equal(how('MARIA', 'NIKOLAOS'), null);
+  });
+});
+
+describe('compareDates and compareNationality', () => {
+  it('grades a date of birth against the listed ones', () => {
+    assert.equal(compareDates('1961-03-14', ['1961-03-14']), 'exact');
+    assert.equal(compareDates('1961-03-14', ['1961']), 'year');
+    assert.equal(compareDates('1961-03-14', ['1961-03']), 'year');
+    assert.equal(compareDates('1961-03-14', ['1961-03-15']), 'near');
+    assert.equal(compareDates('1961-03-14', ['1962']), 'near');
+    assert.equal(compareDates('1961-03-14', ['1965', '1960-01-01']), 'near');
+    assert.equal(compareDates('1961-03-14', ['1970']), 'mismatch');
+    assert.equal(compareDates('1961-03-14', []), 'unknown');
+    assert.equal(compareDates(null, ['1961']), 'unknown');
+  });
+
+  it('reads a nationality as ISO alpha-2, alpha-3 or ICAO', () => {
+    assert.equal(compareNationality('RUS', ['RU']), 'match');
+    assert.equal(compareNationality('D', ['DE']), 'match');
+    assert.equal(compareNationality('FI', ['RU']), 'mismatch');
+    assert.equal(compareNationality('FI', []), 'unknown');
+  });
+});
+
+describe('nameKeys: candidates are found by a key they share', () => {
+  it('every spelling of a listed name shares a key with it', () => {
+    const pairs: Array<[string, string]> = [
+      ['Петровский Александр', 'Aleksandr PETROVSKY'],
+      ['خالد المنصوري', 'Khalid al-Mansuri'],
+      ['Khaled Almansouri', 'KHALID ABDUL RAHMAN AL-MANSOURI'],
+      ['Νικόλαος Παπαδάκης', 'Nikolaos Papadakis'],
+      ['KADHAFI MUAMMAR', 'Muammar GADDAFI'],
+      ['IULIIA SHCHERBAKOVA', 'Yulia Scherbakova'],
+    ];
+    for (const [a, b] of pairs) {
+      const ka = new Set(nameKeys(prepareName(a)));
+      assert.ok(nameKeys(prepareName(b)).some((k) => ka.has(k)), `${a} / ${b}`);
+    }
+  });
+
+  it('gives particles and initials no key', () => {
+    assert.deepEqual(nameKeys(prepareName('bin al A.')), []);
+  });
+});

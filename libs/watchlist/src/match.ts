@@ -1,0 +1,322 @@
+import { jaroWinkler } from '@skyra/jaro-winkler';
+import { fold, normalize } from '@verity/names';
+import { doubleMetaphone } from 'double-metaphone';
+import countries from 'i18n-iso-countries';
+import { countryCode } from './entity.js';
+
+/**
+ * Name matching for watchlist screening (docs/watchlist.md, "How matching scores"). Pure: no I/O, no state.
+ *
+ * A name is written in Latin capitals first (`@verity/names`: transliteration of any script, diacritics and case
+ * folded away), then split into words. Two names are compared word by word, whatever their order: each word of one
+ * is paired with at most one word of the other, best pairs first, and each pair says why it matched (`exact`,
+ * `transliteration`, `phonetic`, `spelling`, `initial`). The name's score weighs the pairs against the words left
+ * unpaired; the date of birth and the nationality then raise or lower it.
+ */
+
+/** Name particles: a pair of them proves little, and one left unpaired costs little. */
+const PARTICLES = new Set([
+  'AL', 'EL', 'UL', 'BIN', 'BEN', 'IBN', 'BINT', 'ABU', 'UMM', 'BAR', 'DE', 'DA', 'DI', 'DO', 'DOS', 'DAS', 'DU', 'DEL', 'DELLA', 'DELA', 'LA', 'LE', 'VAN', 'VON', 'DER', 'DEN', 'TER', 'Y',
+]);
+
+/** One word of a name, with what its comparisons need. */
+export interface NameToken {
+  /** Latin capitals (`MUHAMMAD`). */
+  text: string;
+  /** The transliteration-neutral skeleton of `@verity/names` (`Y` as `I`, `AE` as `A`, …). */
+  folded: string;
+  /** Double Metaphone codes (one or two). */
+  phonetic: string[];
+  /** Consonant skeletons (`MHMD`), with an Arabic article or final `ه` dropped where the word may carry one. */
+  skeletons: string[];
+  /** Written without vowels, as Arabic script transliterates (`MHMD`): compared by skeleton. */
+  vowelless: boolean;
+  particle: boolean;
+}
+
+export interface PreparedName {
+  /** The name as given (any script). */
+  original: string;
+  tokens: NameToken[];
+  /** The same words with each particle joined to the word after it (`AL MANSOURI` → `ALMANSOURI`); null when there is none. */
+  joined: NameToken[] | null;
+}
+
+const VOWELS = /[AEIOU]/;
+const ARABIC = /[\u0600-\u06ff\u0750-\u077f\u08a0-\u08ff]/;
+
+/** Consonants only, doubled letters once, `Q` as `K`: what a name keeps across vowel-less transliteration. */
+function skeleton(word: string): string {
+  return word
+    .replace(/Q/g, 'K')
+    .replace(/[AEIOUYW]/g, '')
+    .replace(/(.)\1+/g, '$1');
+}
+
+function token(text: string, abjad: boolean): NameToken {
+  const vowelless = text.length >= 2 && (abjad || !VOWELS.test(text));
+  const sk = skeleton(text);
+  const skeletons = new Set(sk.length >= 2 ? [sk] : []);
+  if (vowelless) {
+    // Arabic script writes the article into the word (المنصوري → lmnswry) and ends a name in ة (أسامة → smh)
+    if (sk.length >= 4 && sk.startsWith('L')) skeletons.add(sk.slice(1));
+    if (sk.length >= 3 && sk.endsWith('H')) skeletons.add(sk.slice(0, -1));
+  }
+  const phonetic = [...new Set(doubleMetaphone(text))].filter((c) => c.length > 0);
+  return { text, folded: fold(text), phonetic, skeletons: [...skeletons], vowelless, particle: PARTICLES.has(text) };
+}
+
+function joinParticles(tokens: NameToken[], abjad: boolean): NameToken[] | null {
+  const joins = (t: NameToken, next: NameToken | undefined): next is NameToken => t.particle && next !== undefined && !next.particle && next.text.length > 1;
+  if (!tokens.some((t, i) => joins(t, tokens[i + 1]))) return null;
+  const out: NameToken[] = [];
+  for (let i = 0; i < tokens.length; i++) {
+    const t = tokens[i]!;
+    const next = tokens[i + 1];
+    if (joins(t, next)) {
+      out.push(token(t.text + next.text, abjad));
+      i++;
+    } else out.push(t);
+  }
+  return out;
+}
+
+/** A name ready for comparison: its words in Latin capitals, with their folded, phonetic and skeleton forms. */
+export function prepareName(name: string): PreparedName {
+  const abjad = ARABIC.test(name);
+  const words = normalize(name)
+    .split(' ')
+    .filter((w) => w.length > 0);
+  const tokens = words.map((w) => token(w, abjad));
+  return { original: name, tokens, joined: joinParticles(tokens, abjad) };
+}
+
+/** The index keys of a name (docs/watchlist.md, "Finding candidates"): a phonetic and a skeleton key per word. */
+export function nameKeys(name: PreparedName): string[] {
+  const keys = new Set<string>();
+  for (const t of [...name.tokens, ...(name.joined ?? [])]) {
+    if (t.particle || t.text.length < 2) continue;
+    for (const p of t.phonetic) if (p.length >= 2) keys.add(`p:${p}`);
+    for (const s of t.skeletons) keys.add(`s:${s}`);
+  }
+  return [...keys];
+}
+
+export type TokenMatch = 'exact' | 'transliteration' | 'phonetic' | 'spelling' | 'initial';
+
+/** Two words paired below this similarity are not a pair (an initial pairs at `INITIAL_SIMILARITY`). */
+export const PAIR_MINIMUM = 0.8;
+export const INITIAL_SIMILARITY = 0.7;
+/** What one word transliterated two ways scores (`YULIYA`/`IULIIA`, `MHMD`/`MUHAMMAD`). */
+const TRANSLITERATION_SIMILARITY = 0.95;
+const SKELETON_SIMILARITY = 0.9;
+/** Words that sound alike score at least this, when their spelling is not far apart either (Jaro-Winkler ≥ 0.75). */
+const PHONETIC_SIMILARITY = 0.88;
+
+/** How alike two words are, and why: 0 when they are not one name. */
+export function tokenSimilarity(a: NameToken, b: NameToken): { similarity: number; how: TokenMatch | null } {
+  if (a.text === b.text) return { similarity: 1, how: 'exact' };
+  if (a.text.length === 1 || b.text.length === 1) {
+    return a.text[0] === b.text[0] ? { similarity: INITIAL_SIMILARITY, how: 'initial' } : { similarity: 0, how: null };
+  }
+  if (a.folded === b.folded) return { similarity: TRANSLITERATION_SIMILARITY, how: 'transliteration' };
+  if ((a.vowelless || b.vowelless) && a.skeletons.some((s) => b.skeletons.includes(s))) return { similarity: SKELETON_SIMILARITY, how: 'transliteration' };
+  const jw = jaroWinkler(a.folded, b.folded);
+  if (jw >= 0.75 && a.phonetic.some((p) => b.phonetic.includes(p)) && jw < PHONETIC_SIMILARITY) return { similarity: PHONETIC_SIMILARITY, how: 'phonetic' };
+  return { similarity: jw, how: jw >= PAIR_MINIMUM ? 'spelling' : null };
+}
+
+export interface TokenPair {
+  /** The word of the person's name, and of the listed name, in Latin capitals. */
+  query: string;
+  listed: string;
+  how: TokenMatch;
+  similarity: number;
+}
+
+export interface NameComparison {
+  /** 0 to 1. */
+  score: number;
+  pairs: TokenPair[];
+  /** Words of each name left unpaired. */
+  unpaired: { query: number; listed: number };
+  /** The paired words stand in another order in the two names (given and family names swapped). */
+  reordered: boolean;
+}
+
+function weight(t: NameToken): number {
+  return t.particle ? 0.3 : t.text.length === 1 ? 0.5 : 1;
+}
+
+/** What an unpaired word costs, against a pair's weight of 2 (one on each side). */
+const UNPAIRED_COST = 0.5;
+/**
+ * The most a comparison resting on a single word scores when either name has more (`MUHAMMAD` alone proves little),
+ * and on a single word and an initial (`A. PETROVSKY`).
+ */
+const ONE_WORD_CEILING = 0.6;
+const WORD_AND_INITIAL_CEILING = 0.75;
+
+function compareTokens(q: NameToken[], n: NameToken[]): NameComparison {
+  const candidates: Array<{ i: number; j: number; similarity: number; how: TokenMatch }> = [];
+  for (let i = 0; i < q.length; i++) {
+    for (let j = 0; j < n.length; j++) {
+      const s = tokenSimilarity(q[i]!, n[j]!);
+      if (s.how !== null) candidates.push({ i, j, similarity: s.similarity, how: s.how });
+    }
+  }
+  candidates.sort((x, y) => y.similarity - x.similarity || x.i - y.i || x.j - y.j);
+  const usedQ = new Set<number>();
+  const usedN = new Set<number>();
+  const chosen: typeof candidates = [];
+  for (const c of candidates) {
+    if (usedQ.has(c.i) || usedN.has(c.j)) continue;
+    usedQ.add(c.i);
+    usedN.add(c.j);
+    chosen.push(c);
+  }
+  let matched = 0;
+  let paired = 0;
+  for (const c of chosen) {
+    const w = weight(q[c.i]!) + weight(n[c.j]!);
+    matched += c.similarity * w;
+    paired += w;
+  }
+  let unpaired = 0;
+  q.forEach((t, i) => usedQ.has(i) || (unpaired += weight(t)));
+  n.forEach((t, j) => usedN.has(j) || (unpaired += weight(t)));
+  let score = paired === 0 ? 0 : matched / (paired + UNPAIRED_COST * unpaired);
+  const strong = chosen.filter((c) => !q[c.i]!.particle && c.how !== 'initial').length;
+  const words = (ts: NameToken[]) => ts.filter((t) => !t.particle).length;
+  if (strong === 0) score = Math.min(score, 0.3);
+  else if (strong < 2 && (words(q) > 1 || words(n) > 1)) {
+    score = Math.min(score, chosen.some((c) => c.how === 'initial') ? WORD_AND_INITIAL_CEILING : ONE_WORD_CEILING);
+  }
+  const byQuery = [...chosen].sort((x, y) => x.i - y.i);
+  const reordered = byQuery.some((c, k) => k > 0 && c.j < byQuery[k - 1]!.j);
+  return {
+    score,
+    pairs: byQuery.map((c) => ({ query: q[c.i]!.text, listed: n[c.j]!.text, how: c.how, similarity: round(c.similarity) })),
+    unpaired: { query: q.length - usedQ.size, listed: n.length - usedN.size },
+    reordered,
+  };
+}
+
+/** Two names compared whatever their order and script; the better of the plain and the particle-joined readings. */
+export function compareNames(query: PreparedName, listed: PreparedName): NameComparison {
+  let best = compareTokens(query.tokens, listed.tokens);
+  for (const q of [query.tokens, query.joined]) {
+    for (const n of [listed.tokens, listed.joined]) {
+      if (!q || !n || (q === query.tokens && n === listed.tokens)) continue;
+      const c = compareTokens(q, n);
+      if (c.score > best.score) best = c;
+    }
+  }
+  return best;
+}
+
+export type DateAgreement = 'exact' | 'year' | 'near' | 'mismatch' | 'unknown';
+export type NationalityAgreement = 'match' | 'mismatch' | 'unknown';
+
+/** What each agreement adds to the name's score (docs/watchlist.md, "How matching scores"). */
+export const DATE_ADJUSTMENT: Record<DateAgreement, number> = { exact: 0.1, year: 0.05, near: -0.05, mismatch: -0.25, unknown: 0 };
+export const NATIONALITY_ADJUSTMENT: Record<NationalityAgreement, number> = { match: 0.05, mismatch: -0.05, unknown: 0 };
+
+const DATE_RANK: DateAgreement[] = ['exact', 'year', 'near', 'mismatch'];
+
+/**
+ * A person's date of birth (`YYYY-MM-DD`) against a listed party's (each as precise as the list gives it): `exact`
+ * the same day; `year` the same year (or month) where the list gives no more; `near` within a year either way;
+ * `mismatch` further apart; `unknown` when either side has none. The best agreement of the listed dates counts.
+ */
+export function compareDates(dateOfBirth: string | null | undefined, listed: readonly string[]): DateAgreement {
+  const q = dateOfBirth && /^\d{4}(-\d{2}-\d{2})?$/.test(dateOfBirth) ? dateOfBirth : null;
+  if (!q || listed.length === 0) return 'unknown';
+  let best: DateAgreement = 'mismatch';
+  for (const d of listed) {
+    let a: DateAgreement;
+    if (d.length === 10 && q.length === 10 && d === q) a = 'exact';
+    else if (q.startsWith(d) || d.startsWith(q)) a = 'year';
+    else a = Math.abs(Number(q.slice(0, 4)) - Number(d.slice(0, 4))) <= 1 ? 'near' : 'mismatch';
+    if (DATE_RANK.indexOf(a) < DATE_RANK.indexOf(best)) best = a;
+  }
+  return best;
+}
+
+/** A person's nationality (ISO alpha-2 or alpha-3, or a document's ICAO code) against a listed party's. */
+export function compareNationality(nationality: string | null | undefined, listed: readonly string[]): NationalityAgreement {
+  const q = nationality ? nationalityCode(nationality) : null;
+  if (!q || listed.length === 0) return 'unknown';
+  return listed.includes(q) ? 'match' : 'mismatch';
+}
+
+/** ICAO 9303 writes Germany `D`; the rest are ISO 3166-1 alpha-3 or alpha-2. */
+function nationalityCode(s: string): string | null {
+  const t = s.trim().toUpperCase();
+  if (t === 'D' || t === 'DEU') return 'DE';
+  if (/^[A-Z]{3}$/.test(t)) return countries.alpha3ToAlpha2(t) ?? null;
+  return countryCode(t);
+}
+
+/** The person screened: the names read from the document, and what else it says. */
+export interface ScreenedPerson {
+  /** Each a whole name (given names and family name together); the order of the words does not matter. */
+  names: string[];
+  dateOfBirth?: string | null;
+  nationality?: string | null;
+}
+
+/** A listed party as it is scored. */
+export interface ListedParty {
+  names: readonly string[];
+  dates_of_birth: readonly string[];
+  nationalities: readonly string[];
+}
+
+/** Why a party matched (stored with each hit). */
+export interface MatchFeatures {
+  /** The name's score before the date of birth and nationality. */
+  name: number;
+  pairs: TokenPair[];
+  unpaired: { query: number; listed: number };
+  reordered: boolean;
+  date_of_birth: DateAgreement;
+  nationality: NationalityAgreement;
+}
+
+export interface PartyMatch {
+  /** 0 to 1, three decimals. */
+  score: number;
+  /** The listed name that scored best, as the list writes it. */
+  matched_name: string;
+  features: MatchFeatures;
+}
+
+function round(x: number): number {
+  return Math.round(x * 1000) / 1000;
+}
+
+/**
+ * How well a listed party matches a person: the best of its names against the person's, then the date of birth and
+ * the nationality added (`DATE_ADJUSTMENT`, `NATIONALITY_ADJUSTMENT`), within 0 to 1.
+ */
+export function scoreParty(person: ScreenedPerson, party: ListedParty, prepared?: { person: PreparedName[]; party?: PreparedName[] }): PartyMatch | null {
+  const queries = prepared?.person ?? person.names.map(prepareName);
+  const listed = prepared?.party ?? party.names.map(prepareName);
+  let best: { c: NameComparison; name: string } | null = null;
+  for (const q of queries) {
+    for (const n of listed) {
+      const c = compareNames(q, n);
+      if (!best || c.score > best.c.score) best = { c, name: n.original };
+    }
+  }
+  if (!best) return null;
+  const dob = compareDates(person.dateOfBirth, party.dates_of_birth);
+  const nat = compareNationality(person.nationality, party.nationalities);
+  const score = Math.max(0, Math.min(1, best.c.score + DATE_ADJUSTMENT[dob] + NATIONALITY_ADJUSTMENT[nat]));
+  return {
+    score: round(score),
+    matched_name: best.name,
+    features: { name: round(best.c.score), pairs: best.c.pairs, unpaired: best.c.unpaired, reordered: best.c.reordered, date_of_birth: dob, nationality: nat },
+  };
+}
