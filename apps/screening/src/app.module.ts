@@ -4,9 +4,10 @@ import { ScreeningRpcController } from './screening.rpc.controller.js';
 import { TemplatesPurgeService } from './templates/purge.service.js';
 import { TemplatesRepository } from './templates/templates.repository.js';
 import { TemplatesService } from './templates/templates.service.js';
+import { WatchlistCheck } from './watchlists/watchlist-check.service.js';
 import { WatchlistScreening } from './watchlists/watchlist-screening.service.js';
 import { WatchlistsRepository } from './watchlists/watchlists.repository.js';
 import { WatchlistsService } from './watchlists/watchlists.service.js';
 
-@Module({ providers: [TemplatesRepository, TemplatesService, EvaluationService, TemplatesPurgeService, WatchlistsRepository, WatchlistsService, WatchlistScreening, ScreeningRpcController] })
+@Module({ providers: [TemplatesRepository, TemplatesService, EvaluationService, TemplatesPurgeService, WatchlistsRepository, WatchlistsService, WatchlistScreening, WatchlistCheck, ScreeningRpcController] })
 export class ScreeningModule {}

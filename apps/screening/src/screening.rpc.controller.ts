@@ -4,6 +4,7 @@ import { requireOperator, requirePrincipal, RpcServer } from '@verity/platform';
 import { EvaluationService } from './evaluation/evaluation.service.js';
 import { TemplatesPurgeService } from './templates/purge.service.js';
 import { TemplatesService } from './templates/templates.service.js';
+import { WatchlistCheck } from './watchlists/watchlist-check.service.js';
 import { WatchlistsService } from './watchlists/watchlists.service.js';
 
 @Injectable()
@@ -14,6 +15,7 @@ export class ScreeningRpcController implements OnApplicationBootstrap {
     private readonly evaluation: EvaluationService,
     private readonly purge: TemplatesPurgeService,
     private readonly watchlists: WatchlistsService,
+    private readonly watchlistCheck: WatchlistCheck,
   ) {}
 
   onApplicationBootstrap(): void {
@@ -25,6 +27,7 @@ export class ScreeningRpcController implements OnApplicationBootstrap {
     this.server.handle(SUBJECTS.screeningEvaluate, (p, ctx) =>
       this.evaluation.evaluate(requirePrincipal(ctx), p.template_id, p.version, p.context),
     );
+    this.server.handle(SUBJECTS.screeningWatchlistScreen, (p, ctx) => (requirePrincipal(ctx), this.watchlistCheck.run(p)));
     // operator tooling: no principal
     this.server.handle(SUBJECTS.screeningPurgeTestData, (p, ctx) => this.purge.purgeTestData(p, requireOperator(ctx)));
     this.server.handle(SUBJECTS.screeningListsLoadBegin, (p, ctx) => this.watchlists.begin(p, requireOperator(ctx)));

@@ -9,8 +9,8 @@ import assert from 'node:assert/strict';
 import { createReadStream } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { SUBJECTS, type WatchlistLoadCommitReply, type WatchlistStatus } from '@verity/contracts';
-import { query, refusal, startServiceUnderTest, waitFor, type ServiceUnderTest } from '@verity/testing';
+import { SUBJECTS, type WatchlistLoadCommitReply, type WatchlistPerson, type WatchlistScreenReply, type WatchlistStatus } from '@verity/contracts';
+import { query, refusal, startServiceUnderTest, testPrincipal, waitFor, type ServiceUnderTest } from '@verity/testing';
 import { ListParseError, loadList, type ListFormat, type ListInput, type LoadOptions, type LoadSink, type ScreenedPerson } from '@verity/watchlist';
 import { ScreeningModule } from '../src/app.module.js';
 import { SCREENING_SERVICE, screeningEnv } from '../src/config.js';
@@ -48,6 +48,11 @@ async function hitsIn(list: string, person: ScreenedPerson) {
   return (await svc.app.get(WatchlistScreening).screen(person, 0.8)).hits.filter((h) => h.list === list);
 }
 
+/** The live `watchlist` check as a live run of the sessions service asks for it. */
+function check(person: WatchlistPerson): Promise<WatchlistScreenReply> {
+  return svc.rpc.call(SUBJECTS.screeningWatchlistScreen, { person }, { principal: testPrincipal({ mode: 'live' }), requestId: 'req_int_watchlist_check' });
+}
+
 async function status(list: string): Promise<WatchlistStatus | undefined> {
   return (await svc.rpc.call(SUBJECTS.screeningListsStatus, {}, call)).data.find((s) => s.list === list);
 }
@@ -59,6 +64,13 @@ async function stored(version: number) {
     [version],
   );
 }
+
+describe('watchlists: the live check without a list', () => {
+  it('has no outcome while the region has no list loaded (the run then ends it `error`)', async () => {
+    const r = await check({ family_name: 'PETROVSKY', given_names: ['ALEKSANDR'], date_of_birth: '1961-03-14' });
+    assert.deepEqual(r, { outcome: null, lists: 0, best_score: 0, hits: [], review_threshold: 0.8, fail_threshold: null });
+  });
+});
 
 describe('watchlists: each published format loads from a sample of its real structure', () => {
   const cases: Array<{
@@ -215,6 +227,18 @@ describe('watchlists: screening a person against every loaded list', () => {
     assert.deepEqual(namesake.hits, []);
     assert.ok(namesake.best_score > 0 && namesake.best_score < 0.8);
     assert.ok(namesake.lists >= 6);
+  });
+
+  it('the live check: a listed person read from a document in another script, names swapped, is a hit and review; a namesake born later passes', async () => {
+    const listed = await check({ family_name: 'Петровский', given_names: ['Александр'], date_of_birth: '1961-03-14', nationality: 'RUS' });
+    assert.equal(listed.outcome, 'review');
+    assert.ok(listed.lists >= 6);
+    const hit = listed.hits.find((h) => h.list === 'sample-ofac-sdn')!;
+    assert.deepEqual([hit.entity_id, hit.matched_name, hit.features.date_of_birth, hit.features.nationality], ['91001', 'Alexander PETROVSKIY', 'exact', 'match']);
+    assert.ok(hit.score >= 0.8 && listed.best_score === listed.hits[0]!.score);
+    const namesake = await check({ family_name: 'PETROVSKY', given_names: ['ALEKSANDR'], date_of_birth: '1990-05-05', nationality: 'FIN' });
+    assert.deepEqual([namesake.outcome, namesake.hits], ['pass', []]);
+    assert.ok(namesake.best_score > 0 && namesake.best_score < 0.8);
   });
 
   it('answers no hit and a best score of 0 for a name no list shares a key with', async () => {

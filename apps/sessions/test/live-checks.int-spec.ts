@@ -23,6 +23,8 @@ import {
   type Session,
   type Subject,
   type TemplateVersion,
+  type WatchlistPerson,
+  type WatchlistScreenReply,
 } from '@verity/contracts';
 import { DomainError } from '@verity/errors';
 import { newId } from '@verity/keys';
@@ -41,6 +43,10 @@ const templates = new Map<string, TemplateVersion>();
 const readings = new Map<string, CaptureVerifyReply>();
 const verifyRequests = new Map<string, CaptureVerifyRequest>();
 const evaluated = new Map<string, EvaluateRequest>();
+/** What the watchlist check answers, by the family name screened (none: no list is loaded), and whom it screened. */
+const watchlistReplies = new Map<string, WatchlistScreenReply>();
+const screened = new Map<string, WatchlistPerson>();
+const NO_LIST: WatchlistScreenReply = { outcome: null, lists: 0, best_score: 0, hits: [], review_threshold: 0.8, fail_threshold: null };
 
 before(async () => {
   svc = await startServiceUnderTest({
@@ -56,6 +62,10 @@ before(async () => {
   peers.handle(SUBJECTS.screeningEvaluate, async (p) => {
     if (p.context.document) evaluated.set(p.template_id, p);
     return cleanScreening();
+  });
+  peers.handle(SUBJECTS.screeningWatchlistScreen, async (p) => {
+    screened.set(p.person.family_name, p.person);
+    return watchlistReplies.get(p.person.family_name) ?? NO_LIST;
   });
   peers.handle(SUBJECTS.evidenceAvailable, async () => ({ capture_acquisition: 'camera', available_images: ['portrait', 'front', 'selfie'] }));
   peers.handle(SUBJECTS.evidenceCaptureImages, async () => ({ images: { front: { width: 1600, height: 1000 }, back: null, selfie: { width: 720, height: 960 } }, frames: 0 }));
@@ -171,6 +181,46 @@ describe('checks with their reasons and score', () => {
     assert.deepEqual(verifyRequests.get(a.id)?.thresholds, { faceMatchPass: 0.8, faceMatchReview: 0.7 });
     const plain = await runLive(live(aino), reading(AINO));
     assert.equal('thresholds' in verifyRequests.get(plain.id)!, false);
+  });
+});
+
+describe('the watchlist check (docs/watchlist.md, contract §21)', () => {
+  it('a listed person: the check is review with watchlist_hit, the hit is a finding of the run, and screening reads watchlist.*', async () => {
+    const holder: IdvHolder = { family_name: 'VIRTANEN', given_names: ['MIKKO'], date_of_birth: '1970-01-01', nationality: 'FI' };
+    const hit = {
+      list: 'un-sc',
+      entity_id: '6900101',
+      matched_name: 'Mikko VIRTANEN',
+      score: 0.93,
+      features: { name: 0.83, pairs: [{ query: 'VIRTANEN', listed: 'VIRTANEN', how: 'exact', similarity: 1 }], unpaired: { query: 0, listed: 0 }, reordered: true, date_of_birth: 'exact' as const, nationality: 'unknown' as const },
+    };
+    watchlistReplies.set('VIRTANEN', { outcome: 'review', lists: 2, best_score: 0.93, hits: [hit], review_threshold: 0.8, fail_threshold: null });
+    const f = live({ family_name: 'Virtanen', given_names: ['Mikko'], date_of_birth: '1970-01-01' }, {}, ['document', 'watchlist']);
+    const s = await runLive(f, reading(holder));
+    // the document's names, date of birth and nationality were screened
+    assert.deepEqual(screened.get('VIRTANEN'), { family_name: 'VIRTANEN', given_names: ['MIKKO'], date_of_birth: '1970-01-01', nationality: 'FI' });
+    assert.deepEqual([s.status, s.outcome], ['manual_review', null]);
+    assert.deepEqual(s.checks[1], { type: 'watchlist', outcome: 'review', reasons: ['watchlist_hit'], score: null });
+    const finding = {
+      id: `fnd_${s.id.slice(4)}_l1`,
+      subjectType: 'sanction',
+      severity: 'medium',
+      sourceAuthority: 'un-sc',
+      findingType: 'watchlist_match',
+      evidence: { matchScore: 0.93, listId: 'un-sc', entityId: '6900101', matchedName: 'Mikko VIRTANEN', features: hit.features },
+    };
+    const [run] = await query<{ findings: unknown }>(svc.db.url, 'SELECT findings FROM sessions.runs WHERE session_id = $1', [s.id]);
+    assert.deepEqual(run!.findings, [finding]);
+    const ctx = evaluated.get(f.templateId)!.context;
+    assert.deepEqual([ctx.watchlist, ctx.findings], [{ bestScore: 0.93, hitCount: 1 }, [finding]]);
+  });
+
+  it('no hit: the check passes and the run approves; rules read a best score of what was scored', async () => {
+    watchlistReplies.set('SALO', { outcome: 'pass', lists: 2, best_score: 0.41, hits: [], review_threshold: 0.8, fail_threshold: null });
+    const f = live({ family_name: 'Salo', given_names: ['Ilona'], date_of_birth: '1980-05-05' }, {}, ['document', 'watchlist']);
+    const s = await runLive(f, reading({ family_name: 'SALO', given_names: ['ILONA'], date_of_birth: '1980-05-05', nationality: null }));
+    assert.deepEqual([s.status, s.outcome, s.checks[1]], ['completed', 'approved', { type: 'watchlist', outcome: 'pass', reasons: [], score: null }]);
+    assert.deepEqual(evaluated.get(f.templateId)!.context.watchlist, { bestScore: 0.41, hitCount: 0 });
   });
 });
 

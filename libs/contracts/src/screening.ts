@@ -102,6 +102,11 @@ export interface EvaluationContextWire {
   };
   fraud?: Record<string, string | number | boolean>;
   device?: Record<string, unknown>;
+  /**
+   * What the `watchlist` check found (`watchlist.*` of docs/screening.md): the best score of any listed person (0 to 1)
+   * and the hits at or above the review threshold. Absent when the check did not run or no list is loaded.
+   */
+  watchlist?: { bestScore: number; hitCount: number };
   /** ISO 8601: the instant the run is evaluated at (for applicant.age). */
   now: string;
 }

@@ -73,6 +73,8 @@ export const SUBJECTS = {
   screeningListsLoadCommit: 'screening.admin.lists.load-commit.v1',
   screeningListsLoadAbort: 'screening.admin.lists.load-abort.v1',
   screeningListsStatus: 'screening.admin.lists.status.v1',
+  /** The `watchlist` check of a live run: one person screened against every loaded list. */
+  screeningWatchlistScreen: 'screening.watchlist.screen.v1',
   sessionsHealth: 'sessions.health.v1',
   sessionsCreate: 'sessions.create.v1',
   sessionsGet: 'sessions.get.v1',
@@ -196,6 +198,7 @@ export interface RpcContracts {
   [SUBJECTS.screeningListsLoadCommit]: { req: L.WatchlistLoadCommitRequest; res: L.WatchlistLoadCommitReply };
   [SUBJECTS.screeningListsLoadAbort]: { req: L.WatchlistLoadAbortRequest; res: { abandoned: true } };
   [SUBJECTS.screeningListsStatus]: { req: Record<string, never>; res: L.WatchlistStatusReply };
+  [SUBJECTS.screeningWatchlistScreen]: { req: L.WatchlistScreenRequest; res: L.WatchlistScreenReply };
   [SUBJECTS.sessionsHealth]: { req: Record<string, never>; res: Health };
   [SUBJECTS.sessionsCreate]: { req: { body: unknown }; res: V.Session };
   [SUBJECTS.sessionsGet]: { req: { id: string }; res: V.Session };

@@ -134,3 +134,16 @@ export interface WatchlistScreenResult {
   /** Hits, best first (at most 10). */
   hits: WatchlistHit[];
 }
+
+export interface WatchlistScreenRequest {
+  person: WatchlistPerson;
+}
+
+/** The `watchlist` check of a live run: its outcome by the region's thresholds, and what made it. */
+export interface WatchlistScreenReply extends WatchlistScreenResult {
+  /** `pass` without a hit, `review` with one, `fail` with one at or above the fail threshold; null when no list is loaded. */
+  outcome: 'pass' | 'review' | 'fail' | null;
+  review_threshold: number;
+  /** Null: no score fails the check by itself. */
+  fail_threshold: number | null;
+}

@@ -21,9 +21,13 @@ export type ApplicantKey =
 /** `document.*`: what a live run read from the identity document, beside the applicant's own data. */
 export type DocumentKey = 'type' | 'issuingCountry' | 'familyName' | 'givenNames' | 'dateOfBirth' | 'age' | 'nationality' | 'applicantMatch';
 
+/** `watchlist.*`: what screening against the region's loaded lists found (docs/watchlist.md). */
+export type WatchlistKey = 'bestScore' | 'hitCount';
+
 export type FieldRef =
   | { kind: 'applicant'; key: ApplicantKey }
   | { kind: 'document'; key: DocumentKey }
+  | { kind: 'watchlist'; key: WatchlistKey }
   | { kind: 'findingCount'; severity: 'high' | 'medium' | 'low' | undefined }
   | { kind: 'fraud'; key: string; type: 'string' | 'number' | 'boolean' }
   | { kind: 'device'; group: 'velocity' | 'behavior'; key: string; type: 'number' | 'boolean' }
@@ -174,6 +178,8 @@ function buildFixed(): Map<string, FixedField> {
   };
   for (const [path, type, key] of APPLICANT_FIELDS) add(path, type, { kind: 'applicant', key });
   for (const [path, type, key] of DOCUMENT_FIELDS) add(path, type, { kind: 'document', key });
+  add('watchlist.bestScore', 'number', { kind: 'watchlist', key: 'bestScore' });
+  add('watchlist.hitCount', 'number', { kind: 'watchlist', key: 'hitCount' });
   add('finding.count', 'number', { kind: 'findingCount', severity: undefined });
   for (const sev of ['high', 'medium', 'low'] as const) {
     add(`finding.severity.${sev}.count`, 'number', { kind: 'findingCount', severity: sev });

@@ -55,6 +55,18 @@ describe('document fields', () => {
   });
 });
 
+describe('watchlist fields', () => {
+  it('read the best score and the hit count of the watchlist check; nothing when it did not run', () => {
+    const ctx = baseContext({ watchlist: { bestScore: 0.91, hitCount: 2 } });
+    assert.equal(resolve('watchlist.bestScore', ctx), 0.91);
+    assert.equal(resolve('watchlist.hitCount', ctx), 2);
+    assert.equal(resolve('watchlist.hitCount', baseContext()), undefined);
+    assert.equal(resolve('watchlist.bestScore', baseContext({ watchlist: { bestScore: Number.NaN } })), undefined);
+    assert.equal(fires(field('watchlist.bestScore', 'gte', 0.85), ctx), true);
+    assert.equal(fires(field('watchlist.hitCount', 'gt', 0), baseContext()), false);
+  });
+});
+
 describe('applicant fields', () => {
   it('applicant.name is the legal name when present, else given names then family name', () => {
     assert.equal(applicantName({ legalName: 'Augusta Ada King', familyName: 'Lovelace', givenNames: ['Ada'] }), 'Augusta Ada King');

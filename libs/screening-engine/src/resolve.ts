@@ -294,6 +294,10 @@ export function fieldSource(ref: FieldRef, opts: Pick<CompileOptions, 'deviceInt
       return { kind: 'fn', fn: applicantResolver(ref.key) };
     case 'document':
       return { kind: 'fn', fn: documentResolver(ref.key) };
+    case 'watchlist': {
+      const read = memberReader(ref.key);
+      return { kind: 'fn', fn: (ctx) => typed(read(rec(ctx.watchlist)), 'number') };
+    }
     case 'findingCount':
       return { kind: 'fn', fn: findingCountResolver(ref.severity) };
     case 'fraud': {

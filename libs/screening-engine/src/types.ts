@@ -120,6 +120,11 @@ export interface EvaluationContext {
     nationality?: string;
     applicantMatch?: boolean;
   };
+  /**
+   * What the `watchlist` check found (`watchlist.*`): the best score of any listed person and the number of hits at or
+   * above the review threshold; absent when the check did not run or no list is loaded.
+   */
+  watchlist?: { bestScore?: number; hitCount?: number };
   /** Outcome by check type (docs/screening.md); a check that did not run is absent. */
   checks: Partial<Record<string, CheckOutcome>>;
   /** Fraud and network signals by name (`fraud.<name>`); read only with device intelligence on. */

@@ -343,7 +343,7 @@ describe('validateScreeningRules: resolvable fields', () => {
 
   it('accepts every fixed field', () => {
     accepts([...FIXED_FIELDS.keys()].map((field) => rule({ condition: leaf(field, 'exists', undefined) })));
-    assert.equal(FIXED_FIELDS.size, 14 + 8 + 29);
+    assert.equal(FIXED_FIELDS.size, 14 + 8 + 2 + 29);
   });
 
   it('accepts the pattern fields', () => {

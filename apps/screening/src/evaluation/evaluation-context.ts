@@ -29,7 +29,7 @@ export function toEvaluationContext(wire: unknown): EvaluationContext & { now: D
     throw DomainError.validation([{ code: 'invalid_type', message: 'context must be an object', path: ['context'] }]);
   }
   const w = wire as Partial<Record<keyof EvaluationContextWire, unknown>>;
-  const objectMember = (key: 'applicant' | 'checks' | 'fraud' | 'device' | 'document', required: boolean) => {
+  const objectMember = (key: 'applicant' | 'checks' | 'fraud' | 'device' | 'document' | 'watchlist', required: boolean) => {
     const v = w[key];
     if (v === undefined && !required) return;
     if (!isObject(v)) issues.push({ code: 'invalid_type', message: `context.${key} must be an object`, path: ['context', key] });
@@ -39,6 +39,7 @@ export function toEvaluationContext(wire: unknown): EvaluationContext & { now: D
   objectMember('fraud', false);
   objectMember('device', false);
   objectMember('document', false);
+  objectMember('watchlist', false);
   if (!Array.isArray(w.findings)) issues.push({ code: 'invalid_type', message: 'context.findings must be an array', path: ['context', 'findings'] });
   const now = typeof w.now === 'string' && ISO_INSTANT.test(w.now) && onCalendar(w.now) ? new Date(w.now) : null;
   if (now === null || Number.isNaN(now.getTime())) {
@@ -54,5 +55,6 @@ export function toEvaluationContext(wire: unknown): EvaluationContext & { now: D
   if (w.fraud !== undefined) ctx.fraud = w.fraud as EvaluationContext['fraud'];
   if (w.device !== undefined) ctx.device = w.device as EvaluationContext['device'];
   if (w.document !== undefined) ctx.document = w.document as EvaluationContext['document'];
+  if (w.watchlist !== undefined) ctx.watchlist = w.watchlist as EvaluationContext['watchlist'];
   return ctx;
 }

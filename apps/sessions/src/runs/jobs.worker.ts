@@ -11,7 +11,7 @@ import { Outbox } from '../events/outbox.js';
 import { SessionsRepository, type JobRow, type SessionRow } from '../sessions/sessions.repository.js';
 import { captureLink, type CaptureLinks } from '../sessions/capture-link.js';
 import { LiveRun } from './live-run.js';
-import { CREDIT_RECORDINGS, restingOf, syntheticChecks, syntheticFindings, syntheticIdv, type CheckResult, type Resting } from './synthetic.js';
+import { CREDIT_RECORDINGS, restingOf, syntheticChecks, syntheticFindings, syntheticIdv, syntheticWatchlist, type CheckResult, type Resting } from './synthetic.js';
 
 /** Jobs run at once side by side per process; each holds one database connection while it runs. */
 const CONCURRENCY = 2;
@@ -259,7 +259,7 @@ export class JobsWorker implements OnApplicationBootstrap, BeforeApplicationShut
       { template_id: s.workflow_template_id, version: s.template_version, context: found.context },
       { principal, requestId: newId('request'), timeoutMs: RPC_TIMEOUT_MS },
     );
-    const emitted = await this.rest(q, s, restingOf(found.checks, reply), found.checks, found.idv, { expected_outcome: null, findings: [], credit_recording: null, screening: reply });
+    const emitted = await this.rest(q, s, restingOf(found.checks, reply), found.checks, found.idv, { expected_outcome: null, findings: found.findings, credit_recording: null, screening: reply });
     // the session's applicant may have been erased while this run was in flight: what it recorded of the document goes too
     await this.repo.dropRunOfErased(q, s.id);
     return emitted;
@@ -369,10 +369,13 @@ export function evaluationContext(
   if (a.date_of_birth) applicant.dateOfBirth = a.date_of_birth;
   if (a.address?.country) applicant.address = { country: a.address.country };
   if (a.phone) applicant.phone = a.phone;
-  return {
+  const context: EvaluationContextWire = {
     applicant,
     findings,
     checks: Object.fromEntries(checks.map((c) => [c.type, c.outcome])),
     now: new Date().toISOString(),
   };
+  const watchlist = syntheticWatchlist(checks);
+  if (watchlist) context.watchlist = watchlist;
+  return context;
 }

@@ -10,6 +10,7 @@ import {
   type Idv,
   type Principal,
   type TemplateVersion,
+  type WatchlistScreenReply,
 } from '@verity/contracts';
 import { deviceCheckOutcome, deviceIntel, loadLists, parseSignals, type DeviceIntel, type OperatorLists, type Signals } from '@verity/device-intel';
 import { newId } from '@verity/keys';
@@ -22,6 +23,10 @@ import { hasIdentityCheck, type CheckResult } from './synthetic.js';
 
 /** The reason of a check that needs what the region has not configured (a data provider, signing). */
 export const NOT_CONFIGURED = 'provider_not_configured';
+/** The reason of a `watchlist` check with a hit: a listed person scored at or above the review threshold. */
+export const WATCHLIST_HIT = 'watchlist_hit';
+
+type Finding = EvaluationContextWire['findings'][number];
 
 const RPC_TIMEOUT_MS = 4000;
 /** Verifications a ring walk visits at most; a larger group is reported as truncated. */
@@ -37,6 +42,8 @@ export interface LiveFindings {
   checks: CheckResult[];
   idv: Idv | null;
   context: EvaluationContextWire;
+  /** The watchlist check's hits (stored with the run, read by screening rules). */
+  findings: Finding[];
 }
 
 /**
@@ -81,6 +88,8 @@ export class LiveRun implements OnApplicationBootstrap {
     // the same selfie sent before for another applicant of the organization: a person looks (face match, else liveness)
     const seenBefore = read?.selfie_fingerprint ? await this.repo.noteSelfie(q, s, read.selfie_fingerprint, s.applicant_id, s.id, SELFIE_SEEN_BITS) : [];
     const flagged = types.includes('face_match') ? 'face_match' : 'liveness';
+    const watch = types.includes('watchlist') ? await this.screenWatchlist(read, applicant, opts) : null;
+    const listed = watch && watch.outcome !== null ? watchlistFindings(s.id, watch) : [];
     const day = new Date().toISOString().slice(0, 10);
     const checks = types.map((type): CheckResult => {
       switch (type) {
@@ -98,15 +107,37 @@ export class LiveRun implements OnApplicationBootstrap {
         }
         case 'device':
           return { type, outcome: device.outcome, reasons: [...device.reasons], score: null };
+        case 'watchlist':
+          // no list loaded in the region: as for any provider not configured
+          if (!watch || watch.outcome === null) return { type, outcome: 'error', reasons: [NOT_CONFIGURED], score: null };
+          return { type, outcome: watch.outcome, reasons: watch.hits.length > 0 ? [WATCHLIST_HIT] : [], score: null };
         default:
-          // credit history, watchlist, adverse media, signing: a data provider the region has not configured
+          // credit history, adverse media, signing: a data provider the region has not configured
           return { type, outcome: 'error', reasons: [NOT_CONFIGURED], score: null };
       }
     });
     const idv: Idv | null = read
       ? { capture_acquisition: s.capture_acquisition ?? 'camera', available_images: read.available_images, document: read.document, holder: read.holder }
       : null;
-    return { checks, idv, context: liveContext(applicant, read, checks, s.device_intelligence ? intel : null, comparison) };
+    const context = liveContext(applicant, read, checks, s.device_intelligence ? intel : null, comparison);
+    if (watch && watch.outcome !== null) {
+      context.findings = listed;
+      context.watchlist = { bestScore: watch.best_score, hitCount: watch.hits.length };
+    }
+    return { checks, idv, context, findings: listed };
+  }
+
+  /**
+   * The `watchlist` check (docs/watchlist.md): the person the document names (its names, date of birth and
+   * nationality), or the applicant's own names and date of birth when the template reads no document, screened by the
+   * screening service against every list loaded in the region. Nothing leaves the region.
+   */
+  private async screenWatchlist(read: CaptureVerifyReply | null, a: Applicant, opts: { principal: Principal; requestId: string; timeoutMs: number }): Promise<WatchlistScreenReply> {
+    const h = read?.holder;
+    const person = h
+      ? { family_name: h.family_name, given_names: [...h.given_names], date_of_birth: h.date_of_birth, nationality: h.nationality ?? null }
+      : { family_name: a.family_name ?? '', given_names: [...(a.given_names ?? [])], date_of_birth: a.date_of_birth ?? null, nationality: null };
+    return this.rpc.call(SUBJECTS.screeningWatchlistScreen, { person }, opts);
   }
 
   /** Device intelligence of the run (libs/device-intel): what the capture saw, and the organization's history. */
@@ -145,6 +176,22 @@ export class LiveRun implements OnApplicationBootstrap {
   private documentHash(orgId: string, d: NonNullable<CaptureVerifyReply['document']>): string {
     return createHmac('sha256', this.cfg.CAPTURE_SECRET_KEY).update(`document:${orgId}:${d.issuing_country ?? ''}:${d.type}:${d.number}`).digest('hex');
   }
+}
+
+/**
+ * The hits of a `watchlist` check as findings of the run (docs/screening.md, "Watchlist"): subject type `sanction`,
+ * severity `high` for a hit at or above the fail threshold, `medium` otherwise; the evidence says which list, which entity, the name it
+ * matched, the score and why.
+ */
+export function watchlistFindings(sessionId: string, w: Pick<WatchlistScreenReply, 'hits' | 'fail_threshold'>): Finding[] {
+  return w.hits.map((h, i) => ({
+    id: `fnd_${sessionId.slice(4)}_l${i + 1}`,
+    subjectType: 'sanction',
+    severity: w.fail_threshold !== null && h.score >= w.fail_threshold ? 'high' : 'medium',
+    sourceAuthority: h.list,
+    findingType: 'watchlist_match',
+    evidence: { matchScore: h.score, listId: h.list, entityId: h.entity_id, matchedName: h.matched_name, features: h.features },
+  }));
 }
 
 /** A check whose selfie was seen in another applicant's session: `selfie_seen_before`, and a pass goes to review. */

@@ -104,6 +104,18 @@ export function syntheticFindings(sessionId: string, results: readonly CheckResu
 }
 
 /**
+ * What a test run's `watchlist.*` rule fields read (docs/screening.md, "Watchlist"): no hit for `pass`, the synthetic
+ * finding's score and one hit for `review` and `fail`; nothing without a watchlist check.
+ */
+export function syntheticWatchlist(results: ReadonlyArray<{ type: CheckType; outcome: CheckOutcome | undefined }>): { bestScore: number; hitCount: number } | undefined {
+  const w = results.find((r) => r.type === 'watchlist');
+  if (!w) return undefined;
+  if (w.outcome === 'review') return { bestScore: 0.74, hitCount: 1 };
+  if (w.outcome === 'fail') return { bestScore: 0.97, hitCount: 1 };
+  return { bestScore: 0, hitCount: 0 };
+}
+
+/**
  * Synthetic evidence of a run with an identity check (docs/sessions.md): `front` always; `portrait` unless
  * `doc_quality` (no usable face); `selfie` when the template has `face_match` or `liveness`. The capture is
  * simulated, as with the device camera. Null without an identity check.

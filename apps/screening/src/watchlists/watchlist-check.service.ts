@@ -1,0 +1,42 @@
+import { Inject, Injectable } from '@nestjs/common';
+import type { WatchlistScreenReply, WatchlistScreenRequest } from '@verity/contracts';
+import { DomainError } from '@verity/errors';
+import { CONFIG } from '@verity/platform';
+import { z } from 'zod';
+import type { ScreeningConfig } from '../config.js';
+import { WatchlistScreening } from './watchlist-screening.service.js';
+
+const NAME = z.string().max(200);
+const requestSchema = z.object({
+  person: z.object({
+    family_name: NAME,
+    given_names: z.array(NAME).max(20),
+    date_of_birth: z.string().max(10).nullish(),
+    nationality: z.string().max(3).nullish(),
+  }),
+});
+
+/**
+ * The live `watchlist` check (docs/watchlist.md, contract §21): the person read from the document, screened against
+ * every loaded list; `review` with a hit at or above `WATCHLIST_REVIEW_THRESHOLD`, `fail` with one at or above
+ * `WATCHLIST_FAIL_THRESHOLD` (when set), `pass` otherwise, and no outcome when the region has no list loaded.
+ */
+@Injectable()
+export class WatchlistCheck {
+  constructor(
+    private readonly screening: WatchlistScreening,
+    @Inject(CONFIG) private readonly cfg: ScreeningConfig,
+  ) {}
+
+  async run(body: WatchlistScreenRequest): Promise<WatchlistScreenReply> {
+    const parsed = requestSchema.safeParse(body);
+    if (!parsed.success) throw DomainError.validation([{ code: 'invalid_type', message: 'person must hold the names read from the document', path: ['person'] }]);
+    const p = parsed.data.person;
+    const name = [...p.given_names, p.family_name].join(' ').trim();
+    const review = this.cfg.WATCHLIST_REVIEW_THRESHOLD;
+    const fail = this.cfg.WATCHLIST_FAIL_THRESHOLD;
+    const r = await this.screening.screen({ names: name ? [name] : [], dateOfBirth: p.date_of_birth ?? null, nationality: p.nationality ?? null }, review);
+    const outcome = r.lists === 0 ? null : r.hits.length === 0 ? 'pass' : fail !== null && r.hits[0]!.score >= fail ? 'fail' : 'review';
+    return { ...r, outcome, review_threshold: review, fail_threshold: fail };
+  }
+}
