@@ -108,12 +108,9 @@ export class ServicePlatformModule {
         },
         {
           provide: RpcServer,
-          inject: [NATS, Sql],
-          useFactory: (nc: NatsConnection, sql: Sql) => {
-            const server = new RpcServer(nc, root, def.name, log, cfg.DEADLINE_MARGIN_MS);
-            server.handle(def.healthSubject, async () => checkHealth(def.name, sql.pool, cfg.PG_HEALTH_TIMEOUT_MS));
-            return server;
-          },
+          inject: [NATS],
+          // the health subject is served last (createServiceApp): a service that answers it serves every subject
+          useFactory: (nc: NatsConnection) => new RpcServer(nc, root, def.name, log, cfg.DEADLINE_MARGIN_MS),
         },
         { provide: RpcClient, inject: [NATS], useFactory: (nc: NatsConnection) => new RpcClient(nc, root, cfg.RPC_TIMEOUT_MS) },
         ServiceLifecycle,
@@ -170,6 +167,9 @@ export async function createServiceApp(def: ServiceDefinition, appModule: new ()
   class RootModule {}
   const app = await NestFactory.createApplicationContext(RootModule, { logger: ['error', 'warn'], abortOnError: false });
   await app.init();
+  // health last, once every handler is subscribed: a caller that waits for it to answer (a test, a readiness
+  // probe) never reaches a subject that has no responder yet
+  app.get(RpcServer).handle(def.healthSubject, async () => checkHealth(def.name, app.get(Sql).pool, full.PG_HEALTH_TIMEOUT_MS));
   // the server has every subscription once this returns: a request sent next finds its responder
   await app.get<NatsConnection>(NATS).flush();
   return app;
