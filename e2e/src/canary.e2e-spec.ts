@@ -39,6 +39,8 @@ describe('personal-data canary audit', () => {
     own = await startOwnStack('canary', {
       // the level a production region runs at
       env: { LOG_LEVEL: 'info', RPC_TIMEOUT_MS: '2000', RATE_LIMIT_IP_PER_MINUTE: '100000' },
+      // what the canary never calls is not started
+      replicas: { 'id-scan': 0, 'webhook-delivery': 0 },
       serviceEnv: { sessions: { JOBS_POLL_MS: '200', SMTP_URL: mail.url, CAPTURE_SECRET_KEY: randomBytes(32).toString('base64') } },
       output: (region, service, line) => logs.push(`[${region}/${service}] ${line}`),
     });

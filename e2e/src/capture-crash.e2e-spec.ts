@@ -41,6 +41,8 @@ describe('live runs crash safety', () => {
       {
         // the reader's engines loaded before the first run, as in production: the runs are timed against it
         env: { LOG_LEVEL: 'error', RPC_TIMEOUT_MS: '2000', RATE_LIMIT_IP_PER_MINUTE: '100000', READING_WARM: 'true' },
+        // what live runs never reach is not started
+        replicas: { 'id-scan': 0, 'webhook-delivery': 0 },
         // sessions at warn: its jobs' retries are counted below
         // a run waits 25 s (not 60) for a reader that died mid-read before its attempt fails and is retried; on a
         // busy machine a run queued behind another for the one reader thread can take 15 s without anything wrong

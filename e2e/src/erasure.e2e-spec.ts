@@ -74,6 +74,8 @@ describe('erasure', () => {
   before(async () => {
     own = await startOwnStack('erasure', {
       env: { LOG_LEVEL: 'error', RPC_TIMEOUT_MS: '2000', RATE_LIMIT_IP_PER_MINUTE: '100000' },
+      // id-scan keeps nothing about anyone: an erasure never calls it
+      replicas: { 'id-scan': 0 },
       serviceEnv: { sessions: { JOBS_POLL_MS: '200', CAPTURE_SECRET_KEY: randomBytes(32).toString('base64') }, gateway: { DSAR_INLINE_IMAGES: String(INLINE) } },
     });
   });

@@ -66,6 +66,8 @@ before(async () => {
     databaseUrl: () => db.url,
     isolationPrefix: prefix,
     env: { LOG_LEVEL: 'error', RPC_TIMEOUT_MS: '5000', RATE_LIMIT_IP_PER_MINUTE: '100000' },
+    // no webhooks here: webhook-delivery is not started
+    replicas: { 'webhook-delivery': 0 },
     serviceEnv: {
       gateway: {
         TRUSTED_PROXIES: '127.0.0.1',

@@ -28,7 +28,7 @@ describe('Idempotency-Key across gateway replicas, with a service that hangs', (
     api<T>(own.stack.gatewayUrl('us', replica), method, p, { key, body, headers });
 
   before(async () => {
-    own = await startOwnStack('idempotency', { env: { LOG_LEVEL: 'error', RPC_TIMEOUT_MS: String(RPC_TIMEOUT_MS) }, replicas: { gateway: 2 }, output: null });
+    own = await startOwnStack('idempotency', { env: { LOG_LEVEL: 'error', RPC_TIMEOUT_MS: String(RPC_TIMEOUT_MS) }, replicas: { gateway: 2, 'id-scan': 0, 'webhook-delivery': 0 }, output: null });
     const org = await own.ops.call(SUBJECTS.accountsOrgCreate, { name: 'idempotency' }, op);
     orgId = org.id;
     const scopes = ['applicants:read', 'applicants:write', 'sessions:read', 'sessions:write', 'workflows:read', 'workflows:write'];

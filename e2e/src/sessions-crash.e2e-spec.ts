@@ -23,6 +23,8 @@ describe('sessions crash safety', () => {
   before(async () => {
     own = await startOwnStack('crash', {
       env: { LOG_LEVEL: 'error', RPC_TIMEOUT_MS: '2000' },
+      // what the crash never reaches is not started
+      replicas: { 'id-scan': 0, 'webhook-delivery': 0 },
       serviceEnv: { sessions: { JOBS_POLL_MS: '200', OUTBOX_POLL_MS: '200' } },
       output: null,
     });

@@ -39,6 +39,8 @@ before(async () => {
     databaseUrl: () => db.url,
     isolationPrefix: prefix,
     env: { LOG_LEVEL: 'error' },
+    // no ID scans here: id-scan is not started
+    replicas: { 'id-scan': 0 },
     serviceEnv: {
       'webhook-delivery': {
         WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true',

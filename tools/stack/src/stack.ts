@@ -93,6 +93,8 @@ export interface StackOptions {
    * Processes per app (default 1 each). An app of several replicas reached over HTTP (the gateway on the region's
    * port, evidence and id-scan on their internal port) is reached through a round-robin proxy on that port, each
    * replica listening on a port of its own (see RoundRobinProxy); NATS spreads requests over the replicas itself.
+   * `0` starts no process of that app: a test's own stack leaves out what it never calls (the gateway still
+   * answers ready; a call to the missing app is refused as if it were down).
    */
   replicas?: Replicas;
 }
@@ -376,7 +378,7 @@ export class Stack {
     for (const r of this.opts.regions) {
       for (const s of HTTP_APPS) {
         const key = `${r}/${s}`;
-        if (this.replicas(s) === 1 || this.proxies.has(key)) continue;
+        if (this.replicas(s) <= 1 || this.proxies.has(key)) continue;
         const port = s === 'gateway' ? this.opts.ports[r] : this.internalPorts.get(key)!;
         const proxy = new RoundRobinProxy(port, () => this.replicaPorts(r, s));
         this.proxies.set(key, proxy);

@@ -12,7 +12,8 @@ import path from 'node:path';
 import { REPO_ROOT } from '../src/stack.js';
 
 const SCRIPT = path.join(REPO_ROOT, 'tools/mkproj.sh');
-const TSC = path.join(REPO_ROOT, 'node_modules/typescript/bin/tsc');
+// the compiler `npm run build` uses: the linked libs' build info is its own, so only the new service compiles
+const TSC = path.join(REPO_ROOT, 'node_modules/tsgo/bin/tsc');
 
 let root: string;
 
