@@ -10,7 +10,8 @@ import { createHash } from 'node:crypto';
 import { once } from 'node:events';
 import { after, before, describe, it } from 'node:test';
 import { createRedis } from '@verity/platform';
-import type { Browser } from 'playwright-core';
+import { Secret, TOTP } from 'otpauth';
+import type { Browser, Page } from 'playwright-core';
 import { browser, CONSOLE, createPerson, LAPTOP, PHONE, shot, signedIn, switchMode, team, type Team } from './console-support.js';
 import { client, closeOperators, createKey, rows } from './support.js';
 
@@ -213,6 +214,98 @@ describe('console: signing in', () => {
     await page.getByLabel('Password').fill(us.people.owner.password);
     const [answer] = await Promise.all([page.waitForResponse((r) => r.url().endsWith('/login') && r.request().method() === 'POST'), page.getByRole('button', { name: 'Sign in' }).click()]);
     assert.equal(answer.status(), 401);
+    await context.close();
+  });
+});
+
+describe('console: two-factor sign-in', () => {
+  /** Signs out, then in with the password: the page the password step leads to. */
+  async function passwordStep(page: Page, email: string, password: string): Promise<string> {
+    if ((await page.getByRole('button', { name: 'Sign out', exact: true }).count()) > 0) await page.getByRole('button', { name: 'Sign out', exact: true }).click();
+    await page.goto('/login');
+    await page.getByLabel('Email').fill(email);
+    await page.getByLabel('Password').fill(password);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.waitForURL((u) => u.pathname !== '/login');
+    return new URL(page.url()).pathname;
+  }
+  /** Enters a code on the code step: the status of the answer. */
+  async function codeStep(page: Page, code: string): Promise<number> {
+    await page.getByLabel('Code from your app, or a recovery code').fill(code);
+    const [res] = await Promise.all([page.waitForResponse((r) => r.url().endsWith('/login/code') && r.request().method() === 'POST'), page.getByRole('button', { name: 'Verify' }).click()]);
+    await page.waitForLoadState();
+    return res.status();
+  }
+
+  it('a person turns it on with the key the page shows; sign-in then asks for a code: a wrong or replayed one is refused, a recovery code works once; off with a code', async () => {
+    const person = await createPerson('us', us.org.id, 'admin');
+    const { context, page } = await signedIn(b, 'us', person);
+    const elsewhere = await signedIn(b, 'us', person);
+    await page.getByRole('link', { name: `${person.user.email} · admin` }).click();
+    await page.getByRole('link', { name: 'Set up two-factor sign-in' }).click();
+    await page.getByRole('button', { name: 'Set up two-factor sign-in' }).click();
+    const secret = (await page.getByTestId('totp-secret').innerText()).replace(/\s/g, '');
+    const uri = new URL((await page.getByTestId('totp-uri').textContent())!.trim());
+    assert.equal(uri.protocol, 'otpauth:');
+    assert.equal(uri.searchParams.get('secret'), secret, 'the link and the key are the same secret');
+    assert.equal(await page.locator('.qr svg').count(), 1, 'a QR code, inline');
+    await shot(page, 'two-factor-setup');
+    const totp = new TOTP({ secret: Secret.fromBase32(secret) });
+
+    await page.getByLabel('Six-digit code').fill(totp.generate({ timestamp: Date.now() - 600_000 }));
+    await page.getByRole('button', { name: 'Turn on' }).click();
+    assert.match(await page.locator('.notice.error').innerText(), /not the one the app shows now/);
+    assert.equal((await page.getByTestId('totp-secret').innerText()).replace(/\s/g, ''), secret, 'the same key to try again');
+    const enrolCode = totp.generate();
+    await page.getByLabel('Six-digit code').fill(enrolCode);
+    await page.getByRole('button', { name: 'Turn on' }).click();
+    const codes = await page.getByTestId('recovery-codes').locator('code').allInnerTexts();
+    assert.equal(codes.length, 10);
+    await shot(page, 'two-factor-recovery-codes');
+    await page.goto('/account/two-factor');
+    assert.ok(!(await page.content()).includes(secret.slice(0, 8)), 'the key is not shown again');
+    assert.equal((await page.goto('/verifications'))!.status(), 200, 'this browser stays signed in');
+    await elsewhere.page.goto('/verifications');
+    assert.equal(new URL(elsewhere.page.url()).pathname, '/login', 'a session made with the password alone ended');
+    await elsewhere.context.close();
+
+    // the password alone opens nothing now: the code step, which the code of the enrolment (replayed) and a wrong code do not pass
+    assert.equal(await passwordStep(page, person.user.email, person.password), '/login/code');
+    assert.equal((await page.goto('/verifications'))!.url().endsWith('/login?next=%2Fverifications'), true, 'no page before the code');
+    await page.goto('/login/code');
+    await shot(page, 'two-factor-code');
+    assert.equal(await codeStep(page, enrolCode), 401, 'a code is good once');
+    assert.match(await page.locator('.notice.error').innerText(), /not right, or was used already/);
+    assert.equal(await codeStep(page, totp.generate({ timestamp: Date.now() - 600_000 })), 401);
+    assert.equal(await codeStep(page, totp.generate({ timestamp: Date.now() + 30_000 })), 303, "the next step's code (clocks differ)");
+    assert.equal(new URL(page.url()).pathname, '/verifications');
+
+    // a recovery code signs in once
+    assert.equal(await passwordStep(page, person.user.email, person.password), '/login/code');
+    assert.equal(await codeStep(page, codes[0]!.toUpperCase()), 303);
+    assert.equal(new URL(page.url()).pathname, '/account/two-factor');
+    assert.match(await page.locator('.notice.info').innerText(), /9 are left/);
+    assert.equal(await passwordStep(page, person.user.email, person.password), '/login/code');
+    assert.equal(await codeStep(page, codes[0]!), 401, 'used already');
+    assert.equal(await codeStep(page, codes[1]!), 303);
+
+    // off, with a code; then the password alone signs in again
+    await page.goto('/account/two-factor');
+    await page.getByLabel('Code from your app, or a recovery code').fill('123 456');
+    await page.getByRole('button', { name: 'Turn off' }).click();
+    assert.match(await page.locator('.notice.error').innerText(), /not right/);
+    await page.getByLabel('Code from your app, or a recovery code').fill(codes[2]!);
+    await page.getByRole('button', { name: 'Turn off' }).click();
+    assert.match(await page.locator('.notice.success').innerText(), /Two-factor sign-in is off/);
+    assert.equal(await passwordStep(page, person.user.email, person.password), '/verifications');
+
+    const actions = await rows<{ action: string; details: Record<string, number> }>('us', `SELECT action, details FROM accounts.console_activity WHERE org_id = $1 AND target_id = $2 ORDER BY seq`, [us.org.id, person.user.id]);
+    assert.deepEqual(actions.map((a) => [a.action, a.details.remaining ?? null]), [
+      ['console.user.two_factor_enabled', null],
+      ['console.user.recovery_code_used', 9],
+      ['console.user.recovery_code_used', 8],
+      ['console.user.two_factor_disabled', null],
+    ]);
     await context.close();
   });
 });

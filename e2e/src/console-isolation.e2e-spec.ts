@@ -28,6 +28,7 @@ const PAGES: [path: string, roles: ConsoleRole[]][] = [
   ['/usage', ['owner', 'admin']],
   ['/users', ['owner']],
   ['/account', ALL],
+  ['/account/two-factor', ALL],
 ];
 
 const op = { principal: null, requestId: 'req_e2e_console_isolation' };

@@ -4,6 +4,7 @@ import { requireOperator, requirePrincipal, RpcServer } from '@verity/platform';
 import { BillingService } from './billing/billing.service.js';
 import { ConsoleActivityService } from './console/console-activity.service.js';
 import { ConsoleInvitationsService } from './console/console-invitations.service.js';
+import { ConsoleTwoFactorService } from './console/console-two-factor.service.js';
 import { ConsoleUsersService } from './console/console-users.service.js';
 import { KeysService } from './keys/keys.service.js';
 import { OrganizationsService } from './organizations/organizations.service.js';
@@ -19,6 +20,7 @@ export class AccountsRpcController implements OnApplicationBootstrap {
     private readonly consoleUsers: ConsoleUsersService,
     private readonly activity: ConsoleActivityService,
     private readonly invitations: ConsoleInvitationsService,
+    private readonly twoFactor: ConsoleTwoFactorService,
   ) {}
 
   /** An operator subject: the request names the organization and carries no principal (one that does is refused). */
@@ -52,6 +54,10 @@ export class AccountsRpcController implements OnApplicationBootstrap {
     this.operator(SUBJECTS.accountsConsoleUserSignOut, (p) => this.consoleUsers.signOut(p));
     this.operator(SUBJECTS.accountsConsoleUserDisable, (p) => this.consoleUsers.setDisabled(p, true));
     this.operator(SUBJECTS.accountsConsoleUserEnable, (p) => this.consoleUsers.setDisabled(p, false));
+    this.operator(SUBJECTS.accountsConsoleTotpBegin, (p) => this.twoFactor.begin(p));
+    this.operator(SUBJECTS.accountsConsoleTotpConfirm, (p) => this.twoFactor.confirm(p));
+    this.operator(SUBJECTS.accountsConsoleTotpVerify, (p) => this.twoFactor.verify(p));
+    this.operator(SUBJECTS.accountsConsoleTotpDisable, (p) => this.twoFactor.disable(p));
     this.operator(SUBJECTS.accountsConsolePasswordChange, (p) => this.consoleUsers.changePassword(p));
     this.operator(SUBJECTS.accountsConsoleLogin, (p) => this.consoleUsers.login(p));
     this.operator(SUBJECTS.accountsConsoleInvitationCreate, (p) => this.invitations.create(p));

@@ -7,6 +7,7 @@ import { ConsoleActivityRepository } from './console/console-activity.repository
 import { ConsoleActivityService } from './console/console-activity.service.js';
 import { ConsoleInvitationsRepository } from './console/console-invitations.repository.js';
 import { ConsoleInvitationsService } from './console/console-invitations.service.js';
+import { ConsoleTwoFactorService } from './console/console-two-factor.service.js';
 import { ConsoleUsersRepository } from './console/console-users.repository.js';
 import { ConsoleUsersService } from './console/console-users.service.js';
 import { KeysRepository } from './keys/keys.repository.js';
@@ -27,6 +28,7 @@ import { OrganizationsService } from './organizations/organizations.service.js';
     ConsoleUsersService,
     ConsoleInvitationsRepository,
     ConsoleInvitationsService,
+    ConsoleTwoFactorService,
     ConsoleActivityRepository,
     ConsoleActivityService,
     AccountsRpcController,

@@ -7,6 +7,7 @@ import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { SUBJECTS, type ConsoleActivityRecordRequest, type ReqOf, type ResOf, type Subject } from '@verity/contracts';
 import { query, refusal, startServiceUnderTest, testPrincipal, type ServiceUnderTest } from '@verity/testing';
+import { Secret, TOTP } from 'otpauth';
 import { AccountsModule } from '../src/app.module.js';
 import { ACCOUNTS_SERVICE, accountsEnv } from '../src/config.js';
 
@@ -44,8 +45,8 @@ describe('console users', () => {
     const owner = await call(SUBJECTS.accountsConsoleUserCreate, { org_id: org, email: `  ${address.toUpperCase()} `, role: 'owner', password: PASSWORD });
     assert.match(owner.id, /^usr_[A-Za-z0-9]{24}$/);
     assert.ok(!Number.isNaN(Date.parse(owner.created_at)));
-    assert.deepEqual({ ...owner, created_at: undefined }, { id: owner.id, object: 'console_user', org_id: org, email: address.toLowerCase(), role: 'owner', created_at: undefined, session_epoch: 0, disabled_at: null });
-    assert.deepEqual(Object.keys(owner).sort(), ['created_at', 'disabled_at', 'email', 'id', 'object', 'org_id', 'role', 'session_epoch'], 'no password nor hash in the reply');
+    assert.deepEqual({ ...owner, created_at: undefined }, { id: owner.id, object: 'console_user', org_id: org, email: address.toLowerCase(), role: 'owner', created_at: undefined, session_epoch: 0, disabled_at: null, totp_enabled_at: null });
+    assert.deepEqual(Object.keys(owner).sort(), ['created_at', 'disabled_at', 'email', 'id', 'object', 'org_id', 'role', 'session_epoch', 'totp_enabled_at'], 'no password nor hash in the reply');
 
     const reviewer = await call(SUBJECTS.accountsConsoleUserCreate, { org_id: org, email: email('grace'), role: 'reviewer', password: PASSWORD });
     await call(SUBJECTS.accountsConsoleUserCreate, { org_id: other, email: email('alan'), role: 'admin', password: PASSWORD });
@@ -360,6 +361,72 @@ describe('console invitations', () => {
     const results = await Promise.allSettled([1, 2].map((i) => call(SUBJECTS.accountsConsoleInvitationAccept, { token, password: `${PASSWORD} ${i}` })));
     assert.deepEqual(results.map((r) => r.status).sort(), ['fulfilled', 'rejected']);
     assert.equal((await call(SUBJECTS.accountsConsoleUserList, { org_id: org })).data.length, 2);
+  });
+});
+
+describe('console two-factor sign-in', () => {
+  const codeOf = (secret: string, at = Date.now()) => new TOTP({ secret: Secret.fromBase32(secret) }).generate({ timestamp: at });
+
+  it('enrol with a code of the secret shown; codes are good once; recovery codes once each; off with a code', async () => {
+    const org = await newOrg();
+    const user = await call(SUBJECTS.accountsConsoleUserCreate, { org_id: org, email: email('totp'), role: 'developer', password: PASSWORD });
+    assert.equal(user.totp_enabled_at, null);
+    const begun = await call(SUBJECTS.accountsConsoleTotpBegin, { user_id: user.id });
+    assert.match(begun.secret, /^[A-Z2-7]{32}$/);
+    assert.ok(begun.uri.startsWith(`otpauth://totp/Verity%20US:${encodeURIComponent(user.email)}?`), begun.uri);
+    assert.deepEqual(await call(SUBJECTS.accountsConsoleTotpBegin, { user_id: user.id }), begun, 'the same secret while it waits for its code');
+
+    const wrong = await refusal(call(SUBJECTS.accountsConsoleTotpConfirm, { user_id: user.id, code: codeOf(begun.secret, Date.now() - 120_000) }));
+    assert.deepEqual([wrong.code, wrong.param], ['validation_error', 'code']);
+    const { user: on, recovery_codes } = await call(SUBJECTS.accountsConsoleTotpConfirm, { user_id: user.id, code: codeOf(begun.secret) });
+    assert.ok(on.totp_enabled_at);
+    assert.equal(on.session_epoch, user.session_epoch + 1, 'every session made without it ends');
+    assert.equal(recovery_codes.length, 10);
+    assert.equal((await refusal(call(SUBJECTS.accountsConsoleTotpBegin, { user_id: user.id }))).param, 'user_id', 'on already');
+
+    // nothing stored or answered holds the secret or a recovery code as given, apart from the secret's own column
+    const [row] = await query<Record<string, unknown>>(db.url, 'SELECT * FROM accounts.console_users WHERE id = $1', [user.id]);
+    const codes = await query<Record<string, unknown>>(db.url, 'SELECT * FROM accounts.console_recovery_codes WHERE user_id = $1', [user.id]);
+    assert.equal(codes.length, 10);
+    for (const c of recovery_codes) assert.ok(!JSON.stringify(codes).includes(c.replace(/-/g, '')) && !JSON.stringify(codes).includes(c), 'hashed');
+    assert.deepEqual(Object.keys(row!).filter((k) => JSON.stringify(row![k]).includes(begun.secret)), ['totp_secret']);
+    assert.ok(!JSON.stringify(await call(SUBJECTS.accountsConsoleUserGet, { user_id: user.id })).includes(begun.secret));
+
+    // the code step: the code the confirmation took is not taken again; the next step's is, once
+    const replay = await refusal(call(SUBJECTS.accountsConsoleTotpVerify, { user_id: user.id, code: codeOf(begun.secret) }));
+    assert.deepEqual([replay.code, replay.param], ['validation_error', 'code'], 'replayed');
+    const next = codeOf(begun.secret, Date.now() + 30_000);
+    assert.deepEqual(await call(SUBJECTS.accountsConsoleTotpVerify, { user_id: user.id, code: next }), { user: on, method: 'totp', recovery_codes_left: 10 });
+    assert.equal((await refusal(call(SUBJECTS.accountsConsoleTotpVerify, { user_id: user.id, code: next }))).param, 'code', 'good once');
+    assert.equal((await refusal(call(SUBJECTS.accountsConsoleTotpVerify, { user_id: user.id, code: '000000' }))).param, 'code');
+
+    const [first, second] = recovery_codes as [string, string];
+    const used = await call(SUBJECTS.accountsConsoleTotpVerify, { user_id: user.id, code: first.toUpperCase() });
+    assert.deepEqual([used.method, used.recovery_codes_left], ['recovery_code', 9]);
+    assert.equal((await refusal(call(SUBJECTS.accountsConsoleTotpVerify, { user_id: user.id, code: first }))).param, 'code', 'a recovery code works once');
+
+    // a disabled person's right code is refused as a wrong one is
+    await call(SUBJECTS.accountsConsoleUserCreate, { org_id: org, email: email('owner'), role: 'owner', password: PASSWORD });
+    await call(SUBJECTS.accountsConsoleUserDisable, { org_id: org, user_id: user.id });
+    assert.equal((await refusal(call(SUBJECTS.accountsConsoleTotpVerify, { user_id: user.id, code: second }))).param, 'code');
+    await call(SUBJECTS.accountsConsoleUserEnable, { org_id: org, user_id: user.id });
+
+    assert.equal((await refusal(call(SUBJECTS.accountsConsoleTotpDisable, { user_id: user.id, code: '123456' }))).param, 'code');
+    const off = await call(SUBJECTS.accountsConsoleTotpDisable, { user_id: user.id, code: recovery_codes[2]! });
+    assert.equal(off.totp_enabled_at, null);
+    assert.deepEqual(await query(db.url, 'SELECT * FROM accounts.console_recovery_codes WHERE user_id = $1', [user.id]), []);
+    assert.equal((await refusal(call(SUBJECTS.accountsConsoleTotpVerify, { user_id: user.id, code: codeOf(begun.secret, Date.now() - 30_000) }))).param, 'code', 'off: no code signs in');
+    assert.notEqual((await call(SUBJECTS.accountsConsoleTotpBegin, { user_id: user.id })).secret, begun.secret, 'a new secret to enrol again');
+  });
+
+  it('two sign-ins with the same code at once: one is taken', async () => {
+    const org = await newOrg();
+    const user = await call(SUBJECTS.accountsConsoleUserCreate, { org_id: org, email: email('race'), role: 'developer', password: PASSWORD });
+    const { secret } = await call(SUBJECTS.accountsConsoleTotpBegin, { user_id: user.id });
+    await call(SUBJECTS.accountsConsoleTotpConfirm, { user_id: user.id, code: codeOf(secret, Date.now() - 30_000) });
+    const code = codeOf(secret);
+    const results = await Promise.allSettled([1, 2, 3].map(() => call(SUBJECTS.accountsConsoleTotpVerify, { user_id: user.id, code })));
+    assert.deepEqual(results.map((r) => r.status).sort(), ['fulfilled', 'rejected', 'rejected']);
   });
 });
 

@@ -8,7 +8,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Redis } from 'ioredis';
 import { LRUCache } from 'lru-cache';
 import { mayOpen, pageDef, scopesOf, type PageName } from './auth/roles.js';
-import type { ConsoleSession, LoginLimiter, SessionStore } from './auth/session-store.js';
+import type { ChallengeStore, ConsoleSession, LoginLimiter, SessionStore } from './auth/session-store.js';
 import type { ConsoleConfig } from './config.js';
 import { html, type Html } from './html.js';
 import { bare, layout, notice, type Frame } from './layout.js';
@@ -23,9 +23,9 @@ export function cookieHeader(cfg: { CONSOLE_PUBLIC_ORIGIN: string }, name: strin
   return `${name}=${value}; Path=/; HttpOnly; SameSite=Strict; Max-Age=${maxAgeS}${cfg.CONSOLE_PUBLIC_ORIGIN.startsWith('https://') ? '; Secure' : ''}`;
 }
 
-export function consoleCookies(cfg: { CONSOLE_PUBLIC_ORIGIN: string }): { session: string; login: string } {
+export function consoleCookies(cfg: { CONSOLE_PUBLIC_ORIGIN: string }): { session: string; login: string; challenge: string } {
   const host = cfg.CONSOLE_PUBLIC_ORIGIN.startsWith('https://') ? '__Host-' : '';
-  return { session: `${host}verity_console`, login: `${host}verity_console_login` };
+  return { session: `${host}verity_console`, login: `${host}verity_console_login`, challenge: `${host}verity_console_2fa` };
 }
 
 /** What the console's pages share: its configuration, the region's services and its own state in Redis. */
@@ -36,6 +36,8 @@ export interface ConsoleDeps {
   redis: Redis;
   sessions: SessionStore;
   limiter: LoginLimiter;
+  /** Sign-ins waiting for their two-factor code. */
+  challenges: ChallengeStore;
 }
 
 /** The signed-in person behind a request, as the services know them now (role and organization re-read). */

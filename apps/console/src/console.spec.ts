@@ -99,7 +99,7 @@ describe('console session records', () => {
   });
 
   it('are named with the __Host- prefix when the console is served over https', () => {
-    assert.deepEqual(consoleCookies({ CONSOLE_PUBLIC_ORIGIN: 'https://console.us.example.com' }), { session: '__Host-verity_console', login: '__Host-verity_console_login' });
-    assert.deepEqual(consoleCookies({ CONSOLE_PUBLIC_ORIGIN: 'http://127.0.0.1:8090' }), { session: 'verity_console', login: 'verity_console_login' });
+    assert.deepEqual(consoleCookies({ CONSOLE_PUBLIC_ORIGIN: 'https://console.us.example.com' }), { session: '__Host-verity_console', login: '__Host-verity_console_login', challenge: '__Host-verity_console_2fa' });
+    assert.deepEqual(consoleCookies({ CONSOLE_PUBLIC_ORIGIN: 'http://127.0.0.1:8090' }), { session: 'verity_console', login: 'verity_console_login', challenge: 'verity_console_2fa' });
   });
 });

@@ -5,9 +5,9 @@ import { newId } from '@verity/keys';
 import { observeHttpRequests, routeLabel, RpcClient, type Logger } from '@verity/platform';
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import type { Redis } from 'ioredis';
-import { ConsoleApp, consoleCookies, cookieHeader, cookieOf, sameOrigin, sendPage, tokensEqual, type ConsoleDeps } from './app.js';
+import { ConsoleApp, consoleCookies, cookieHeader, cookieOf, recordActivity, sameOrigin, sendPage, tokensEqual, type ConsoleDeps } from './app.js';
 import { PAGES, mayOpen } from './auth/roles.js';
-import { LoginLimiter, newToken, SessionStore, sessionSigningKey } from './auth/session-store.js';
+import { ChallengeStore, CHALLENGE_TTL_MS, LoginLimiter, newToken, SessionStore, sessionSigningKey } from './auth/session-store.js';
 import type { ConsoleConfig } from './config.js';
 import { html } from './html.js';
 import { registerInvitation } from './invitation.js';
@@ -41,15 +41,17 @@ export async function createConsole(cfg: ConsoleConfig, log: Logger, nc: NatsCon
   // RED metrics, the root span and one access log line per request: the route template, never a path or a query
   observeHttpRequests(http, log, (req, status, ms) => ({ method: req.method, route: routeLabel(req.routeOptions?.url), status, duration_ms: Math.round(ms * 10) / 10, request_id: req.id }));
   const prefix = cfg.REDIS_KEY_PREFIX ?? `${cfg.REGION}:`;
+  const signingKey = sessionSigningKey(cfg.INTERNAL_AUTH_SECRET);
   const deps: ConsoleDeps = {
     cfg,
     log,
     rpc: new RpcClient(nc, subjectRoot(cfg.REGION, cfg.NATS_SUBJECT_PREFIX), cfg.RPC_TIMEOUT_MS),
     redis,
-    sessions: new SessionStore(redis, prefix, { idleMs: cfg.CONSOLE_SESSION_IDLE, maxAgeMs: cfg.CONSOLE_SESSION_MAX_AGE }, sessionSigningKey(cfg.INTERNAL_AUTH_SECRET)),
+    sessions: new SessionStore(redis, prefix, { idleMs: cfg.CONSOLE_SESSION_IDLE, maxAgeMs: cfg.CONSOLE_SESSION_MAX_AGE }, signingKey),
+    challenges: new ChallengeStore(redis, prefix, signingKey),
     limiter: new LoginLimiter(redis, prefix, { perEmail: cfg.CONSOLE_LOGIN_MAX_PER_EMAIL, perIp: cfg.CONSOLE_LOGIN_MAX_PER_IP, windowMs: cfg.CONSOLE_LOGIN_WINDOW }),
   };
-  const { session: sessionCookie, login: loginCookie } = consoleCookies(cfg);
+  const { session: sessionCookie, login: loginCookie, challenge: challengeCookie } = consoleCookies(cfg);
   const cookie = (name: string, value: string, maxAgeS: number) => cookieHeader(cfg, name, value, maxAgeS);
 
   http.addHook('onSend', async (_req, reply, payload) => {
@@ -138,10 +140,82 @@ ${opts.error ? notice('error', opts.error) : ''}
     if (!user) {
       return sendPage(reply, loginPage(token, { email, next, status: 401, error: 'That email and password do not match an account of this region.' }));
     }
+    if (user.totp_enabled_at !== null) {
+      // the code is asked next, on a page of its own bound to this browser; the attempt stays counted until the code is right
+      const challenge = await deps.challenges.create({ user_id: user.id, email, epoch: user.session_epoch, next });
+      reply.header('set-cookie', [cookie(loginCookie, token, 3600), cookie(challengeCookie, challenge, Math.floor(CHALLENGE_TTL_MS / 1000))]);
+      return sendPage(reply, { redirect: '/login/code' });
+    }
     await deps.limiter.succeeded(email, req.ip);
     const session = await deps.sessions.create(user.id, user.org_id, user.session_epoch);
     reply.header('set-cookie', [cookie(loginCookie, '', 0), cookie(sessionCookie, session, Math.floor(cfg.CONSOLE_SESSION_IDLE / 1000))]);
     return sendPage(reply, { redirect: next });
+  });
+
+  // the code step of a sign-in with two-factor sign-in on (docs/console.md, "Two-factor sign-in")
+  const codePage = (token: string, opts: { error?: string; status?: number } = {}) => ({
+    status: opts.status ?? 200,
+    html: bare(
+      'Two-factor sign-in',
+      html`<h1>Enter your code</h1>
+<p class="muted">Open your authenticator app and enter the six-digit code it shows for Verity ${cfg.REGION.toUpperCase()}. No phone at hand? Enter one of your recovery codes instead: each works once.</p>
+${opts.error ? notice('error', opts.error) : ''}
+<form method="post" action="/login/code">
+  <input type="hidden" name="_login" value="${token}">
+  <label for="code">Code from your app, or a recovery code</label>
+  <input id="code" name="code" type="text" autocomplete="one-time-code" inputmode="text" spellcheck="false" required autofocus maxlength="64">
+  <button type="submit">Verify</button>
+</form>
+<p><a href="/login">Start again</a></p>`,
+    ),
+  });
+  const startAgain = (reply: FastifyReply, why: string) => {
+    const token = newToken();
+    reply.header('set-cookie', [cookie(loginCookie, token, 3600), cookie(challengeCookie, '', 0)]);
+    return sendPage(reply, loginPage(token, { status: 401, error: why }));
+  };
+
+  http.get('/login/code', async (req, reply) => {
+    const challenge = await deps.challenges.get(cookieOf(req, challengeCookie) ?? '');
+    if (!challenge) return sendPage(reply, { redirect: '/login' });
+    const token = newToken();
+    reply.header('set-cookie', cookie(loginCookie, token, 3600));
+    return sendPage(reply, codePage(token));
+  });
+
+  http.post('/login/code', async (req, reply) => {
+    const form = req.body instanceof URLSearchParams ? req.body : new URLSearchParams();
+    if (!sameOrigin(req, cfg.CONSOLE_PUBLIC_ORIGIN) || !tokensEqual(form.get('_login') ?? '', cookieOf(req, loginCookie) ?? '')) {
+      return sendPage(reply, { status: 403, html: bare('Request refused', html`<h1>Request refused</h1><p>This sign-in did not come from this console's sign-in page.</p><p><a href="/login">Sign in</a></p>`) });
+    }
+    const challengeToken = cookieOf(req, challengeCookie) ?? '';
+    const challenge = await deps.challenges.get(challengeToken);
+    if (!challenge) return startAgain(reply, 'That sign-in took too long. Sign in again.');
+    const token = newToken();
+    reply.header('set-cookie', cookie(loginCookie, token, 3600));
+    // each code tried counts as a sign-in attempt of the address, with the password's (the same limits and window)
+    const wait = await deps.limiter.admit(challenge.email, req.ip);
+    if (wait > 0) {
+      const minutes = Math.ceil(wait / 60_000);
+      return sendPage(reply, codePage(token, { status: 429, error: `Too many failed sign-ins. Try again in ${minutes} minute${minutes === 1 ? '' : 's'}.` }));
+    }
+    let verified;
+    try {
+      verified = await deps.rpc.call(SUBJECTS.accountsConsoleTotpVerify, { user_id: challenge.user_id, code: (form.get('code') ?? '').slice(0, 64) }, { principal: null, requestId: String(req.id) });
+    } catch (e) {
+      if (e instanceof DomainError && e.code === 'validation_error') return sendPage(reply, codePage(token, { status: 401, error: 'That code is not right, or was used already. Codes change every 30 seconds.' }));
+      if (e instanceof DomainError && e.code === 'resource_not_found') return startAgain(reply, 'That sign-in is no longer possible. Sign in again.');
+      throw e;
+    }
+    const { user } = verified;
+    await deps.challenges.destroy(challengeToken);
+    // a new password (or signing out everywhere) since the password step ends that sign-in
+    if (user.session_epoch !== challenge.epoch) return startAgain(reply, 'Your account changed meanwhile. Sign in again.');
+    await deps.limiter.succeeded(challenge.email, req.ip);
+    if (verified.method === 'recovery_code') await recordActivity(deps, String(req.id), user, 'console.user.recovery_code_used', user.id, { remaining: verified.recovery_codes_left });
+    const session = await deps.sessions.create(user.id, user.org_id, user.session_epoch);
+    reply.header('set-cookie', [cookie(loginCookie, '', 0), cookie(challengeCookie, '', 0), cookie(sessionCookie, session, Math.floor(cfg.CONSOLE_SESSION_IDLE / 1000))]);
+    return sendPage(reply, { redirect: verified.method === 'recovery_code' ? `/account/two-factor?recovery_codes_left=${verified.recovery_codes_left}` : challenge.next });
   });
 
   http.post('/logout', async (req, reply) => {

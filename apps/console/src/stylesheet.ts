@@ -57,6 +57,13 @@ th { font-size: 13px; color: var(--muted); font-weight: 600; background: #fafbfc
 tr:last-child td { border-bottom: 0; }
 code, .mono { font-family: ui-monospace, SFMono-Regular, Menlo, Consolas, monospace; font-size: 13px; }
 .secret { display: block; padding: 10px; background: #111827; color: #e5e7eb; border-radius: 6px; word-break: break-all; user-select: all; }
+/* two-factor sign-in: the QR code (an inline SVG on a white quiet zone), the steps, the recovery codes */
+.qr { display: inline-block; background: #fff; padding: 8px; border: 1px solid var(--line); border-radius: 6px; line-height: 0; }
+.qr svg { width: 220px; height: 220px; max-width: 100%; }
+ol.steps > li { margin: 0 0 18px; }
+details > summary { cursor: pointer; margin: 8px 0; }
+ul.recovery-codes { list-style: none; padding: 0; display: grid; grid-template-columns: repeat(auto-fill, minmax(190px, 1fr)); gap: 6px 16px; }
+ul.recovery-codes code { font-size: 15px; user-select: all; }
 .notice { border-radius: 6px; padding: 10px 14px; margin: 0 0 16px; border: 1px solid; }
 .notice.success { background: #e8f6ee; border-color: #9fd7b6; }
 .notice.error { background: #fdecea; border-color: #f3a59d; }

@@ -22,6 +22,8 @@ export interface ConsoleUser {
   session_epoch: number;
   /** When an owner disabled the person (they cannot sign in until enabled again), or null. */
   disabled_at: string | null;
+  /** When the person turned two-factor sign-in on (a code after the password), or null while it is off. */
+  totp_enabled_at: string | null;
 }
 
 /** Operator request of `accounts.admin.console-user.create.v1` (the admin CLI, or an owner in the console). */
@@ -154,6 +156,47 @@ export interface ConsoleInvitationAcceptRequest {
 export interface ConsoleInvitationAcceptReply {
   user: ConsoleUser;
   invitation: ConsoleInvitation;
+}
+
+/**
+ * Operator request of `accounts.admin.console-user.totp-begin.v1` (the person themself, on "Your account"): the
+ * secret to enrol, made now or the one made less than 15 minutes ago and not yet confirmed. Refused while two-factor
+ * sign-in is on. The secret is answered here and at no other time once confirmed.
+ */
+export interface ConsoleTotpBeginRequest {
+  user_id: string;
+}
+export interface ConsoleTotpBeginReply {
+  /** Base32, as typed into an app by hand. */
+  secret: string;
+  /** `otpauth://totp/…`, as scanned from a QR code. */
+  uri: string;
+}
+
+/**
+ * Operator request of `accounts.admin.console-user.totp-confirm.v1`: a code of the secret being enrolled turns
+ * two-factor sign-in on, answers ten recovery codes (once; kept hashed) and ends every session (the epoch moves on).
+ */
+export interface ConsoleTotpCodeRequest {
+  user_id: string;
+  /** Six digits of the app; for `totp-verify` and `totp-disable` a recovery code is taken too. */
+  code: string;
+}
+export interface ConsoleTotpConfirmReply {
+  user: ConsoleUser;
+  recovery_codes: string[];
+}
+
+/**
+ * Operator request of `accounts.admin.console-user.totp-verify.v1` (the code step of a sign-in) with
+ * `ConsoleTotpCodeRequest`: a code of the app, good once (a code already taken is refused until its window has
+ * passed), or an unused recovery code, used up. 422 on `code` otherwise, and for a disabled person.
+ */
+export interface ConsoleTotpVerifyReply {
+  user: ConsoleUser;
+  method: 'totp' | 'recovery_code';
+  /** Recovery codes not used yet. */
+  recovery_codes_left: number;
 }
 
 /**

@@ -36,6 +36,10 @@ export const SUBJECTS = {
   accountsConsoleUserSignOut: 'accounts.admin.console-user.sign-out.v1',
   accountsConsoleUserDisable: 'accounts.admin.console-user.disable.v1',
   accountsConsoleUserEnable: 'accounts.admin.console-user.enable.v1',
+  accountsConsoleTotpBegin: 'accounts.admin.console-user.totp-begin.v1',
+  accountsConsoleTotpConfirm: 'accounts.admin.console-user.totp-confirm.v1',
+  accountsConsoleTotpVerify: 'accounts.admin.console-user.totp-verify.v1',
+  accountsConsoleTotpDisable: 'accounts.admin.console-user.totp-disable.v1',
   accountsConsolePasswordChange: 'accounts.admin.console-user.password.v1',
   accountsConsoleLogin: 'accounts.admin.console-user.login.v1',
   accountsConsoleInvitationCreate: 'accounts.admin.console-invitation.create.v1',
@@ -166,6 +170,10 @@ export interface RpcContracts {
   [SUBJECTS.accountsConsoleUserSignOut]: { req: K.ConsoleUserSignOutRequest; res: K.ConsoleUser };
   [SUBJECTS.accountsConsoleUserDisable]: { req: K.ConsoleUserDisableRequest; res: K.ConsoleUser };
   [SUBJECTS.accountsConsoleUserEnable]: { req: K.ConsoleUserDisableRequest; res: K.ConsoleUser };
+  [SUBJECTS.accountsConsoleTotpBegin]: { req: K.ConsoleTotpBeginRequest; res: K.ConsoleTotpBeginReply };
+  [SUBJECTS.accountsConsoleTotpConfirm]: { req: K.ConsoleTotpCodeRequest; res: K.ConsoleTotpConfirmReply };
+  [SUBJECTS.accountsConsoleTotpVerify]: { req: K.ConsoleTotpCodeRequest; res: K.ConsoleTotpVerifyReply };
+  [SUBJECTS.accountsConsoleTotpDisable]: { req: K.ConsoleTotpCodeRequest; res: K.ConsoleUser };
   [SUBJECTS.accountsConsolePasswordChange]: { req: K.ConsolePasswordChangeRequest; res: K.ConsoleUser };
   [SUBJECTS.accountsConsoleLogin]: { req: K.ConsoleLoginRequest; res: K.ConsoleLoginReply };
   [SUBJECTS.accountsConsoleInvitationCreate]: { req: K.ConsoleInvitationCreateRequest; res: K.CreatedConsoleInvitation };

@@ -1,12 +1,13 @@
 import { Inject, Injectable } from '@nestjs/common';
 import type { ConsoleRole, ConsoleUser } from '@verity/contracts';
 import { Sql, type WithDates } from '@verity/platform';
+import { ENROLMENT_TTL_MS } from './totp.js';
 
 /** A row of `accounts.console_users` as answered (never the password hash). */
-export type ConsoleUserRow = WithDates<Omit<ConsoleUser, 'object' | 'disabled_at'>, 'created_at'> & { disabled_at: Date | null };
+export type ConsoleUserRow = WithDates<Omit<ConsoleUser, 'object' | 'disabled_at' | 'totp_enabled_at'>, 'created_at'> & { disabled_at: Date | null; totp_enabled_at: Date | null };
 
 /** The columns a user is answered with: never the password hash. */
-export const USER_COLUMNS = 'id, org_id, email, role, created_at, session_epoch, disabled_at';
+export const USER_COLUMNS = 'id, org_id, email, role, created_at, session_epoch, disabled_at, totp_enabled_at';
 
 export function toConsoleUser(row: ConsoleUserRow): ConsoleUser {
   return {
@@ -18,6 +19,7 @@ export function toConsoleUser(row: ConsoleUserRow): ConsoleUser {
     created_at: row.created_at.toISOString(),
     session_epoch: row.session_epoch,
     disabled_at: row.disabled_at ? row.disabled_at.toISOString() : null,
+    totp_enabled_at: row.totp_enabled_at ? row.totp_enabled_at.toISOString() : null,
   };
 }
 
@@ -119,4 +121,78 @@ export class ConsoleUsersRepository {
     const { password_hash: passwordHash, ...user } = r;
     return { user, passwordHash };
   }
+
+  /** What two-factor sign-in needs of a person: their secret (never answered beyond accounts), the last step taken, the one being enrolled. */
+  async totpState(userId: string): Promise<TotpState | null> {
+    const rows = await this.db.rows<TotpState>(
+      `SELECT ${USER_COLUMNS}, totp_secret, totp_last_step::float8 AS totp_last_step,
+              CASE WHEN totp_pending_at > now() - make_interval(secs => $2::double precision / 1000) THEN totp_pending_secret END AS totp_pending_secret
+         FROM accounts.console_users WHERE id = $1`,
+      [userId, ENROLMENT_TTL_MS],
+    );
+    return rows[0] ?? null;
+  }
+
+  /** The secret shown for enrolment, until its first code or 15 minutes; only while two-factor sign-in is off. */
+  async setPendingSecret(userId: string, secret: string): Promise<boolean> {
+    const rows = await this.db.rows(`UPDATE accounts.console_users SET totp_pending_secret = $2, totp_pending_at = now() WHERE id = $1 AND totp_secret IS NULL RETURNING id`, [userId, secret]);
+    return rows.length > 0;
+  }
+
+  /**
+   * Turns two-factor sign-in on with the secret being enrolled (only if it is still that one), taking `step` as the
+   * last code used, replacing the recovery codes, and ending every session; null when it changed meanwhile.
+   */
+  async enableTotp(userId: string, secret: string, step: number, recoveryCodeHashes: string[]): Promise<ConsoleUserRow | null> {
+    return this.db.tx(async (q) => {
+      const [row] = await q.rows<ConsoleUserRow>(
+        `UPDATE accounts.console_users
+            SET totp_secret = totp_pending_secret, totp_enabled_at = now(), totp_last_step = $3, totp_pending_secret = NULL, totp_pending_at = NULL,
+                session_epoch = session_epoch + 1
+          WHERE id = $1 AND totp_secret IS NULL AND totp_pending_secret = $2 RETURNING ${USER_COLUMNS}`,
+        [userId, secret, step],
+      );
+      if (!row) return null;
+      await q.rows(`DELETE FROM accounts.console_recovery_codes WHERE user_id = $1`, [userId]);
+      await q.rows(`INSERT INTO accounts.console_recovery_codes (user_id, code_hash) SELECT $1, unnest($2::text[])`, [userId, recoveryCodeHashes]);
+      return row;
+    });
+  }
+
+  /** Takes a code of `step`: only if no code of that step or a later one was taken before (atomic: a code is good once). */
+  async takeTotpStep(userId: string, step: number): Promise<ConsoleUserRow | null> {
+    const rows = await this.db.rows<ConsoleUserRow>(
+      `UPDATE accounts.console_users SET totp_last_step = $2
+        WHERE id = $1 AND totp_secret IS NOT NULL AND (totp_last_step IS NULL OR totp_last_step < $2) RETURNING ${USER_COLUMNS}`,
+      [userId, step],
+    );
+    return rows[0] ?? null;
+  }
+
+  /** Uses up an unused recovery code of the person; false when they have no such code unused. */
+  async useRecoveryCode(userId: string, codeHash: string): Promise<boolean> {
+    const rows = await this.db.rows(`UPDATE accounts.console_recovery_codes SET used_at = now() WHERE user_id = $1 AND code_hash = $2 AND used_at IS NULL RETURNING user_id`, [userId, codeHash]);
+    return rows.length > 0;
+  }
+
+  async recoveryCodesLeft(userId: string): Promise<number> {
+    const [row] = await this.db.rows<{ n: number }>(`SELECT count(*)::int AS n FROM accounts.console_recovery_codes WHERE user_id = $1 AND used_at IS NULL`, [userId]);
+    return row?.n ?? 0;
+  }
+
+  /** Turns two-factor sign-in off: the secret and the recovery codes are deleted. */
+  async disableTotp(userId: string): Promise<ConsoleUserRow | null> {
+    return this.db.tx(async (q) => {
+      const [row] = await q.rows<ConsoleUserRow>(
+        `UPDATE accounts.console_users SET totp_secret = NULL, totp_enabled_at = NULL, totp_last_step = NULL, totp_pending_secret = NULL, totp_pending_at = NULL
+          WHERE id = $1 RETURNING ${USER_COLUMNS}`,
+        [userId],
+      );
+      await q.rows(`DELETE FROM accounts.console_recovery_codes WHERE user_id = $1`, [userId]);
+      return row ?? null;
+    });
+  }
 }
+
+/** A person and their two-factor state, inside accounts only. */
+export type TotpState = ConsoleUserRow & { totp_secret: string | null; totp_last_step: number | null; totp_pending_secret: string | null };

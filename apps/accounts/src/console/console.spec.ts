@@ -1,9 +1,11 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { DomainError } from '@verity/errors';
+import { Secret, TOTP } from 'otpauth';
 import { activityOf, emailOf, loginPasswordOf, newPasswordOf, normalizeEmail, roleOf } from './console-validation.js';
 import { invitationTokenHash, isInvitationToken, newInvitationToken } from './invitation-tokens.js';
 import { hashPassword, verifyNobody, verifyPassword } from './passwords.js';
+import { newRecoveryCodes, newTotpSecret, recoveryCodeHash, recoveryCodeOf, stepOf, totpCodeOf, totpStepOf, totpUri } from './totp.js';
 
 function paramOf(f: () => unknown): string | undefined {
   try {
@@ -106,5 +108,61 @@ describe('console invitations: tokens', () => {
     assert.notEqual(invitationTokenHash(a), invitationTokenHash(b));
     assert.equal(invitationTokenHash('abc'), 'ungWv48Bz-pBQUDeXa4iI7ADYaOWF3qctBD_YfIAFa0', 'SHA-256, base64url');
     for (const bad of ['', 'a'.repeat(42), 'a'.repeat(44), `${'a'.repeat(42)}=`, `${'a'.repeat(42)}/`, null, 42]) assert.equal(isInvitationToken(bad), false, String(bad));
+  });
+});
+
+describe('console two-factor sign-in: codes', () => {
+  // RFC 6238, appendix B: the SHA-1 secret "12345678901234567890", eight digits; the last six are these codes'
+  const RFC_SECRET = new Secret({ buffer: new TextEncoder().encode('12345678901234567890').buffer }).base32;
+  const at = (seconds: number) => seconds * 1000;
+
+  it('are the RFC 6238 codes, six digits, 30-second steps', () => {
+    for (const [t, code] of [[59, '287082'], [1111111109, '081804'], [1234567890, '005924'], [2000000000, '279037']] as const) {
+      assert.equal(totpStepOf(RFC_SECRET, code, at(t), null), stepOf(at(t)), String(t));
+    }
+  });
+
+  it('take a code of the step before or after, not two steps away', () => {
+    const now = at(1_800_000_015);
+    const code = (step: number) => new TOTP({ secret: Secret.fromBase32(RFC_SECRET) }).generate({ timestamp: step * 30_000 });
+    const s = stepOf(now);
+    for (const d of [-1, 0, 1]) assert.equal(totpStepOf(RFC_SECRET, code(s + d), now, null), s + d, `step ${d}`);
+    for (const d of [-2, 2]) assert.equal(totpStepOf(RFC_SECRET, code(s + d), now, null), null, `step ${d}`);
+    assert.equal(totpStepOf(RFC_SECRET, '000000', now, null), null);
+  });
+
+  it('a code is good once: its step, or an earlier one, taken already refuses it', () => {
+    const now = at(1_800_000_015);
+    const s = stepOf(now);
+    const code = new TOTP({ secret: Secret.fromBase32(RFC_SECRET) }).generate({ timestamp: now });
+    assert.equal(totpStepOf(RFC_SECRET, code, now, s - 1), s);
+    assert.equal(totpStepOf(RFC_SECRET, code, now, s), null, 'replayed within its window');
+    assert.equal(totpStepOf(RFC_SECRET, code, now + 30_000, s), null, 'replayed in the next step');
+    const previous = new TOTP({ secret: Secret.fromBase32(RFC_SECRET) }).generate({ timestamp: now - 30_000 });
+    assert.equal(totpStepOf(RFC_SECRET, previous, now, s), null, 'an older code after a newer one');
+  });
+
+  it('secrets of 160 random bits; the otpauth link an app reads', () => {
+    const secret = newTotpSecret();
+    assert.match(secret, /^[A-Z2-7]{32}$/);
+    assert.notEqual(secret, newTotpSecret());
+    const uri = new URL(totpUri(secret, 'Verity US', 'ada@example.com'));
+    assert.equal(uri.protocol, 'otpauth:');
+    assert.ok(uri.href.startsWith('otpauth://totp/Verity%20US:ada%40example.com?'), uri.href);
+    assert.deepEqual(Object.fromEntries(uri.searchParams), { issuer: 'Verity US', secret, algorithm: 'SHA1', digits: '6', period: '30' });
+  });
+
+  it('codes as typed: spaces and dashes dropped; recovery codes in any case, hashed as their 16 letters', () => {
+    assert.equal(totpCodeOf(' 123 456 '), '123456');
+    for (const bad of ['12345', '1234567', 'abcdef', '']) assert.equal(totpCodeOf(bad), null, bad);
+    const codes = newRecoveryCodes();
+    assert.equal(codes.length, 10);
+    assert.equal(new Set(codes).size, 10);
+    for (const c of codes) assert.match(c, /^[a-z2-7]{4}(-[a-z2-7]{4}){3}$/);
+    const [c] = codes as [string];
+    assert.equal(recoveryCodeOf(c.toUpperCase().replace(/-/g, ' ')), c.replace(/-/g, ''));
+    assert.equal(recoveryCodeHash(c.toUpperCase()), recoveryCodeHash(c.replace(/-/g, '')), 'one hash however typed');
+    assert.ok(!recoveryCodeHash(c).includes(c.replace(/-/g, '')));
+    assert.equal(recoveryCodeOf('abcd-efgh-ijkl-mno1'), null, 'not base32');
   });
 });

@@ -40,20 +40,20 @@ export function sessionSigningKey(internalAuthSecret: string): Buffer {
  * A record as stored: `<mac>.<json>`, the MAC (HMAC-SHA-256) over the Redis key it is stored under and the JSON,
  * so a record moved to another key (another cookie) does not open either.
  */
-export function sealRecord(signingKey: Buffer, redisKey: string, record: SessionRecord): string {
+export function sealRecord<R extends { created_at: number }>(signingKey: Buffer, redisKey: string, record: R): string {
   const json = JSON.stringify(record);
   return `${mac(signingKey, redisKey, json)}.${json}`;
 }
 
 /** The record stored under `redisKey`, or null when its MAC does not hold or it is past `maxAgeMs` since it began. */
-export function openRecord(signingKey: Buffer, redisKey: string, stored: string, now: number, maxAgeMs: number): SessionRecord | null {
+export function openRecord<R extends { created_at: number } = SessionRecord>(signingKey: Buffer, redisKey: string, stored: string, now: number, maxAgeMs: number): R | null {
   const dot = stored.indexOf('.');
   if (dot < 0) return null;
   const json = stored.slice(dot + 1);
   const given = Buffer.from(stored.slice(0, dot));
   const expected = Buffer.from(mac(signingKey, redisKey, json));
   if (given.length !== expected.length || !timingSafeEqual(given, expected)) return null;
-  const record = JSON.parse(json) as SessionRecord;
+  const record = JSON.parse(json) as R;
   return now - record.created_at < maxAgeMs ? record : null;
 }
 
@@ -118,6 +118,58 @@ export class SessionStore {
   async setMode(token: string, mode: Mode): Promise<void> {
     const record = await this.record(token);
     if (record) await this.write(token, { ...record, mode });
+  }
+
+  async destroy(token: string): Promise<void> {
+    await this.redis.del(this.key(token));
+  }
+}
+
+/**
+ * A sign-in half done (docs/console.md, "Two-factor sign-in"): the password was right, the code is asked next. Kept
+ * in Redis under the SHA-256 of a cookie of its own, signed as sessions are (its Redis key says what it is, so a
+ * session record cannot pass for one), for `CHALLENGE_TTL_MS` at most; it opens no page, only the code step.
+ */
+export interface SignInChallenge {
+  user_id: string;
+  /** The address signed in with: the code step counts its attempts under it, with the password's. */
+  email: string;
+  /** The person's session epoch when the password was checked: a change since (a new password) ends the challenge. */
+  epoch: number;
+  /** Where to go once signed in. */
+  next: string;
+  created_at: number;
+}
+
+/** How long the code step waits after the password. */
+export const CHALLENGE_TTL_MS = 5 * 60_000;
+
+export class ChallengeStore {
+  constructor(
+    private readonly redis: Redis,
+    private readonly prefix: string,
+    private readonly signingKey: Buffer,
+  ) {}
+
+  private key(token: string): string {
+    return `${this.prefix}console:challenge:${digest(token)}`;
+  }
+
+  async create(c: Omit<SignInChallenge, 'created_at'>): Promise<string> {
+    const token = newToken();
+    const key = this.key(token);
+    await this.redis.set(key, sealRecord(this.signingKey, key, { ...c, created_at: Date.now() }), 'PX', CHALLENGE_TTL_MS);
+    return token;
+  }
+
+  async get(token: string): Promise<SignInChallenge | null> {
+    if (!/^[A-Za-z0-9_-]{43}$/.test(token)) return null;
+    const key = this.key(token);
+    const text = await this.redis.get(key);
+    if (text === null) return null;
+    const record = openRecord<SignInChallenge>(this.signingKey, key, text, Date.now(), CHALLENGE_TTL_MS);
+    if (!record) await this.redis.del(key);
+    return record;
   }
 
   async destroy(token: string): Promise<void> {

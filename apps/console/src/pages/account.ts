@@ -2,7 +2,7 @@ import { SUBJECTS, type ConsoleUser } from '@verity/contracts';
 import { DomainError } from '@verity/errors';
 import { consoleCookies, cookieHeader, issuesOf, type ConsoleApp, type PageContext, type PageResult } from '../app.js';
 import { html } from '../html.js';
-import { csrfField, notice } from '../layout.js';
+import { badge, csrfField, notice, when } from '../layout.js';
 
 /**
  * Your account (every role, from the bar): change your password, and sign out everywhere. Both end every session
@@ -25,9 +25,7 @@ export function registerAccount(app: ConsoleApp): void {
     }
     await ctx.record('console.user.password_changed', user.id, {}, null);
     // every session ended with the change; this browser goes on with a new one
-    await ctx.deps.sessions.destroy(ctx.viewer.token);
-    const token = await ctx.deps.sessions.create(user.id, user.org_id, user.session_epoch);
-    ctx.reply.header('set-cookie', cookieHeader(ctx.deps.cfg, consoleCookies(ctx.deps.cfg).session, token, Math.floor(ctx.deps.cfg.CONSOLE_SESSION_IDLE / 1000)));
+    await renewSession(ctx, user);
     return { redirect: '/account?changed=password' };
   });
 
@@ -38,6 +36,13 @@ export function registerAccount(app: ConsoleApp): void {
     ctx.reply.header('set-cookie', cookieHeader(ctx.deps.cfg, consoleCookies(ctx.deps.cfg).session, '', 0));
     return { redirect: '/login' };
   });
+}
+
+/** After a change that ended every session of the person (their epoch moved on): this browser goes on with a new one. */
+export async function renewSession(ctx: PageContext, user: ConsoleUser): Promise<void> {
+  await ctx.deps.sessions.destroy(ctx.viewer.token);
+  const token = await ctx.deps.sessions.create(user.id, user.org_id, user.session_epoch);
+  ctx.reply.header('set-cookie', cookieHeader(ctx.deps.cfg, consoleCookies(ctx.deps.cfg).session, token, Math.floor(ctx.deps.cfg.CONSOLE_SESSION_IDLE / 1000)));
 }
 
 async function accountPage(ctx: PageContext, opts: { error?: string[]; status?: number } = {}): Promise<PageResult> {
@@ -58,6 +63,13 @@ ${opts.error ? notice('error', html`<ul>${opts.error.map((m) => html`<li>${m}</l
   <input id="confirm_password" name="confirm_password" type="password" autocomplete="new-password" minlength="12" required>
   <button type="submit">Change password</button>
 </form>
+<h2 id="two-factor">Two-factor sign-in</h2>
+<div class="panel">
+  <p>${user.totp_enabled_at
+    ? html`${badge('on', 'ok')} since ${when(user.totp_enabled_at)}: signing in asks for a code of your authenticator app after your password.`
+    : html`${badge('off')} Signing in takes your password alone. Turn it on to be asked for a code of an authenticator app too.`}</p>
+  <p><a href="/account/two-factor">${user.totp_enabled_at ? 'Manage two-factor sign-in' : 'Set up two-factor sign-in'}</a></p>
+</div>
 <h2 id="everywhere">Sign out everywhere</h2>
 <form method="post" action="/account/sign-out-everywhere" class="panel" aria-labelledby="everywhere">
   ${csrfField(ctx.csrf)}

@@ -8,6 +8,7 @@ import { registerUsage } from './usage.js';
 import { registerWebhooks } from './webhooks.js';
 import { registerUsers } from './users.js';
 import { registerAccount } from './account.js';
+import { registerTwoFactor } from './two-factor.js';
 
 /** Every page of the console (docs/console.md); each module registers its own routes. */
 export function registerPages(app: ConsoleApp): void {
@@ -20,4 +21,5 @@ export function registerPages(app: ConsoleApp): void {
   registerUsage(app);
   registerUsers(app);
   registerAccount(app);
+  registerTwoFactor(app);
 }
