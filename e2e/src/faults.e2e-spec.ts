@@ -68,8 +68,6 @@ describe('faults on a stack of its own', () => {
       redisUrl: `redis://127.0.0.1:${redisPort}`,
       isolationPrefix: prefix,
       env: { LOG_LEVEL: 'error', RPC_TIMEOUT_MS: String(RPC_TIMEOUT_MS) },
-      // what these faults never reach is not started
-      replicas: { 'id-scan': 0, 'webhook-delivery': 0 },
       output: (r, s, line) => process.stderr.write(`[faults ${r}/${s}] ${line}\n`),
     });
     await stack.start();
