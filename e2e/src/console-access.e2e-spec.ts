@@ -1,9 +1,11 @@
 /**
  * The console's doors (docs/console.md), in headless Chromium against the real stacks: sign-in and its limit,
- * the roles' navigation and the friendly 403, requests from another origin refused, the API keys page (a
- * developer creates a key, sees it once, and it works against the API; rotate; revoke), the Team page, and no
- * other organization's or region's data; live keys only for owners and admins; invitations by link. Screenshots: login, keys, key-created,
- * keys-live-developer, forbidden, team, keys-phone.
+ * two-factor sign-in (set up, the code step, replays and recovery codes, required by an owner), the roles'
+ * navigation and the friendly 403, requests from another origin refused, the API keys page (a developer creates a
+ * key, sees it once, and it works against the API; rotate; revoke; live keys only for owners and admins), the Team
+ * page (invitations by link, disabling, roles, removal), and no other organization's or region's data.
+ * Screenshots: login, account, two-factor-setup, two-factor-recovery-codes, two-factor-code, two-factor-required,
+ * team-two-factor, forbidden, keys, key-created, keys-live-developer, keys-phone, team, invitation, team-changes.
  */
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
@@ -307,6 +309,84 @@ describe('console: two-factor sign-in', () => {
       ['console.user.two_factor_disabled', null],
     ]);
     await context.close();
+  });
+  it('an owner requires it for the organization: a person without it is sent to set it up and can do nothing else until then; off again', async () => {
+    const org = await team('us');
+    const dev = await signedIn(b, 'us', org.people.developer);
+    const owner = await signedIn(b, 'us', org.people.owner);
+
+    // only an owner may require it
+    const admin = await signedIn(b, 'us', org.people.admin);
+    await admin.page.goto('/keys');
+    const adminCsrf = await admin.page.locator('input[name=_csrf]').first().inputValue();
+    const adminCookie = (await admin.context.cookies()).map((c) => `${c.name}=${c.value}`).join('; ');
+    assert.equal((await postFrom(CONSOLE.us, '/users/two-factor', { _csrf: adminCsrf, required: 'true' }, adminCookie)).status, 403);
+
+    await owner.page.goto('/users');
+    await owner.page.getByRole('button', { name: 'Require two-factor sign-in' }).click();
+    // the owner has not set it up either: sent there at once
+    assert.equal(new URL(owner.page.url()).pathname, '/account/two-factor');
+    assert.match(await owner.page.locator('.notice.info').innerText(), /requires two-factor sign-in/);
+
+    // a session made before: its next request leads to the setup, every page and every post
+    for (const path of ['/verifications', '/keys', '/account']) {
+      await dev.page.goto(path);
+      assert.equal(new URL(dev.page.url()).pathname, '/account/two-factor', path);
+    }
+    assert.deepEqual(await dev.page.locator('main h1').allInnerTexts(), ['Two-factor sign-in']);
+    assert.deepEqual(await dev.page.locator('nav.nav a').allInnerTexts(), [], 'no navigation until then');
+    await shot(dev.page, 'two-factor-required');
+    const csrf = await dev.page.locator('input[name=_csrf]').first().inputValue();
+    const cookie = (await dev.context.cookies()).map((c) => `${c.name}=${c.value}`).join('; ');
+    const keysBefore = await rows('us', 'SELECT id FROM accounts.api_keys WHERE org_id = $1', [org.org.id]);
+    const forged = await postFrom(CONSOLE.us, '/keys', { _csrf: csrf, type: 'sk', scopes: 'sessions:read' }, cookie);
+    assert.deepEqual([forged.status, forged.headers.get('location')], [303, '/account/two-factor']);
+    assert.deepEqual(await rows('us', 'SELECT id FROM accounts.api_keys WHERE org_id = $1', [org.org.id]), keysBefore, 'no key made');
+
+    // a person signing in now goes from the password to the setup
+    const reviewer = await signedIn(b, 'us', org.people.reviewer);
+    assert.equal(new URL(reviewer.page.url()).pathname, '/account/two-factor');
+    await reviewer.context.close();
+
+    // set up: then the console is theirs again, and it cannot be turned off while required
+    await dev.page.getByRole('button', { name: 'Set up two-factor sign-in' }).click();
+    const totp = new TOTP({ secret: Secret.fromBase32((await dev.page.getByTestId('totp-secret').innerText()).replace(/\s/g, '')) });
+    await dev.page.getByLabel('Six-digit code').fill(totp.generate());
+    await dev.page.getByRole('button', { name: 'Turn on' }).click();
+    const codes = await dev.page.getByTestId('recovery-codes').locator('code').allInnerTexts();
+    assert.equal((await dev.page.goto('/keys'))!.status(), 200);
+    await dev.page.goto('/account/two-factor');
+    assert.match(await dev.page.locator('main').innerText(), /requires two-factor sign-in, so it cannot be turned off/);
+    assert.equal(await dev.page.getByRole('button', { name: 'Turn off' }).count(), 0);
+    const devCsrf = await dev.page.locator('input[name=_csrf]').first().inputValue();
+    const devCookie = (await dev.context.cookies()).map((c) => `${c.name}=${c.value}`).join('; ');
+    const off = await postFrom(CONSOLE.us, '/account/two-factor/disable', { _csrf: devCsrf, code: codes[0]! }, devCookie);
+    assert.equal(off.status, 422);
+    assert.match(await off.text(), /requires two-factor sign-in: it cannot be turned off/);
+
+    // the owner sets it up too, then stops requiring it
+    await owner.page.getByRole('button', { name: 'Set up two-factor sign-in' }).click();
+    const ownerTotp = new TOTP({ secret: Secret.fromBase32((await owner.page.getByTestId('totp-secret').innerText()).replace(/\s/g, '')) });
+    await owner.page.getByLabel('Six-digit code').fill(ownerTotp.generate());
+    await owner.page.getByRole('button', { name: 'Turn on' }).click();
+    await owner.page.goto('/users');
+    assert.match(await owner.page.locator('form[action="/users/two-factor"]').innerText(), /required[\s\S]*2 people have not set it up yet/);
+    await shot(owner.page, 'team-two-factor');
+    await owner.page.getByRole('button', { name: 'Stop requiring two-factor sign-in' }).click();
+    assert.match(await owner.page.locator('.notice.success').innerText(), /no longer required/);
+
+    const actions = await rows<{ action: string; actor_email: string; details: Record<string, boolean> }>(
+      'us',
+      `SELECT action, actor_email, details FROM accounts.console_activity WHERE org_id = $1 AND action IN ('console.team.two_factor_required', 'console.user.two_factor_enabled') ORDER BY seq`,
+      [org.org.id],
+    );
+    assert.deepEqual(actions.map((a) => [a.action, a.actor_email, a.details.required ?? null]), [
+      ['console.team.two_factor_required', org.people.owner.user.email, true],
+      ['console.user.two_factor_enabled', org.people.developer.user.email, null],
+      ['console.user.two_factor_enabled', org.people.owner.user.email, null],
+      ['console.team.two_factor_required', org.people.owner.user.email, false],
+    ]);
+    for (const c of [dev, owner, admin]) await c.context.close();
   });
 });
 

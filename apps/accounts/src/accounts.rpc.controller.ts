@@ -58,6 +58,7 @@ export class AccountsRpcController implements OnApplicationBootstrap {
     this.operator(SUBJECTS.accountsConsoleTotpConfirm, (p) => this.twoFactor.confirm(p));
     this.operator(SUBJECTS.accountsConsoleTotpVerify, (p) => this.twoFactor.verify(p));
     this.operator(SUBJECTS.accountsConsoleTotpDisable, (p) => this.twoFactor.disable(p));
+    this.operator(SUBJECTS.accountsConsoleOrgTwoFactor, (p) => this.twoFactor.setRequired(p));
     this.operator(SUBJECTS.accountsConsolePasswordChange, (p) => this.consoleUsers.changePassword(p));
     this.operator(SUBJECTS.accountsConsoleLogin, (p) => this.consoleUsers.login(p));
     this.operator(SUBJECTS.accountsConsoleInvitationCreate, (p) => this.invitations.create(p));

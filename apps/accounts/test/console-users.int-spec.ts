@@ -45,8 +45,8 @@ describe('console users', () => {
     const owner = await call(SUBJECTS.accountsConsoleUserCreate, { org_id: org, email: `  ${address.toUpperCase()} `, role: 'owner', password: PASSWORD });
     assert.match(owner.id, /^usr_[A-Za-z0-9]{24}$/);
     assert.ok(!Number.isNaN(Date.parse(owner.created_at)));
-    assert.deepEqual({ ...owner, created_at: undefined }, { id: owner.id, object: 'console_user', org_id: org, email: address.toLowerCase(), role: 'owner', created_at: undefined, session_epoch: 0, disabled_at: null, totp_enabled_at: null });
-    assert.deepEqual(Object.keys(owner).sort(), ['created_at', 'disabled_at', 'email', 'id', 'object', 'org_id', 'role', 'session_epoch', 'totp_enabled_at'], 'no password nor hash in the reply');
+    assert.deepEqual({ ...owner, created_at: undefined }, { id: owner.id, object: 'console_user', org_id: org, email: address.toLowerCase(), role: 'owner', created_at: undefined, session_epoch: 0, disabled_at: null, totp_enabled_at: null, totp_required: false });
+    assert.deepEqual(Object.keys(owner).sort(), ['created_at', 'disabled_at', 'email', 'id', 'object', 'org_id', 'role', 'session_epoch', 'totp_enabled_at', 'totp_required'], 'no password nor hash in the reply');
 
     const reviewer = await call(SUBJECTS.accountsConsoleUserCreate, { org_id: org, email: email('grace'), role: 'reviewer', password: PASSWORD });
     await call(SUBJECTS.accountsConsoleUserCreate, { org_id: other, email: email('alan'), role: 'admin', password: PASSWORD });
@@ -417,6 +417,28 @@ describe('console two-factor sign-in', () => {
     assert.deepEqual(await query(db.url, 'SELECT * FROM accounts.console_recovery_codes WHERE user_id = $1', [user.id]), []);
     assert.equal((await refusal(call(SUBJECTS.accountsConsoleTotpVerify, { user_id: user.id, code: codeOf(begun.secret, Date.now() - 30_000) }))).param, 'code', 'off: no code signs in');
     assert.notEqual((await call(SUBJECTS.accountsConsoleTotpBegin, { user_id: user.id })).secret, begun.secret, 'a new secret to enrol again');
+  });
+
+  it('an organization that requires it: every person of it says so at once; nobody can turn it off; only that organization', async () => {
+    const org = await newOrg();
+    const other = await newOrg('Other');
+    const user = await call(SUBJECTS.accountsConsoleUserCreate, { org_id: org, email: email('req'), role: 'developer', password: PASSWORD });
+    const outsider = await call(SUBJECTS.accountsConsoleUserCreate, { org_id: other, email: email('out'), role: 'developer', password: PASSWORD });
+    assert.deepEqual(await call(SUBJECTS.accountsConsoleOrgTwoFactor, { org_id: org, required: true }), { org_id: org, required: true });
+    assert.equal((await call(SUBJECTS.accountsConsoleUserGet, { user_id: user.id })).totp_required, true);
+    assert.equal((await call(SUBJECTS.accountsConsoleLogin, { email: user.email, password: PASSWORD })).user?.totp_required, true, 'the sign-in says so');
+    assert.equal((await call(SUBJECTS.accountsConsoleUserGet, { user_id: outsider.id })).totp_required, false);
+
+    const { secret } = await call(SUBJECTS.accountsConsoleTotpBegin, { user_id: user.id });
+    const { recovery_codes } = await call(SUBJECTS.accountsConsoleTotpConfirm, { user_id: user.id, code: codeOf(secret) });
+    const off = await refusal(call(SUBJECTS.accountsConsoleTotpDisable, { user_id: user.id, code: recovery_codes[0]! }));
+    assert.deepEqual([off.code, off.param], ['validation_error', 'user_id']);
+    assert.equal((await call(SUBJECTS.accountsConsoleTotpVerify, { user_id: user.id, code: recovery_codes[0]! })).method, 'recovery_code', 'the refusal used no code');
+
+    assert.deepEqual(await call(SUBJECTS.accountsConsoleOrgTwoFactor, { org_id: org, required: false }), { org_id: org, required: false });
+    assert.equal((await call(SUBJECTS.accountsConsoleTotpDisable, { user_id: user.id, code: recovery_codes[1]! })).totp_required, false);
+    assert.equal((await refusal(call(SUBJECTS.accountsConsoleOrgTwoFactor, { org_id: UNKNOWN_ORG, required: true }))).code, 'resource_not_found');
+    assert.equal((await refusal(call(SUBJECTS.accountsConsoleOrgTwoFactor, { org_id: org, required: 'yes' as never }))).param, 'required');
   });
 
   it('two sign-ins with the same code at once: one is taken', async () => {

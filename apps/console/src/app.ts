@@ -127,7 +127,7 @@ export class PageContext {
 
   frame(): Frame {
     const { user, org, session } = this.viewer;
-    return { region: this.deps.cfg.REGION, email: user.email, role: user.role, orgName: org.name, mode: session.mode, csrf: session.csrf, current: this.page };
+    return { region: this.deps.cfg.REGION, email: user.email, role: user.role, orgName: org.name, mode: session.mode, csrf: session.csrf, current: this.page, enrolOnly: mustEnrol(user) };
   }
 }
 
@@ -145,6 +145,18 @@ export async function recordActivity(deps: ConsoleDeps, requestId: string, actor
 
 export type PageHandler = (ctx: PageContext) => Promise<PageResult>;
 
+export interface RouteOptions {
+  enrolment?: true;
+}
+
+/** Where a person who must set up two-factor sign-in is sent, from any page. */
+export const ENROLMENT_PATH = '/account/two-factor';
+
+/** Whether the person's organization requires two-factor sign-in and they have not set it up. */
+export function mustEnrol(user: ConsoleUser): boolean {
+  return user.totp_required && user.totp_enabled_at === null;
+}
+
 /** The console's routes: each page's handlers, behind sign-in, the page's roles and (for posts) the form checks. */
 export class ConsoleApp {
   private readonly orgs = new LRUCache<string, Organization>({ max: 1000, ttl: 5000 });
@@ -154,12 +166,13 @@ export class ConsoleApp {
     readonly http: FastifyInstance,
   ) {}
 
-  get(page: PageName, path: string, handler: PageHandler): void {
-    this.http.get(path, (req, reply) => this.serve(page, req, reply, handler));
+  /** `enrolment`: a route a person whose organization requires two-factor sign-in may use before they set it up. */
+  get(page: PageName, path: string, handler: PageHandler, opts: RouteOptions = {}): void {
+    this.http.get(path, (req, reply) => this.serve(page, req, reply, handler, opts));
   }
 
-  post(page: PageName, path: string, handler: PageHandler): void {
-    this.http.post(path, (req, reply) => this.serve(page, req, reply, handler));
+  post(page: PageName, path: string, handler: PageHandler, opts: RouteOptions = {}): void {
+    this.http.post(path, (req, reply) => this.serve(page, req, reply, handler, opts));
   }
 
   /** The signed-in person of a request, or null (no cookie, expired, or a user that no longer exists). */
@@ -192,10 +205,12 @@ export class ConsoleApp {
     return { user, org, session, token };
   }
 
-  private async serve(page: PageName, req: FastifyRequest, reply: FastifyReply, handler: PageHandler): Promise<void> {
+  private async serve(page: PageName, req: FastifyRequest, reply: FastifyReply, handler: PageHandler, opts: RouteOptions): Promise<void> {
     if (req.method === 'POST' && !sameOrigin(req, this.deps.cfg.CONSOLE_PUBLIC_ORIGIN)) return sendPage(reply, crossSitePage());
     const viewer = await this.viewerOf(req);
     if (!viewer) return sendPage(reply, { redirect: `/login?next=${encodeURIComponent(req.url)}` });
+    // the organization requires two-factor sign-in and this person has not set it up: that, and nothing else
+    if (mustEnrol(viewer.user) && !opts.enrolment) return sendPage(reply, { redirect: ENROLMENT_PATH });
     const ctx = new PageContext(this.deps, req, reply, viewer, page);
     if (!mayOpen(viewer.user.role, page)) return sendPage(reply, forbiddenPage(ctx));
     if (req.method === 'POST' && !tokensEqual(ctx.form.get('_csrf') ?? '', viewer.session.csrf)) return sendPage(reply, crossSitePage());

@@ -14,6 +14,8 @@ export interface Frame {
   mode: Mode;
   csrf: string;
   current: PageName | null;
+  /** The person must set up two-factor sign-in before anything else: no navigation. */
+  enrolOnly?: boolean;
 }
 
 function head(title: string): Html {
@@ -36,7 +38,7 @@ export function csrfField(csrf: string): Html {
 
 /** A signed-in page: the bar (organization, region, the test/live switch, sign-out), navigation by role, the content. */
 export function layout(f: Frame, title: string, content: Html): string {
-  const nav = PAGES.filter((p) => p.roles.includes(f.role) && !p.inBar);
+  const nav = f.enrolOnly ? [] : PAGES.filter((p) => p.roles.includes(f.role) && !p.inBar);
   const other: Mode = f.mode === 'test' ? 'live' : 'test';
   return html`${head(title)}
 <body class="mode-${f.mode}">

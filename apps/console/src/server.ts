@@ -5,7 +5,7 @@ import { newId } from '@verity/keys';
 import { observeHttpRequests, routeLabel, RpcClient, type Logger } from '@verity/platform';
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import type { Redis } from 'ioredis';
-import { ConsoleApp, consoleCookies, cookieHeader, cookieOf, recordActivity, sameOrigin, sendPage, tokensEqual, type ConsoleDeps } from './app.js';
+import { ConsoleApp, consoleCookies, cookieHeader, cookieOf, ENROLMENT_PATH, mustEnrol, recordActivity, sameOrigin, sendPage, tokensEqual, type ConsoleDeps } from './app.js';
 import { PAGES, mayOpen } from './auth/roles.js';
 import { ChallengeStore, CHALLENGE_TTL_MS, LoginLimiter, newToken, SessionStore, sessionSigningKey } from './auth/session-store.js';
 import type { ConsoleConfig } from './config.js';
@@ -149,7 +149,8 @@ ${opts.error ? notice('error', opts.error) : ''}
     await deps.limiter.succeeded(email, req.ip);
     const session = await deps.sessions.create(user.id, user.org_id, user.session_epoch);
     reply.header('set-cookie', [cookie(loginCookie, '', 0), cookie(sessionCookie, session, Math.floor(cfg.CONSOLE_SESSION_IDLE / 1000))]);
-    return sendPage(reply, { redirect: next });
+    // the organization requires two-factor sign-in: set it up first (every other page sends there until then)
+    return sendPage(reply, { redirect: mustEnrol(user) ? ENROLMENT_PATH : next });
   });
 
   // the code step of a sign-in with two-factor sign-in on (docs/console.md, "Two-factor sign-in")

@@ -24,6 +24,11 @@ export interface ConsoleUser {
   disabled_at: string | null;
   /** When the person turned two-factor sign-in on (a code after the password), or null while it is off. */
   totp_enabled_at: string | null;
+  /**
+   * Whether their organization requires two-factor sign-in: without it, the console lets the person set it up and
+   * nothing else; with it, they cannot turn it off.
+   */
+  totp_required: boolean;
 }
 
 /** Operator request of `accounts.admin.console-user.create.v1` (the admin CLI, or an owner in the console). */
@@ -197,6 +202,15 @@ export interface ConsoleTotpVerifyReply {
   method: 'totp' | 'recovery_code';
   /** Recovery codes not used yet. */
   recovery_codes_left: number;
+}
+
+/**
+ * Operator request of `accounts.admin.console-org.two-factor.v1` (an owner on the Team page): whether the
+ * organization requires two-factor sign-in of everyone of it in this region's console.
+ */
+export interface ConsoleOrgTwoFactorRequest {
+  org_id: string;
+  required: boolean;
 }
 
 /**

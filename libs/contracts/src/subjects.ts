@@ -40,6 +40,7 @@ export const SUBJECTS = {
   accountsConsoleTotpConfirm: 'accounts.admin.console-user.totp-confirm.v1',
   accountsConsoleTotpVerify: 'accounts.admin.console-user.totp-verify.v1',
   accountsConsoleTotpDisable: 'accounts.admin.console-user.totp-disable.v1',
+  accountsConsoleOrgTwoFactor: 'accounts.admin.console-org.two-factor.v1',
   accountsConsolePasswordChange: 'accounts.admin.console-user.password.v1',
   accountsConsoleLogin: 'accounts.admin.console-user.login.v1',
   accountsConsoleInvitationCreate: 'accounts.admin.console-invitation.create.v1',
@@ -174,6 +175,7 @@ export interface RpcContracts {
   [SUBJECTS.accountsConsoleTotpConfirm]: { req: K.ConsoleTotpCodeRequest; res: K.ConsoleTotpConfirmReply };
   [SUBJECTS.accountsConsoleTotpVerify]: { req: K.ConsoleTotpCodeRequest; res: K.ConsoleTotpVerifyReply };
   [SUBJECTS.accountsConsoleTotpDisable]: { req: K.ConsoleTotpCodeRequest; res: K.ConsoleUser };
+  [SUBJECTS.accountsConsoleOrgTwoFactor]: { req: K.ConsoleOrgTwoFactorRequest; res: K.ConsoleOrgTwoFactorRequest };
   [SUBJECTS.accountsConsolePasswordChange]: { req: K.ConsolePasswordChangeRequest; res: K.ConsoleUser };
   [SUBJECTS.accountsConsoleLogin]: { req: K.ConsoleLoginRequest; res: K.ConsoleLoginReply };
   [SUBJECTS.accountsConsoleInvitationCreate]: { req: K.ConsoleInvitationCreateRequest; res: K.CreatedConsoleInvitation };

@@ -1,5 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
-import type { ConsoleTotpBeginReply, ConsoleTotpBeginRequest, ConsoleTotpCodeRequest, ConsoleTotpConfirmReply, ConsoleTotpVerifyReply, ConsoleUser } from '@verity/contracts';
+import type { ConsoleOrgTwoFactorRequest, ConsoleTotpBeginReply, ConsoleTotpBeginRequest, ConsoleTotpCodeRequest, ConsoleTotpConfirmReply, ConsoleTotpVerifyReply, ConsoleUser } from '@verity/contracts';
 import { DomainError } from '@verity/errors';
 import { isId } from '@verity/keys';
 import { CONFIG } from '@verity/platform';
@@ -70,10 +70,19 @@ export class ConsoleTwoFactorService {
   async disable(req: ConsoleTotpCodeRequest): Promise<ConsoleUser> {
     const state = await this.state(req?.user_id);
     if (state.totp_secret === null) throw invalid('user_id', 'two-factor sign-in is off');
+    if (state.totp_required) throw invalid('user_id', 'your organization requires two-factor sign-in: it cannot be turned off');
     if (!(await this.check(state, req.code))) throw invalid('code', 'that code is not right');
     const row = await this.users.disableTotp(state.id);
     if (!row) throw DomainError.notFound('user_id');
     return toConsoleUser(row);
+  }
+
+  /** Whether the organization requires two-factor sign-in; takes effect on each person's next request. */
+  async setRequired(req: ConsoleOrgTwoFactorRequest): Promise<ConsoleOrgTwoFactorRequest> {
+    if (typeof req?.required !== 'boolean') throw invalid('required', 'required must be true or false');
+    const required = isId('org', req.org_id) ? await this.users.setTwoFactorRequired(req.org_id, req.required) : null;
+    if (required === null) throw DomainError.notFound('org_id');
+    return { org_id: req.org_id, required };
   }
 
   private async check(state: TotpState, given: unknown): Promise<{ user: ConsoleUser; method: 'totp' | 'recovery_code' } | null> {

@@ -7,7 +7,8 @@ import { ENROLMENT_TTL_MS } from './totp.js';
 export type ConsoleUserRow = WithDates<Omit<ConsoleUser, 'object' | 'disabled_at' | 'totp_enabled_at'>, 'created_at'> & { disabled_at: Date | null; totp_enabled_at: Date | null };
 
 /** The columns a user is answered with: never the password hash. */
-export const USER_COLUMNS = 'id, org_id, email, role, created_at, session_epoch, disabled_at, totp_enabled_at';
+export const USER_COLUMNS = `id, org_id, email, role, created_at, session_epoch, disabled_at, totp_enabled_at,
+  (SELECT o.console_require_two_factor FROM accounts.organizations o WHERE o.id = console_users.org_id) AS totp_required`;
 
 export function toConsoleUser(row: ConsoleUserRow): ConsoleUser {
   return {
@@ -20,6 +21,7 @@ export function toConsoleUser(row: ConsoleUserRow): ConsoleUser {
     session_epoch: row.session_epoch,
     disabled_at: row.disabled_at ? row.disabled_at.toISOString() : null,
     totp_enabled_at: row.totp_enabled_at ? row.totp_enabled_at.toISOString() : null,
+    totp_required: row.totp_required,
   };
 }
 
@@ -191,6 +193,12 @@ export class ConsoleUsersRepository {
       await q.rows(`DELETE FROM accounts.console_recovery_codes WHERE user_id = $1`, [userId]);
       return row ?? null;
     });
+  }
+
+  /** Whether the organization requires two-factor sign-in in the console; null when there is no such organization. */
+  async setTwoFactorRequired(orgId: string, required: boolean): Promise<boolean | null> {
+    const rows = await this.db.rows<{ required: boolean }>(`UPDATE accounts.organizations SET console_require_two_factor = $2 WHERE id = $1 RETURNING console_require_two_factor AS required`, [orgId, required]);
+    return rows[0]?.required ?? null;
   }
 }
 

@@ -1,7 +1,7 @@
 import { SUBJECTS, type ConsoleTotpBeginReply } from '@verity/contracts';
 import { DomainError } from '@verity/errors';
 import { renderSVG } from 'uqr';
-import { issuesOf, type ConsoleApp, type PageContext, type PageResult } from '../app.js';
+import { issuesOf, mustEnrol, type ConsoleApp, type PageContext, type PageResult } from '../app.js';
 import { html, raw } from '../html.js';
 import { badge, csrfField, notice, when } from '../layout.js';
 import { renewSession } from './account.js';
@@ -12,12 +12,13 @@ import { renewSession } from './account.js';
  * once; turn it off with a code. The secret and the codes are shown only on the answers to those posts.
  */
 export function registerTwoFactor(app: ConsoleApp): void {
-  app.get('account', '/account/two-factor', (ctx) => statusPage(ctx));
+  // the three routes a person must use when their organization requires two-factor sign-in and they have not set it up
+  app.get('account', '/account/two-factor', (ctx) => statusPage(ctx), { enrolment: true });
 
   app.post('account', '/account/two-factor/setup', async (ctx) => {
     if (ctx.viewer.user.totp_enabled_at) return { redirect: '/account/two-factor' };
     return setupPage(ctx, await ctx.operator(SUBJECTS.accountsConsoleTotpBegin, { user_id: ctx.viewer.user.id }));
-  });
+  }, { enrolment: true });
 
   app.post('account', '/account/two-factor/confirm', async (ctx) => {
     if (ctx.viewer.user.totp_enabled_at) return { redirect: '/account/two-factor' };
@@ -45,7 +46,7 @@ export function registerTwoFactor(app: ConsoleApp): void {
 </section>
 <p><a href="/account">Done</a></p>`,
     );
-  });
+  }, { enrolment: true });
 
   app.post('account', '/account/two-factor/disable', async (ctx) => {
     const { user } = ctx.viewer;
@@ -56,7 +57,7 @@ export function registerTwoFactor(app: ConsoleApp): void {
     try {
       await ctx.operator(SUBJECTS.accountsConsoleTotpDisable, { user_id: user.id, code: (ctx.form.get('code') ?? '').slice(0, 64) });
     } catch (e) {
-      if (e instanceof DomainError && e.code === 'validation_error') return statusPage(ctx, { error: ['That code is not right, or was used already.'], status: 422 });
+      if (e instanceof DomainError && e.code === 'validation_error') return statusPage(ctx, { error: [e.param === 'code' ? 'That code is not right, or was used already.' : e.message], status: 422 });
       throw e;
     }
     await ctx.deps.limiter.succeeded(user.email, ctx.req.ip);
@@ -73,7 +74,11 @@ async function statusPage(ctx: PageContext, opts: { error?: string[]; status?: n
     html`${ctx.query.get('changed') === 'off' ? notice('success', 'Two-factor sign-in is off: signing in takes your password alone. Your recovery codes no longer work.') : ''}
 ${Number.isInteger(left) && left >= 0 ? notice('info', html`You signed in with a recovery code; ${left} ${left === 1 ? 'is' : 'are'} left. Lost your phone? Turn two-factor sign-in off and set it up again on the new one to get new codes.`) : ''}
 ${opts.error ? notice('error', html`<ul>${opts.error.map((m) => html`<li>${m}</li>`)}</ul>`) : ''}
-${user.totp_enabled_at
+${mustEnrol(user) ? notice('info', html`<strong>${ctx.viewer.org.name} requires two-factor sign-in.</strong> Set it up to go on: the console opens no other page until then.`) : ''}
+${user.totp_enabled_at && user.totp_required
+  ? html`<p>${badge('on', 'ok')} since ${when(user.totp_enabled_at)}. Signing in asks for a six-digit code of your authenticator app after your password, or one of your recovery codes.</p>
+<p class="muted">${ctx.viewer.org.name} requires two-factor sign-in, so it cannot be turned off. New phone? An owner can stop requiring it for a moment, while you turn it off and set it up again on the new one.</p>`
+  : user.totp_enabled_at
   ? html`<p>${badge('on', 'ok')} since ${when(user.totp_enabled_at)}. Signing in asks for a six-digit code of your authenticator app after your password, or one of your recovery codes.</p>
 <h2 id="turn-off">Turn two-factor sign-in off</h2>
 <form method="post" action="/account/two-factor/disable" class="panel" aria-labelledby="turn-off">

@@ -88,6 +88,14 @@ export function registerUsers(app: ConsoleApp): void {
     });
   }
 
+  // required: everyone without two-factor sign-in is sent to set it up at their next request, and can do nothing else
+  app.post('users', '/users/two-factor', async (ctx) => {
+    const required = ctx.form.get('required') === 'true';
+    const set = await ctx.operator(SUBJECTS.accountsConsoleOrgTwoFactor, { org_id: ctx.orgId, required });
+    if (set.required !== ctx.viewer.user.totp_required) await ctx.record('console.team.two_factor_required', ctx.orgId, { required: set.required }, null);
+    return { redirect: `/users?two_factor=${set.required ? 'required' : 'optional'}` };
+  });
+
   // removed: the person's sessions open nothing from their next request on
   app.post('users', '/users/:id/remove', async (ctx) => {
     const person = await teammate(ctx);
@@ -119,6 +127,7 @@ async function usersPage(ctx: PageContext, opts: { invited?: { invitation: Conso
     html`${u.email}${u.id === ctx.viewer.user.id ? html` <span class="muted">(you)</span>` : ''}`,
     badge(u.role),
     u.disabled_at === null ? badge('active', 'ok') : html`${badge('disabled', 'bad')} <span class="muted">since ${when(u.disabled_at)}</span>`,
+    u.totp_enabled_at ? badge('on', 'ok') : badge('off', u.totp_required ? 'warn' : 'neutral'),
     when(u.created_at),
     html`<form method="post" action="/users/${u.id}/role" class="inline">${csrfField(ctx.csrf)}<select name="role" aria-label="Role of ${u.email}">${CONSOLE_ROLES.map((r) => html`<option value="${r}"${r === u.role ? html` selected` : ''}>${r}</option>`)}</select><button type="submit" class="secondary" aria-label="Change the role of ${u.email}">Change role</button></form><form method="post" action="/users/${u.id}/sign-out" class="inline">${csrfField(ctx.csrf)}<button type="submit" class="secondary" aria-label="Sign out ${u.email} everywhere">Sign out</button></form>${
       u.disabled_at === null
@@ -136,6 +145,9 @@ async function usersPage(ctx: PageContext, opts: { invited?: { invitation: Conso
   const removed = ctx.query.get('removed');
   const signedOut = ctx.query.get('signed_out');
   const revoked = ctx.query.get('revoked');
+  const twoFactor = ctx.query.get('two_factor');
+  const required = ctx.viewer.user.totp_required;
+  const without = data.filter((u) => u.totp_enabled_at === null && u.disabled_at === null).length;
   const disabled = ctx.query.get('disabled');
   const enabled = ctx.query.get('enabled');
   return ctx.render(
@@ -153,12 +165,23 @@ ${signedOut ? notice('success', html`${signedOut} was signed out everywhere. The
 ${revoked ? notice('success', html`The invitation of ${revoked} was revoked: its link no longer works.`) : ''}
 ${disabled ? notice('success', html`${disabled} was disabled: they cannot sign in, and their sessions open nothing from their next request on.`) : ''}
 ${enabled ? notice('success', html`${enabled} was enabled: they can sign in again with their password.`) : ''}
+${twoFactor === 'required' ? notice('success', 'Two-factor sign-in is now required: everyone without it is sent to set it up at their next request, and can do nothing else until then.') : ''}
+${twoFactor === 'optional' ? notice('success', 'Two-factor sign-in is no longer required: each person chooses. Those who have it keep it.') : ''}
 <p class="muted">People of ${ctx.viewer.org.name} who can sign in to this region's console. Accounts are per region. A changed role, a disabled or a removed person takes effect on their next request; an organization keeps at least one owner who is not disabled.</p>
-${table('Team', ['Email', 'Role', 'Status', 'Added', ''], rows)}
+${table('Team', ['Email', 'Role', 'Status', 'Two-factor', 'Added', ''], rows)}
 ${pending.length > 0
   ? html`<h2 id="pending-invitations">Pending invitations</h2>
 ${table('Pending invitations', ['Email', 'Role', 'Invited by', 'Expires', ''], pending)}`
   : ''}
+<h2 id="two-factor">Two-factor sign-in</h2>
+<form method="post" action="/users/two-factor" class="panel" aria-labelledby="two-factor">
+  ${csrfField(ctx.csrf)}
+  ${required
+    ? html`<p>${badge('required', 'ok')} Everyone of ${ctx.viewer.org.name} signs in with a code of an authenticator app after their password; a person without it is sent to set it up right after their password, and can do nothing else until then.${without > 0 ? html` ${without} ${without === 1 ? 'person has' : 'people have'} not set it up yet.` : ''}</p>
+<input type="hidden" name="required" value="false"><button type="submit" class="secondary">Stop requiring two-factor sign-in</button>`
+    : html`<p>${badge('optional')} Each person chooses on their own account page.${without > 0 ? html` ${without} ${without === 1 ? 'person has' : 'people have'} not set it up.` : ''} Requiring it takes effect on each person's next request: those without it must set it up before anything else.</p>
+<input type="hidden" name="required" value="true"><button type="submit">Require two-factor sign-in</button>`}
+</form>
 <h2 id="invite-person">Invite a person</h2>
 <form method="post" action="/users/invitations" class="panel" aria-labelledby="invite-person">
   ${csrfField(ctx.csrf)}
