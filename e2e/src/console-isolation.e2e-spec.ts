@@ -153,6 +153,31 @@ describe('console isolation matrix', () => {
   });
 });
 
+describe('console isolation matrix: team actions', () => {
+  it("the team's posts that name no object (invite a person, require two-factor sign-in) are the owner's: 403 for every other role, and nothing changes", async () => {
+    const teamState = () =>
+      Promise.all([
+        rows('us', 'SELECT id FROM accounts.console_invitations WHERE org_id = $1 ORDER BY id', [mine.org.id]),
+        rows('us', 'SELECT console_require_two_factor FROM accounts.organizations WHERE id = $1', [mine.org.id]),
+      ]);
+    const before = await teamState();
+    const posts: [path: string, form: Record<string, string>][] = [
+      ['/users/invitations', { email: `matrix.${randomBytes(4).toString('hex')}@example.com`, role: 'owner' }],
+      ['/users/two-factor', { required: 'true' }],
+    ];
+    const got: string[] = [];
+    const want: string[] = [];
+    for (const role of ROLES.filter((r) => r !== 'owner')) {
+      for (const [path, form] of posts) {
+        got.push(`${role} POST ${path} ${(await as.get(role)!.post(path, form)).status}`);
+        want.push(`${role} POST ${path} 403`);
+      }
+    }
+    assert.deepEqual(got, want);
+    assert.deepEqual(await teamState(), before, 'no invitation made, the requirement unchanged');
+  });
+});
+
 /** What the matrix must not change: the foreign keys, person, invitation, sessions and endpoints as stored. */
 async function state() {
   const [keys, users, sessions, webhooks, invitations] = await Promise.all([

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { FastifyRequest } from 'fastify';
-import { consoleCookies, sameOrigin, tokensEqual } from './app.js';
+import { consoleCookies, mustEnrol, sameOrigin, tokensEqual } from './app.js';
 import { openRecord, sealRecord, sessionSigningKey } from './auth/session-store.js';
 import { keyScopesOf, mayOpen, PAGES, scopesOf } from './auth/roles.js';
 import { html, raw } from './html.js';
@@ -101,5 +101,14 @@ describe('console session records', () => {
   it('are named with the __Host- prefix when the console is served over https', () => {
     assert.deepEqual(consoleCookies({ CONSOLE_PUBLIC_ORIGIN: 'https://console.us.example.com' }), { session: '__Host-verity_console', login: '__Host-verity_console_login', challenge: '__Host-verity_console_2fa' });
     assert.deepEqual(consoleCookies({ CONSOLE_PUBLIC_ORIGIN: 'http://127.0.0.1:8090' }), { session: 'verity_console', login: 'verity_console_login', challenge: 'verity_console_2fa' });
+  });
+});
+
+describe('console two-factor requirement', () => {
+  it('sends to the setup only a person whose organization requires it and who has not set it up', () => {
+    const user = { id: 'usr_A', object: 'console_user', org_id: 'org_A', email: 'a@example.com', role: 'developer', created_at: '', session_epoch: 0, disabled_at: null } as const;
+    assert.equal(mustEnrol({ ...user, totp_required: true, totp_enabled_at: null }), true);
+    assert.equal(mustEnrol({ ...user, totp_required: true, totp_enabled_at: '2026-01-01T00:00:00.000Z' }), false);
+    assert.equal(mustEnrol({ ...user, totp_required: false, totp_enabled_at: null }), false);
   });
 });
