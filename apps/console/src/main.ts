@@ -5,11 +5,13 @@ import { createConsole } from './server.js';
 await runHttpApp('console', loadConsoleConfig, async ({ cfg, log, nc, redis }) => {
   const app = await createConsole(cfg, log, nc, redis);
   await app.listen({ port: cfg.CONSOLE_PORT, host: cfg.HOST });
-  for (const signal of ['SIGTERM', 'SIGINT'] as const) {
-    process.once(signal, () => {
-      void app.close().finally(() => nc.drain().finally(() => process.exit(0)));
-    });
-  }
+  // stop taking requests, let those in flight end, leave NATS, exit (whatever one of them answers)
+  const stop = async () => {
+    await app.close().catch(() => undefined);
+    await nc.drain().catch(() => undefined);
+    process.exit(0);
+  };
+  for (const signal of ['SIGTERM', 'SIGINT'] as const) process.once(signal, () => void stop());
   // ready when it can serve: sign-in and sessions need both NATS and Redis
   if (cfg.HEALTH_PORT) {
     serveInternalPort(cfg.HEALTH_PORT, async () => {

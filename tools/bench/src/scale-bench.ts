@@ -62,7 +62,12 @@ async function ensureSeeded(scale: Scale, reseed: boolean): Promise<string> {
   await stack.migrate('us');
   const c = new pg.Client({ connectionString: url });
   await c.connect();
-  const have = await currentCounts(c).finally(() => c.end());
+  let have: Awaited<ReturnType<typeof currentCounts>>;
+  try {
+    have = await currentCounts(c);
+  } finally {
+    await c.end();
+  }
   const want = expectedCounts(spec);
   // the planner's counts are estimates once a run's relay backlog has come and gone (ANALYZE samples): a seeded
   // database is within a few rows in a thousand of its shape, an interrupted seed far from it
@@ -73,7 +78,11 @@ async function ensureSeeded(scale: Scale, reseed: boolean): Promise<string> {
   }
   const admin = new pg.Client({ connectionString: ADMIN_URL });
   await admin.connect();
-  await admin.query(`DROP DATABASE IF EXISTS "${db}" WITH (FORCE)`).finally(() => admin.end());
+  try {
+    await admin.query(`DROP DATABASE IF EXISTS "${db}" WITH (FORCE)`);
+  } finally {
+    await admin.end();
+  }
   await stack.migrate('us');
   process.stdout.write(`${scale}: seeding ${db} (${spec.sessions.toLocaleString('en')} sessions, ${spec.orgs} orgs)\n`);
   const t0 = performance.now();

@@ -269,6 +269,10 @@ export async function benchWebhooks(): Promise<void> {
     rmSync(tls.dir, { recursive: true, force: true });
     const admin = new pg.Client({ connectionString: adminUrl });
     await admin.connect();
-    await admin.query(`DROP DATABASE IF EXISTS "${dbName}" WITH (FORCE)`).finally(() => admin.end());
+    try {
+      await admin.query(`DROP DATABASE IF EXISTS "${dbName}" WITH (FORCE)`);
+    } finally {
+      await admin.end();
+    }
   }
 }
