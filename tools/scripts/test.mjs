@@ -266,7 +266,8 @@ const none = () => Promise.resolve({});
 // ---- what the tests need: programs, servers, a migrated template, the shared stack
 const say = (line) => process.stdout.write(`test: ${line}\n`);
 const needsServers = files.int.length + files.e2e.length + files['e2e-own'].length + files.replicas.length > 0;
-const needsBrowser = [...files.unit, ...files.int, ...files.e2e].some((f) => /playwright|launchChromium/.test(readFileSync(f, 'utf8')));
+// a file drives Chromium itself or through the console's test support (whose playwright import is type-only)
+const needsBrowser = [...files.unit, ...files.int, ...files.e2e].some((f) => /playwright|launchChromium|console-support/.test(readFileSync(f, 'utf8')));
 try {
   // programs the tests drive, beside the servers: Chromium for the pages, the fonts the specimen documents are
   // printed in (OCR-B for machine-readable zones), openssl for the receivers' certificate

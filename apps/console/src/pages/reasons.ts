@@ -37,6 +37,8 @@ export const REASON_WORDS: Record<string, string> = {
   automation: 'The browser was under automation control.',
   bot_score_low: 'The connection looks automated.',
   collection_absent: "The applicant's browser sent no device measurements.",
+  // watchlists
+  watchlist_hit: "A person on a watchlist loaded in the region matches the document's names (and date of birth): compare the hit with the document.",
   // checks the region cannot run
   provider_not_configured: 'This region has no provider configured for this check: a person decides.',
 };
