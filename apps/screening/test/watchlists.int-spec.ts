@@ -9,11 +9,12 @@ import assert from 'node:assert/strict';
 import { createReadStream } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { SUBJECTS, type WatchlistLoadCommitReply, type WatchlistPerson, type WatchlistScreenReply, type WatchlistStatus } from '@verity/contracts';
+import { SUBJECTS, type WatchlistLoadCommitReply, type WatchlistMonitorRequest, type WatchlistPerson, type WatchlistScreenReply, type WatchlistStatus } from '@verity/contracts';
 import { query, refusal, startServiceUnderTest, testPrincipal, waitFor, type ServiceUnderTest } from '@verity/testing';
 import { ListParseError, loadList, type ListFormat, type ListInput, type LoadOptions, type LoadSink, type ScreenedPerson } from '@verity/watchlist';
 import { ScreeningModule } from '../src/app.module.js';
 import { SCREENING_SERVICE, screeningEnv } from '../src/config.js';
+import { WatchlistMonitorNotifier } from '../src/watchlists/watchlist-monitor.service.js';
 import { WatchlistScreening } from '../src/watchlists/watchlist-screening.service.js';
 
 const FIXTURES = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../test/fixtures/watchlist');
@@ -307,5 +308,39 @@ describe('watchlists: a reload replaces the list in one commit', () => {
       svc.rpc.call(SUBJECTS.screeningListsLoadBatch, { list: 'bad-entity', version: v, first_seq: 0, entities: [{ entity_id: 'x', names: [], dates_of_birth: [], nationalities: [] }] }, call),
     );
     assert.equal(bad.code, 'validation_error');
+  });
+});
+
+describe('watchlists: monitoring (docs/watchlist.md, "Monitoring")', () => {
+  it('each version that becomes current is handed to sessions, again after a crash before it answered; a list-only screening names the version', async () => {
+    const asked: WatchlistMonitorRequest[] = [];
+    // sessions' side of sessions.watchlist.monitor.v1, answering as its RpcServer does
+    const sub = svc.nc.subscribe(`${svc.root}.${SUBJECTS.sessionsWatchlistMonitor}`, {
+      callback: (_err, msg) => {
+        asked.push((msg.json<{ payload: WatchlistMonitorRequest }>()).payload);
+        msg.respond(JSON.stringify({ ok: true, data: { accepted: true } }));
+      },
+    });
+    try {
+      const list = 'monitored';
+      const first = (await load(list, 'ofac-sdn', fixture('sdn.xml'))).committed.version!;
+      await waitFor(async () => asked.some((a) => a.list === list && a.version === first), 10_000);
+      const [row] = await query<{ notified: boolean }>(svc.db.url, 'SELECT monitor_notified_at IS NOT NULL AS notified FROM screening.watchlist_versions WHERE id = $1', [first]);
+      assert.equal(row?.notified, true);
+      // the list-only screening monitoring asks for: that list alone, and the version it read
+      const person = { family_name: 'PETROVSKY', given_names: ['ALEKSANDR'], date_of_birth: '1961-03-14' };
+      const r = await svc.rpc.call(SUBJECTS.screeningWatchlistScreen, { person, list }, { principal: testPrincipal({ mode: 'live' }), requestId: 'req_int_watchlist_monitor' });
+      assert.deepEqual([r.lists, r.list_version, r.hits.map((h) => [h.list, h.entity_id])], [1, first, [[list, '91001']]]);
+      // a commit whose process died before sessions answered: handed over on a later pass
+      const second = (await load(list, 'ofac-sdn', fixture('sdn.xml'))).committed.version!;
+      await waitFor(async () => asked.some((a) => a.list === list && a.version === second), 10_000);
+      await query(svc.db.url, 'UPDATE screening.watchlist_versions SET monitor_notified_at = NULL WHERE id = $1', [second]);
+      await svc.app.get(WatchlistMonitorNotifier).pass();
+      assert.equal(asked.filter((a) => a.list === list && a.version === second).length, 2);
+      // the replaced version is never handed over again
+      assert.equal(asked.filter((a) => a.list === list && a.version === first).length, 1);
+    } finally {
+      sub.unsubscribe();
+    }
   });
 });

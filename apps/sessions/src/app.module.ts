@@ -6,6 +6,7 @@ import { Outbox } from './events/outbox.js';
 import { CaptureService } from './capture/capture.service.js';
 import { JobsWorker } from './runs/jobs.worker.js';
 import { LiveRun } from './runs/live-run.js';
+import { WatchlistMonitor } from './runs/watchlist-monitor.js';
 import { SessionsRpcController } from './sessions.rpc.controller.js';
 import { SessionsRepository } from './sessions/sessions.repository.js';
 import { SessionsService } from './sessions/sessions.service.js';
@@ -25,6 +26,7 @@ import { UsageService } from './usage/usage.service.js';
     SessionsMetricsSamplers,
     JobsWorker,
     LiveRun,
+    WatchlistMonitor,
     CaptureService,
     TemplatePins,
     SessionsService,

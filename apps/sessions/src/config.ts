@@ -41,6 +41,11 @@ export const sessionsEnv = {
    * version drops it at once through an event; this bounds staleness should an event be lost. 0 disables.
    */
   TEMPLATE_PIN_CACHE_TTL_MS: z.coerce.number().int().min(0).max(3_600_000).default(60_000),
+  /**
+   * Monitoring (docs/watchlist.md): when a watchlist is loaded or reloaded, the approved live sessions created in this
+   * many days before it are screened again against it (contract §21).
+   */
+  WATCHLIST_MONITOR_DAYS: z.coerce.number().int().min(1).max(3650).default(365),
   ...eventStreamEnv,
 };
 

@@ -7,7 +7,7 @@
  */
 import { after, before, beforeEach, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { jetstreamManager } from '@nats-io/jetstream';
+import { jetstream, jetstreamManager } from '@nats-io/jetstream';
 import {
   eventStreamName,
   SUBJECTS,
@@ -24,6 +24,7 @@ import {
   type Subject,
   type TemplateVersion,
   type WatchlistPerson,
+  type WatchlistHit,
   type WatchlistScreenReply,
 } from '@verity/contracts';
 import { DomainError } from '@verity/errors';
@@ -47,6 +48,9 @@ const evaluated = new Map<string, EvaluateRequest>();
 const watchlistReplies = new Map<string, WatchlistScreenReply>();
 const screened = new Map<string, WatchlistPerson>();
 const NO_LIST: WatchlistScreenReply = { outcome: null, lists: 0, best_score: 0, hits: [], review_threshold: 0.8, fail_threshold: null };
+/** Monitoring: the hits of the reloaded list by family name, and the version screening says it read. */
+const monitorHits = new Map<string, WatchlistHit[]>();
+let monitoredVersion = 0;
 
 before(async () => {
   svc = await startServiceUnderTest({
@@ -64,6 +68,8 @@ before(async () => {
     return cleanScreening();
   });
   peers.handle(SUBJECTS.screeningWatchlistScreen, async (p) => {
+    // monitoring screens against the reloaded list alone, and is told which version it read
+    if (p.list) return { ...NO_LIST, outcome: 'pass', lists: 1, hits: monitorHits.get(p.person.family_name) ?? [], list_version: monitoredVersion };
     screened.set(p.person.family_name, p.person);
     return watchlistReplies.get(p.person.family_name) ?? NO_LIST;
   });
@@ -221,6 +227,80 @@ describe('the watchlist check (docs/watchlist.md, contract §21)', () => {
     const s = await runLive(f, reading({ family_name: 'SALO', given_names: ['ILONA'], date_of_birth: '1980-05-05', nationality: null }));
     assert.deepEqual([s.status, s.outcome, s.checks[1]], ['completed', 'approved', { type: 'watchlist', outcome: 'pass', reasons: [], score: null }]);
     assert.deepEqual(evaluated.get(f.templateId)!.context.watchlist, { bestScore: 0.41, hitCount: 0 });
+  });
+});
+
+describe('watchlist monitoring (docs/watchlist.md, "Monitoring"; contract §21)', () => {
+  /** The `kyc.session.watchlist_hit` messages of the event stream, read with an ordered consumer. */
+  async function hitEvents(): Promise<DomainEvent[]> {
+    const consumer = await jetstream(svc.nc).consumers.get(eventStreamName(svc.root), { filter_subjects: `${svc.root}.events.kyc.session.watchlist_hit` });
+    const out: DomainEvent[] = [];
+    for (let m = await consumer.next({ expires: 1000 }); m; m = await consumer.next({ expires: 1000 })) out.push(m.json<DomainEvent>());
+    return out;
+  }
+
+  /** Once the outbox has relayed every event of the session. */
+  function relayed(sessionId: string): Promise<boolean> {
+    return waitFor(async () => (await query(svc.db.url, 'SELECT 1 FROM sessions.outbox WHERE session_id = $1 AND relayed_at IS NULL', [sessionId])).length === 0, 10_000);
+  }
+
+  /** Screening hands over a version of `list`; resolves once the monitor has screened every session against it. */
+  async function reload(list: string, version: number): Promise<void> {
+    monitoredVersion = version;
+    assert.deepEqual(await call(null, SUBJECTS.sessionsWatchlistMonitor, { list, version, committed_at: new Date().toISOString() }), { accepted: true });
+    await waitFor(async () => {
+      const [m] = await query<{ done: boolean }>(svc.db.url, 'SELECT finished_at IS NOT NULL AS done FROM sessions.watchlist_monitors WHERE list = $1 AND version = $2', [list, version]);
+      return m?.done === true;
+    }, 10_000);
+  }
+
+  it('a reload that lists an approved person raises one kyc.session.watchlist_hit and puts the session in review; again, nothing; an unlisted person, nothing', async () => {
+    const pass = { outcome: 'pass' as const, lists: 1, best_score: 0.2, hits: [], review_threshold: 0.8, fail_threshold: null };
+    watchlistReplies.set('NIEMINEN', pass);
+    watchlistReplies.set('KORHONEN', pass);
+    const listed = live({ family_name: 'Nieminen', given_names: ['Eero'], date_of_birth: '1975-06-01' }, {}, ['document', 'watchlist']);
+    const a = await runLive(listed, reading({ family_name: 'NIEMINEN', given_names: ['EERO'], date_of_birth: '1975-06-01', nationality: 'FI' }));
+    const other = live({ family_name: 'Korhonen', given_names: ['Liisa'], date_of_birth: '1982-03-03' }, {}, ['document', 'watchlist']);
+    const b = await runLive(other, reading({ family_name: 'KORHONEN', given_names: ['LIISA'], date_of_birth: '1982-03-03', nationality: 'FI' }));
+    assert.deepEqual([a.status, a.outcome, b.status, b.outcome], ['completed', 'approved', 'completed', 'approved']);
+
+    const hit: WatchlistHit = {
+      list: 'eu-fsf',
+      entity_id: 'EU.4411.22',
+      matched_name: 'Eero NIEMINEN',
+      score: 0.97,
+      features: { name: 0.87, pairs: [{ query: 'NIEMINEN', listed: 'NIEMINEN', how: 'exact', similarity: 1 }], unpaired: { query: 0, listed: 0 }, reordered: false, date_of_birth: 'exact', nationality: 'match' },
+    };
+    monitorHits.set('NIEMINEN', [hit]);
+    await reload('eu-fsf', 41);
+    const inReview = await call(listed.p, SUBJECTS.sessionsGet, { id: a.id });
+    // back in the review queue; the earlier decision stands until a reviewer makes another
+    assert.deepEqual([inReview.status, inReview.outcome], ['manual_review', 'approved']);
+    assert.match(String(inReview.metadata['manualReviewReason']), /eu-fsf/);
+    await relayed(a.id);
+    const stream = await hitEvents();
+    const events = stream.filter((e) => e.data.sessionId === a.id);
+    assert.equal(events.length, 1);
+    assert.deepEqual(
+      [events[0]!.type, events[0]!.org_id, events[0]!.mode, events[0]!.data.status, events[0]!.data.outcome, events[0]!.data.watchlistHits],
+      ['kyc.session.watchlist_hit', listed.p.org_id, 'live', 'manual_review', 'approved', [{ list: 'eu-fsf', entityId: 'EU.4411.22', score: 0.97 }]],
+    );
+    // the hit joins the run's findings, where reviewers see hits
+    const [run] = await query<{ findings: Array<{ id: string; findingType: string; evidence: Record<string, unknown> }> }>(svc.db.url, 'SELECT findings FROM sessions.runs WHERE session_id = $1', [a.id]);
+    assert.deepEqual(run!.findings.map((f) => [f.id, f.findingType, f.evidence['listId'], f.evidence['entityId']]), [[`fnd_${a.id.slice(4)}_m41_1`, 'watchlist_match', 'eu-fsf', 'EU.4411.22']]);
+    // the unlisted person: untouched, no event
+    const untouched = await call(other.p, SUBJECTS.sessionsGet, { id: b.id });
+    assert.deepEqual([untouched.status, untouched.outcome, stream.filter((e) => e.data.sessionId === b.id).length], ['completed', 'approved', 0]);
+
+    // a reviewer approves again; the same list loaded again finds the same person: known, nothing is raised
+    await call(listed.p, SUBJECTS.sessionsDecision, { id: a.id, body: { outcome: 'approved', reason: 'A namesake: another date of birth on the passport.' } });
+    await reload('eu-fsf', 42);
+    const again = await call(listed.p, SUBJECTS.sessionsGet, { id: a.id });
+    assert.deepEqual([again.status, again.outcome], ['completed', 'approved']);
+    await relayed(a.id);
+    assert.equal((await hitEvents()).filter((e) => e.data.sessionId === a.id).length, 1);
+    // a version told twice is monitored once
+    assert.deepEqual(await call(null, SUBJECTS.sessionsWatchlistMonitor, { list: 'eu-fsf', version: 42, committed_at: new Date().toISOString() }), { accepted: false });
   });
 });
 

@@ -332,5 +332,12 @@ export const webhookEvent = z.object({
       .array(sessionCheck)
       .optional()
       .meta({ description: '`kyc.session.completed` and `kyc.session.manual_review_requested`: the checks of the session as its read shows them (outcomes, reason codes, scores; no personal data).' }),
+    watchlistHits: z
+      .array(z.object({ list: z.string(), entityId: z.string(), score: z.number().min(0).max(1) }))
+      .optional()
+      .meta({
+        description:
+          '`kyc.session.watchlist_hit`: the new hits found when a watchlist was reloaded (the list, the listed person\'s id in it, the score); the session is back in `manual_review` with its earlier `outcome` until a reviewer decides.',
+      }),
   }),
 });

@@ -195,7 +195,8 @@ const GRANTS = {
       S.screeningListsStatus,
       S.screeningWatchlistScreen,
     ],
-    calls: [],
+    // monitoring: a list version that became current is handed to sessions (docs/watchlist.md, "Monitoring")
+    calls: [S.sessionsWatchlistMonitor],
     publishes: [EVENTS.templateChanged],
     subscribes: [],
   },
@@ -221,6 +222,7 @@ const GRANTS = {
       S.sessionsPrivacyExport,
       S.sessionsPrivacyErase,
       S.sessionsPurgeTestData,
+      S.sessionsWatchlistMonitor,
     ],
     calls: [
       S.accountsBillingDebit,

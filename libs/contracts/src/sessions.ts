@@ -84,6 +84,18 @@ export interface SessionEventData {
   outcome: SessionOutcome;
   occurredAt: string;
   checks?: SessionCheck[];
+  /**
+   * `kyc.session.watchlist_hit`: the new hits found when a list was reloaded (docs/watchlist.md, "Monitoring"): which
+   * list, the listed person's id in it and the score; no name of the applicant's.
+   */
+  watchlistHits?: SessionWatchlistHitRef[];
+}
+
+/** A hit as a `kyc.session.watchlist_hit` event names it: references and the score only. */
+export interface SessionWatchlistHitRef {
+  list: string;
+  entityId: string;
+  score: number;
 }
 
 export const SESSION_EVENT_TYPES = [
@@ -92,6 +104,7 @@ export const SESSION_EVENT_TYPES = [
   'kyc.session.manual_review_requested',
   'kyc.session.expired',
   'kyc.session.skipped_by_applicant',
+  'kyc.session.watchlist_hit',
 ] as const;
 export type SessionEventType = (typeof SESSION_EVENT_TYPES)[number];
 /** Types actually delivered; the other two are reserved (accepted on a subscription, never emitted). */
@@ -99,6 +112,7 @@ export const DELIVERED_SESSION_EVENT_TYPES: readonly SessionEventType[] = [
   'kyc.session.completed',
   'kyc.session.cancelled',
   'kyc.session.manual_review_requested',
+  'kyc.session.watchlist_hit',
 ];
 
 /** A message of the region's event stream. Its JetStream message id is `id`, so a relay twice publishes once. */

@@ -105,6 +105,11 @@ export const SUBJECTS = {
   sessionsPrivacyExport: 'sessions.privacy.export.v1',
   sessionsPrivacyErase: 'sessions.privacy.erase.v1',
   sessionsPurgeTestData: 'sessions.admin.purge-test-data.v1',
+  /**
+   * Monitoring (docs/watchlist.md, "Monitoring"): screening tells sessions that a version of a list became current,
+   * so that approved live sessions are screened again against it. Called by screening, on its own account.
+   */
+  sessionsWatchlistMonitor: 'sessions.watchlist.monitor.v1',
   webhooksHealth: 'webhook-delivery.health.v1',
   webhookAttemptsList: 'webhook-delivery.attempts.list.v1',
   webhookSubscriptionCreate: 'webhook-delivery.admin.subscription.create.v1',
@@ -229,6 +234,7 @@ export interface RpcContracts {
   [SUBJECTS.sessionsPrivacyExport]: { req: D.PrivacyExportRequest; res: D.SessionsExportReply };
   [SUBJECTS.sessionsPrivacyErase]: { req: D.PrivacyEraseRequest; res: D.SessionsEraseReply };
   [SUBJECTS.sessionsPurgeTestData]: { req: D.PurgeTestDataRequest; res: D.PurgeTestDataReply };
+  [SUBJECTS.sessionsWatchlistMonitor]: { req: L.WatchlistMonitorRequest; res: L.WatchlistMonitorReply };
   [SUBJECTS.webhooksHealth]: { req: Record<string, never>; res: Health };
   [SUBJECTS.webhookAttemptsList]: { req: P.ListQuery; res: P.Page<W.WebhookAttempt> };
   [SUBJECTS.webhookSubscriptionCreate]: { req: W.WebhookSubscriptionCreateRequest; res: W.WebhookSubscriptionWithSecret };

@@ -137,6 +137,8 @@ export interface WatchlistScreenResult {
 
 export interface WatchlistScreenRequest {
   person: WatchlistPerson;
+  /** Monitoring: screen against this list only (its current version, named in the reply's `list_version`). */
+  list?: string;
 }
 
 /** The `watchlist` check of a live run: its outcome by the region's thresholds, and what made it. */
@@ -146,4 +148,22 @@ export interface WatchlistScreenReply extends WatchlistScreenResult {
   review_threshold: number;
   /** Null: no score fails the check by itself. */
   fail_threshold: number | null;
+  /** With `list` in the request: that list's current version (null when it has none). */
+  list_version?: number | null;
+}
+
+/**
+ * `sessions.watchlist.monitor.v1` (docs/watchlist.md, "Monitoring"): a version of a list became current at
+ * `committed_at`; sessions screens its approved live sessions of the last `WATCHLIST_MONITOR_DAYS` against it, in
+ * the background. Asked again until answered; a version asked twice is monitored once.
+ */
+export interface WatchlistMonitorRequest {
+  list: string;
+  version: number;
+  committed_at: string;
+}
+
+export interface WatchlistMonitorReply {
+  /** False when this version was known already (asked before). */
+  accepted: boolean;
 }

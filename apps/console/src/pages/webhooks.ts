@@ -11,6 +11,7 @@ const EVENT_HINTS: Record<string, string> = {
   'kyc.session.manual_review_requested': 'parked for human review',
   'kyc.session.expired': 'reserved: accepted, not sent today',
   'kyc.session.skipped_by_applicant': 'reserved: accepted, not sent today',
+  'kyc.session.watchlist_hit': 'an approved live session matched a reloaded watchlist and is back in review',
 };
 const EVENT_LABELS: Record<string, string> = {
   'kyc.session.completed': 'Completed',
@@ -18,6 +19,7 @@ const EVENT_LABELS: Record<string, string> = {
   'kyc.session.manual_review_requested': 'Manual review requested',
   'kyc.session.expired': 'Expired',
   'kyc.session.skipped_by_applicant': 'Skipped by applicant',
+  'kyc.session.watchlist_hit': 'Watchlist hit',
 };
 const DEFAULT_EVENTS = ['kyc.session.completed', 'kyc.session.cancelled', 'kyc.session.manual_review_requested'];
 

@@ -14,12 +14,14 @@ const requestSchema = z.object({
     date_of_birth: z.string().max(10).nullish(),
     nationality: z.string().max(3).nullish(),
   }),
+  list: z.string().max(64).optional(),
 });
 
 /**
  * The live `watchlist` check (docs/watchlist.md, contract §21): the person read from the document, screened against
  * every loaded list; `review` with a hit at or above `WATCHLIST_REVIEW_THRESHOLD`, `fail` with one at or above
- * `WATCHLIST_FAIL_THRESHOLD` (when set), `pass` otherwise, and no outcome when the region has no list loaded.
+ * `WATCHLIST_FAIL_THRESHOLD` (when set), `pass` otherwise, and no outcome when the region has no list loaded. With
+ * `list` (monitoring, docs/watchlist.md), against that list only, naming the version screened.
  */
 @Injectable()
 export class WatchlistCheck {
@@ -35,8 +37,12 @@ export class WatchlistCheck {
     const name = [...p.given_names, p.family_name].join(' ').trim();
     const review = this.cfg.WATCHLIST_REVIEW_THRESHOLD;
     const fail = this.cfg.WATCHLIST_FAIL_THRESHOLD;
-    const r = await this.screening.screen({ names: name ? [name] : [], dateOfBirth: p.date_of_birth ?? null, nationality: p.nationality ?? null }, review);
+    const list = parsed.data.list ?? null;
+    const { versions, ...r } = await this.screening.screen({ names: name ? [name] : [], dateOfBirth: p.date_of_birth ?? null, nationality: p.nationality ?? null }, review, list);
     const outcome = r.lists === 0 ? null : r.hits.length === 0 ? 'pass' : fail !== null && r.hits[0]!.score >= fail ? 'fail' : 'review';
-    return { ...r, outcome, review_threshold: review, fail_threshold: fail };
+    const reply: WatchlistScreenReply = { ...r, outcome, review_threshold: review, fail_threshold: fail };
+    // monitoring: which version of the list was screened against, so that a version replaced meanwhile is seen
+    if (list !== null) reply.list_version = versions[list] ?? null;
+    return reply;
   }
 }

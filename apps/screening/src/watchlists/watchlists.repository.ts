@@ -157,7 +157,8 @@ export class WatchlistsRepository {
       let replaced = 0;
       if (w.current_version !== null) {
         const [old] = await q.rows<{ entities: number }>(
-          `UPDATE screening.watchlist_versions SET state = 'retired' WHERE id = $1 RETURNING entities`,
+          // a version replaced before sessions had it is not monitored: the new one is
+          `UPDATE screening.watchlist_versions SET state = 'retired', monitor_notified_at = COALESCE(monitor_notified_at, now()) WHERE id = $1 RETURNING entities`,
           [w.current_version],
         );
         replaced = old?.entities ?? 0;
@@ -227,23 +228,40 @@ export class WatchlistsRepository {
    * The persons of every current list that share the most keys with `keys`, at most `limit`, in one statement: one
    * snapshot, so a list replaced meanwhile is read whole, old or new, never a mix or a half.
    */
-  async candidates(keys: readonly string[], limit: number): Promise<{ lists: number; candidates: CandidateRow[] }> {
-    const rows = await this.db.rows<CandidateRow & { lists: number }>(
-      `WITH current AS (SELECT id AS list, current_version AS version_id FROM screening.watchlists WHERE current_version IS NOT NULL),
+  async candidates(keys: readonly string[], limit: number, list: string | null = null): Promise<{ lists: number; candidates: CandidateRow[]; versions: Record<string, number> }> {
+    const rows = await this.db.rows<CandidateRow & { lists: number; versions: Record<string, string> }>(
+      `WITH current AS (SELECT id AS list, current_version AS version_id FROM screening.watchlists
+                         WHERE current_version IS NOT NULL AND ($3::text IS NULL OR id = $3)),
             found AS (
               SELECT k.version_id, k.seq, count(*)::int AS shared
                 FROM current c JOIN screening.watchlist_keys k ON k.version_id = c.version_id AND k.key = ANY($1::text[])
                GROUP BY k.version_id, k.seq
                ORDER BY shared DESC, k.version_id, k.seq
                LIMIT $2)
-       SELECT (SELECT count(*)::int FROM current) AS lists, c.list, e.entity_id, e.names, e.dates_of_birth, e.nationalities, f.shared
+       SELECT (SELECT count(*)::int FROM current) AS lists, (SELECT coalesce(jsonb_object_agg(list, version_id::text), '{}') FROM current) AS versions,
+              c.list, e.entity_id, e.names, e.dates_of_birth, e.nationalities, f.shared
          FROM (SELECT 1) one
          LEFT JOIN found f ON true
          LEFT JOIN current c ON c.version_id = f.version_id
          LEFT JOIN screening.watchlist_entities e ON e.version_id = f.version_id AND e.seq = f.seq`,
-      [keys, limit],
+      [keys, limit, list],
     );
     const lists = rows[0]?.lists ?? 0;
-    return { lists, candidates: rows.filter((r) => r.entity_id !== null).map(({ lists: _, ...r }) => r) };
+    const versions = Object.fromEntries(Object.entries(rows[0]?.versions ?? {}).map(([l, v]) => [l, Number(v)]));
+    return { lists, versions, candidates: rows.filter((r) => r.entity_id !== null).map(({ lists: _, versions: _v, ...r }) => r) };
+  }
+
+  /** Current versions not yet handed to sessions for monitoring (docs/watchlist.md, "Monitoring"), oldest first. */
+  async toMonitor(limit: number): Promise<Array<{ list: string; version: number; committed_at: Date }>> {
+    const rows = await this.db.rows<{ list: string; version: string; committed_at: Date }>(
+      `SELECT list_id AS list, id AS version, committed_at FROM screening.watchlist_versions
+        WHERE monitor_notified_at IS NULL AND state = 'current' ORDER BY id LIMIT $1`,
+      [limit],
+    );
+    return rows.map((r) => ({ list: r.list, version: Number(r.version), committed_at: r.committed_at }));
+  }
+
+  async monitorNotified(version: number): Promise<void> {
+    await this.db.rows(`UPDATE screening.watchlist_versions SET monitor_notified_at = now() WHERE id = $1 AND monitor_notified_at IS NULL`, [version]);
   }
 }

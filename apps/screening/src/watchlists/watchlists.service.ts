@@ -16,6 +16,7 @@ import { assertBeforeDeadline, CONFIG, LOGGER, Poller, type Logger, type RpcCont
 import { ENTITY_LIMITS, LIST_FORMATS, nameKeys, prepareName } from '@verity/watchlist';
 import { z } from 'zod';
 import type { ScreeningConfig } from '../config.js';
+import { WatchlistMonitorNotifier } from './watchlist-monitor.service.js';
 import { WatchlistsRepository } from './watchlists.repository.js';
 
 /** How often retired and abandoned versions are looked for (a commit or an abort also starts a pass at once). */
@@ -69,6 +70,7 @@ export class WatchlistsService implements OnApplicationBootstrap, BeforeApplicat
     private readonly repo: WatchlistsRepository,
     @Inject(CONFIG) private readonly cfg: ScreeningConfig,
     @Inject(LOGGER) private readonly log: Logger,
+    private readonly monitor: WatchlistMonitorNotifier,
   ) {
     this.purger = new Poller(() => this.purge(), PURGE_EVERY_MS, (err) => log.warn({ err }, 'clearing old watchlist versions failed; retrying on the next tick'));
   }
@@ -101,6 +103,8 @@ export class WatchlistsService implements OnApplicationBootstrap, BeforeApplicat
     );
     this.log.info({ list: req.list, version: req.version, entities: status.entities, replaced, request_id: ctx.requestId }, 'watchlist load committed');
     this.purger.kick();
+    // approved live sessions are screened against the new version in the background (docs/watchlist.md, "Monitoring")
+    this.monitor.kick();
     return { ...status, replaced_entities: replaced };
   }
 

@@ -62,6 +62,11 @@ export class Outbox implements OnApplicationBootstrap, BeforeApplicationShutdown
     return true;
   }
 
+  /** Writes an event that no status change derives (`kyc.session.watchlist_hit`) in the transaction `q`. */
+  async addEvent(q: Queryable, sessionId: string, event: DomainEvent): Promise<void> {
+    await q.rows(`INSERT INTO sessions.outbox (event_id, session_id, type, event) VALUES ($1, $2, $3, $4)`, [event.id, sessionId, event.type, JSON.stringify(event)]);
+  }
+
   onApplicationBootstrap(): void {
     // whatever a previous process committed but did not relay goes out first
     this.relay.start();

@@ -1,4 +1,4 @@
-import type { DomainEvent, SessionOutcome, SessionStatus } from '@verity/contracts';
+import type { DomainEvent, SessionOutcome, SessionStatus, SessionWatchlistHitRef } from '@verity/contracts';
 import { newId, type Mode } from '@verity/keys';
 import { sessionChecks } from '../sessions/checks.js';
 import { eventTypeFor } from '../sessions/transitions.js';
@@ -21,4 +21,25 @@ export function sessionEvent(
   const data: DomainEvent['data'] = { sessionId: s.id, status: s.status, outcome: s.outcome, occurredAt: at };
   if (RESTING_EVENTS.has(type)) data.checks = sessionChecks(s.checks);
   return { id: newId('event'), type, timestamp: at, org_id: s.org_id, mode: s.mode, data };
+}
+
+/**
+ * `kyc.session.watchlist_hit` (docs/webhooks.md, docs/watchlist.md "Monitoring"): an approved live session matched a
+ * reloaded list and is back in review. Reference fields, the session's checks, and the new hits as references (the
+ * list, the listed person's id, the score): no applicant data.
+ */
+export function watchlistHitEvent(
+  s: { id: string; org_id: string; mode: Mode; status: SessionStatus; outcome: SessionOutcome; checks?: unknown },
+  hits: readonly SessionWatchlistHitRef[],
+  occurredAt: Date,
+): DomainEvent {
+  const at = occurredAt.toISOString();
+  return {
+    id: newId('event'),
+    type: 'kyc.session.watchlist_hit',
+    timestamp: at,
+    org_id: s.org_id,
+    mode: s.mode,
+    data: { sessionId: s.id, status: s.status, outcome: s.outcome, occurredAt: at, checks: sessionChecks(s.checks), watchlistHits: hits.map((h) => ({ ...h })) },
+  };
 }

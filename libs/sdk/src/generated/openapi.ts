@@ -593,7 +593,7 @@ export interface webhooks {
         put?: never;
         /**
          * A session event
-         * @description POSTed to each subscribed HTTPS receiver of the mode, signed per Standard Webhooks: `webhook-id` (the event id, stable across retries: deduplicate on it), `webhook-timestamp` (UNIX seconds), `webhook-signature` (`v1,<base64 HMAC-SHA256 of "<id>.<timestamp>.<body>">`, keyed by the base64 of the secret after `whsec_`; during a rotation, two space-separated). Delivered: `kyc.session.completed`, `kyc.session.cancelled`, `kyc.session.manual_review_requested`. Retries after a failure: 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h. Ignore unknown types and fields.
+         * @description POSTed to each subscribed HTTPS receiver of the mode, signed per Standard Webhooks: `webhook-id` (the event id, stable across retries: deduplicate on it), `webhook-timestamp` (UNIX seconds), `webhook-signature` (`v1,<base64 HMAC-SHA256 of "<id>.<timestamp>.<body>">`, keyed by the base64 of the secret after `whsec_`; during a rotation, two space-separated). Delivered: `kyc.session.completed`, `kyc.session.cancelled`, `kyc.session.manual_review_requested`, `kyc.session.watchlist_hit` (an approved live session matched a reloaded watchlist). Retries after a failure: 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h. Ignore unknown types and fields.
          */
         post: operations["sessionEvent"];
         delete?: never;
@@ -1432,7 +1432,7 @@ export interface components {
         };
         WebhookEvent: {
             /** @enum {string} */
-            type: "kyc.session.completed" | "kyc.session.cancelled" | "kyc.session.manual_review_requested" | "kyc.session.expired" | "kyc.session.skipped_by_applicant";
+            type: "kyc.session.completed" | "kyc.session.cancelled" | "kyc.session.manual_review_requested" | "kyc.session.expired" | "kyc.session.skipped_by_applicant" | "kyc.session.watchlist_hit";
             /**
              * Format: date-time
              * @description ISO 8601 instant, UTC.
@@ -1450,6 +1450,12 @@ export interface components {
                 occurredAt: string;
                 /** @description `kyc.session.completed` and `kyc.session.manual_review_requested`: the checks of the session as its read shows them (outcomes, reason codes, scores; no personal data). */
                 checks?: components["schemas"]["SessionCheck"][];
+                /** @description `kyc.session.watchlist_hit`: the new hits found when a watchlist was reloaded (the list, the listed person's id in it, the score); the session is back in `manual_review` with its earlier `outcome` until a reviewer decides. */
+                watchlistHits?: {
+                    list: string;
+                    entityId: string;
+                    score: number;
+                }[];
             };
         };
     };

@@ -1,0 +1,59 @@
+import { Inject, Injectable, type BeforeApplicationShutdown, type OnApplicationBootstrap } from '@nestjs/common';
+import { SUBJECTS } from '@verity/contracts';
+import { newId } from '@verity/keys';
+import { LOGGER, Poller, RpcClient, type Logger } from '@verity/platform';
+import { WatchlistsRepository } from './watchlists.repository.js';
+
+/** How often versions not yet handed over are looked for (a commit also starts a pass at once). */
+const EVERY_MS = 30_000;
+const CALL_TIMEOUT_MS = 5000;
+const BATCH = 20;
+
+/**
+ * Monitoring, screening's half (docs/watchlist.md, "Monitoring"; docs/decisions.md): each version that became
+ * current is handed to the sessions service, which owns the sessions and screens its approved live ones against it
+ * again. The version row is the durable record: `monitor_notified_at` is set only once sessions answered, so a
+ * commit followed by a crash, or sessions not answering, is handed over on a later pass. Sessions takes a version
+ * once however often it is told.
+ */
+@Injectable()
+export class WatchlistMonitorNotifier implements OnApplicationBootstrap, BeforeApplicationShutdown {
+  private readonly poller: Poller;
+
+  constructor(
+    private readonly repo: WatchlistsRepository,
+    @Inject(RpcClient) private readonly rpc: RpcClient,
+    @Inject(LOGGER) log: Logger,
+  ) {
+    this.poller = new Poller(() => this.pass(), EVERY_MS, (err) => log.warn({ err }, 'handing watchlist versions to monitoring failed; retrying on the next tick'));
+  }
+
+  onApplicationBootstrap(): void {
+    this.poller.start();
+  }
+
+  async beforeApplicationShutdown(): Promise<void> {
+    await this.poller.stop();
+  }
+
+  kick(): void {
+    this.poller.kick();
+  }
+
+  /** Hands every current version not yet handed over to sessions, oldest first; stops at the first failure. */
+  async pass(): Promise<void> {
+    for (;;) {
+      const due = await this.repo.toMonitor(BATCH);
+      for (const v of due) {
+        if (this.poller.stopping) return;
+        await this.rpc.call(
+          SUBJECTS.sessionsWatchlistMonitor,
+          { list: v.list, version: v.version, committed_at: v.committed_at.toISOString() },
+          { principal: null, requestId: newId('request'), timeoutMs: CALL_TIMEOUT_MS },
+        );
+        await this.repo.monitorNotified(v.version);
+      }
+      if (due.length < BATCH) return;
+    }
+  }
+}
