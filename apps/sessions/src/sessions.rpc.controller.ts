@@ -26,6 +26,8 @@ export class SessionsRpcController implements OnApplicationBootstrap {
     this.server.handle(SUBJECTS.sessionsDecision, (p, ctx) => this.sessions.decision(requirePrincipal(ctx), p.id, p.body, ctx));
     // the console's verification page
     this.server.handle(SUBJECTS.sessionsTimeline, (p, ctx) => this.sessions.timeline(requirePrincipal(ctx), p.id));
+    this.server.handle(SUBJECTS.sessionsWatchlistHits, (p, ctx) => this.sessions.watchlistHits(requirePrincipal(ctx), p.id));
+    this.server.handle(SUBJECTS.sessionsWatchlistDecide, (p, ctx) => this.sessions.decideWatchlistHit(requirePrincipal(ctx), p.id, p.finding_id, p.body, ctx));
     // the capture flow: the gateway on behalf of a client secret (no principal; the caller is in the request)
     this.server.handle(SUBJECTS.sessionsCaptureResolve, (p) => this.capture.resolve(p));
     this.server.handle(SUBJECTS.sessionsCaptureGet, (p, ctx) => this.capture.get(p, ctx));

@@ -268,10 +268,12 @@ export interface UsageRow {
 
 /** One entry of a session's timeline (`sessions.timeline.v1`, principal-scoped): its events and notes, oldest first. */
 export interface TimelineEntry {
-  kind: 'created' | 'event' | 'note';
-  /** The event type for `event` entries (`kyc.session.completed`, …); null otherwise. */
+  kind: 'created' | 'event' | 'note' | 'watchlist_decision';
+  /** The event type for `event` entries (`kyc.session.completed`, …); `cleared` or `confirmed` for `watchlist_decision`; null otherwise. */
   type: string | null;
-  /** The note's text for `note` entries; the status reached for `event` entries. */
+  /** The note's text for `note` entries; the status reached for `event` entries; the reason for `watchlist_decision`. */
   text: string | null;
   at: string;
+  /** `watchlist_decision` entries: which hit, and who decided. */
+  hit?: { list: string; entity_id: string; matched_name: string; decided_by: string | null };
 }

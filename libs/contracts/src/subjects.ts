@@ -93,6 +93,9 @@ export const SUBJECTS = {
   sessionsUsage: 'sessions.admin.usage.v1',
   /** A session's events and notes, oldest first (the console's verification page). */
   sessionsTimeline: 'sessions.timeline.v1',
+  /** A session's watchlist hits with the reviewers' decisions on them, and one such decision (the console's verification page). */
+  sessionsWatchlistHits: 'sessions.watchlist.hits.v1',
+  sessionsWatchlistDecide: 'sessions.watchlist.decide.v1',
   /** Whether a session of the principal's organization and mode exists: the billing sweep of accounts asks it. */
   sessionsExists: 'sessions.exists.v1',
   /** The capture flow (docs/capture.md): the gateway on behalf of a client secret. */
@@ -225,6 +228,8 @@ export interface RpcContracts {
   [SUBJECTS.sessionsEmailLog]: { req: V.EmailLogRequest; res: { data: V.EmailLogEntry[] } };
   [SUBJECTS.sessionsUsage]: { req: K.UsageRequest; res: { data: K.UsageRow[] } };
   [SUBJECTS.sessionsTimeline]: { req: { id: string }; res: { data: K.TimelineEntry[] } };
+  [SUBJECTS.sessionsWatchlistHits]: { req: { id: string }; res: L.SessionWatchlistHitsReply };
+  [SUBJECTS.sessionsWatchlistDecide]: { req: L.WatchlistHitDecideRequest; res: L.SessionWatchlistHit };
   [SUBJECTS.sessionsExists]: { req: { session_id: string }; res: { exists: boolean } };
   [SUBJECTS.sessionsCaptureResolve]: { req: C.CaptureResolveRequest; res: C.CaptureResolveReply };
   [SUBJECTS.sessionsCaptureGet]: { req: C.CaptureGetRequest; res: C.Capture };

@@ -167,3 +167,32 @@ export interface WatchlistMonitorReply {
   /** False when this version was known already (asked before). */
   accepted: boolean;
 }
+
+/** A reviewer's decision on one hit (docs/watchlist.md, "Reviewing hits"): `cleared` a false positive, `confirmed` a true match. */
+export type WatchlistHitOutcome = 'cleared' | 'confirmed';
+
+export interface WatchlistHitDecision {
+  outcome: WatchlistHitOutcome;
+  reason: string;
+  /** The console user who decided (the principal's `key_id`) and their email as the console gave it. */
+  decided_by: { id: string; email: string | null };
+  decided_at: string;
+}
+
+/** One hit of a session's latest run (a `watchlist_match` finding) and the decision on it, if any. */
+export interface SessionWatchlistHit extends WatchlistHit {
+  /** The finding's id in the run (`fnd_…`): what a decision names. */
+  finding_id: string;
+  decision: WatchlistHitDecision | null;
+}
+
+export interface SessionWatchlistHitsReply {
+  data: SessionWatchlistHit[];
+}
+
+/** `sessions.watchlist.decide.v1`: `body` is `{ outcome, reason, reviewer_email? }`, validated by the sessions service. */
+export interface WatchlistHitDecideRequest {
+  id: string;
+  finding_id: string;
+  body: unknown;
+}

@@ -104,6 +104,8 @@ export class PrivacyRepository {
     const selfieFingerprints = await ofOwner('selfie_fingerprints');
     // findings describe the person (a list match); the check outcomes and screening's rule trace (names of rules and fields) stay
     const runs = await counted(q, `UPDATE sessions.runs SET findings = '[]'::jsonb WHERE session_id = ANY($1::text[]) AND findings <> '[]'::jsonb RETURNING 1`, [ids]);
+    // the reviewers' decisions on those findings (their reasons are about the person) go with them
+    await q.rows(`DELETE FROM sessions.watchlist_decisions WHERE session_id = ANY($1::text[])`, [ids]);
     return {
       sessions,
       counts: { sessions: sessions.length, email_log: emailLog, devices, document_numbers: documentNumbers, selfie_fingerprints: selfieFingerprints, jobs, runs },

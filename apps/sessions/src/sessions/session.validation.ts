@@ -116,3 +116,24 @@ export function validateDecisionBody(body: unknown): { outcome: 'approved' | 'de
   const reason = text(b, 'reason', REASON_MAX, false, issues);
   return finish(issues, { outcome: outcome as 'approved' | 'declined', ...(reason === undefined ? {} : { reason }) });
 }
+
+const HIT_DECISION_FIELDS = new Set(['outcome', 'reason', 'reviewer_email']);
+/** An email's longest form (RFC 5321 path limit). */
+const EMAIL_MAX = 320;
+
+/**
+ * `{ "outcome": "cleared" | "confirmed", "reason", "reviewer_email"? }` of `sessions.watchlist.decide.v1` (the console):
+ * the reason is required, 1 to 500 characters, not blank.
+ */
+export function validateHitDecisionBody(body: unknown): { outcome: 'cleared' | 'confirmed'; reason: string; reviewer_email: string | null } {
+  const b = bodyObject(body, false);
+  refuseUnknownFields(b, HIT_DECISION_FIELDS);
+  const issues: Issue[] = [];
+  const outcome = b['outcome'];
+  if (outcome !== 'cleared' && outcome !== 'confirmed') {
+    issues.push({ code: 'invalid_value', message: 'outcome must be cleared or confirmed', path: ['outcome'] });
+  }
+  const reason = text(b, 'reason', REASON_MAX, true, issues);
+  const email = text(b, 'reviewer_email', EMAIL_MAX, false, issues);
+  return finish(issues, { outcome: outcome as 'cleared' | 'confirmed', reason: reason!, reviewer_email: email ?? null });
+}

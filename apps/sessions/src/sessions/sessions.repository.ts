@@ -4,6 +4,25 @@ import { randomAlphanumeric } from '@verity/keys';
 import { currentTraceparent, MicroBatch, Sql, unnestColumns, type Queryable, type WithDates } from '@verity/platform';
 import type { OutboxEvent } from './timeline.js';
 
+/** A finding of a run as `sessions.runs.findings` holds it (a watchlist hit's `evidence` in docs/watchlist.md). */
+export interface StoredFinding {
+  id: string;
+  subjectType: string;
+  severity: string;
+  sourceAuthority: string;
+  findingType: string;
+  evidence: Record<string, unknown>;
+}
+
+export interface WatchlistDecisionRow {
+  finding_id: string;
+  outcome: 'cleared' | 'confirmed';
+  reason: string;
+  decided_by: string;
+  decided_by_email: string | null;
+  decided_at: Date;
+}
+
 /** A row of `sessions.sessions`: the session's own fields as on the wire, and what the table adds. */
 export interface SessionRow
   extends WithDates<Pick<Session, 'id' | 'mode' | 'applicant_id' | 'workflow_template_id' | 'status' | 'outcome' | 'checks' | 'created_at' | 'updated_at'>, 'created_at' | 'updated_at'> {
@@ -315,6 +334,35 @@ export class SessionsRepository {
          FROM sessions.outbox WHERE session_id = $1 ORDER BY seq`,
       [sessionId],
     );
+  }
+
+  /** The findings of the session's last run (empty without a run, and once its applicant is erased). */
+  async lastFindings(q: Queryable, sessionId: string): Promise<StoredFinding[]> {
+    const [r] = await q.rows<{ findings: StoredFinding[] | null }>(`SELECT findings FROM sessions.runs WHERE session_id = $1 ORDER BY id DESC LIMIT 1`, [sessionId]);
+    return Array.isArray(r?.findings) ? r.findings : [];
+  }
+
+  /** The reviewers' decisions on the session's watchlist hits, oldest first. */
+  async watchlistDecisions(q: Queryable, sessionId: string): Promise<WatchlistDecisionRow[]> {
+    return q.rows<WatchlistDecisionRow>(
+      `SELECT finding_id, outcome, reason, decided_by, decided_by_email, decided_at FROM sessions.watchlist_decisions WHERE session_id = $1 ORDER BY decided_at, finding_id`,
+      [sessionId],
+    );
+  }
+
+  /** Stores a decision on one hit; null when the hit already has one (nothing changed). */
+  async insertWatchlistDecision(
+    q: Queryable,
+    sessionId: string,
+    d: { finding_id: string; outcome: 'cleared' | 'confirmed'; reason: string; decided_by: string; decided_by_email: string | null },
+  ): Promise<WatchlistDecisionRow | null> {
+    const rows = await q.rows<WatchlistDecisionRow>(
+      `INSERT INTO sessions.watchlist_decisions (session_id, finding_id, outcome, reason, decided_by, decided_by_email)
+       VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT (session_id, finding_id) DO NOTHING
+       RETURNING finding_id, outcome, reason, decided_by, decided_by_email, decided_at`,
+      [sessionId, d.finding_id, d.outcome, d.reason, d.decided_by, d.decided_by_email],
+    );
+    return rows[0] ?? null;
   }
 
   /** The screening reply of the session's last run: undefined without a run, null for a run without screening. */

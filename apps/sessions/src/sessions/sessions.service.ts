@@ -11,6 +11,8 @@ import {
   type Principal,
   type Session,
   type SessionScreening,
+  type SessionWatchlistHit,
+  type SessionWatchlistHitsReply,
   type TemplateVersion,
   type TimelineEntry,
 } from '@verity/contracts';
@@ -24,13 +26,14 @@ import { EmailLogRepository } from '../emails/email-log.repository.js';
 import { INVITE_SUBJECT, INVITE_TEMPLATE, maskEmail } from '../emails/invite.js';
 import { Outbox } from '../events/outbox.js';
 import { JobsWorker } from '../runs/jobs.worker.js';
-import { validateCreateBody, validateDecisionBody, validateNoteBody, validateReasonBody } from './session.validation.js';
+import { validateCreateBody, validateDecisionBody, validateHitDecisionBody, validateNoteBody, validateReasonBody } from './session.validation.js';
 import { TemplatePins } from './template-pins.js';
 import { captureLink, type CaptureLinks } from './capture-link.js';
 import { sessionChecks } from './checks.js';
 import { SessionsRepository, type PlatformMetadata, type SessionRow } from './sessions.repository.js';
 import { timelineOf } from './timeline.js';
 import { actionTarget } from './transitions.js';
+import { decisionOf, hitsOf } from './watchlist-hits.js';
 
 /** The read shape of docs/sessions.md; `idv` only for the read of one session that ran an identity check. */
 export function toSession(row: SessionRow, links: CaptureLinks, withIdv = false): Session {
@@ -211,7 +214,42 @@ export class SessionsService {
   async timeline(owner: Owner, id: unknown): Promise<{ data: TimelineEntry[] }> {
     const row = isId('session', id) ? await this.repo.find(owner, id) : null;
     if (!row) throw DomainError.notFound();
-    return { data: timelineOf(row, await this.repo.events(row.id)) };
+    const [events, findings, decisions] = await Promise.all([this.repo.events(row.id), this.repo.lastFindings(this.repo.db, row.id), this.repo.watchlistDecisions(this.repo.db, row.id)]);
+    return { data: timelineOf(row, events, hitsOf(findings, decisions)) };
+  }
+
+  /**
+   * `sessions.watchlist.hits.v1` (the console's verification page): the watchlist hits of the session's last run, each
+   * with the reviewer's decision on it. Scoped like `get`; an erased session has none (its findings were erased).
+   */
+  async watchlistHits(owner: Owner, id: unknown): Promise<SessionWatchlistHitsReply> {
+    const row = isId('session', id) ? await this.repo.find(owner, id) : null;
+    if (!row) throw DomainError.notFound();
+    const [findings, decisions] = await Promise.all([this.repo.lastFindings(this.repo.db, row.id), this.repo.watchlistDecisions(this.repo.db, row.id)]);
+    return { data: hitsOf(findings, decisions) };
+  }
+
+  /**
+   * `sessions.watchlist.decide.v1`: a reviewer clears (a false positive) or confirms (a true match) one hit, with a
+   * reason, while the session waits in `manual_review`. The session's status is the review decision's alone
+   * (`sessions.decision.v1`); a hit is decided once (409 after). Another owner's session or an unknown hit: 404.
+   */
+  async decideWatchlistHit(p: Principal, id: unknown, findingId: unknown, body: unknown, ctx: RpcContext): Promise<SessionWatchlistHit> {
+    const d = validateHitDecisionBody(body);
+    return this.repo.db.tx(async (q) => {
+      const row = isId('session', id) ? await this.repo.lock(q, p, id) : null;
+      if (!row) throw DomainError.notFound();
+      if (row.erased_at) throw erasedRefusal(row, 'takes no decisions on watchlist hits');
+      const hit = typeof findingId === 'string' ? hitsOf(await this.repo.lastFindings(q, row.id), []).find((h) => h.finding_id === findingId) : undefined;
+      if (!hit) throw DomainError.notFound('finding_id');
+      if (row.status !== 'manual_review') {
+        throw new DomainError('invalid_state_transition', { message: 'Watchlist hits are decided while the session waits for review.', details: { status: row.status } });
+      }
+      assertBeforeDeadline(ctx);
+      const stored = await this.repo.insertWatchlistDecision(q, row.id, { finding_id: hit.finding_id, outcome: d.outcome, reason: d.reason, decided_by: p.key_id, decided_by_email: d.reviewer_email });
+      if (!stored) throw new DomainError('invalid_state_transition', { message: 'This hit has been decided already.', details: { status: row.status, decided: true } });
+      return { ...hit, decision: decisionOf(stored) };
+    });
   }
 
   async list(owner: Owner, query: ListQuery): Promise<Page<Session>> {
