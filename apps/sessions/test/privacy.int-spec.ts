@@ -187,11 +187,12 @@ async function capturedLiveSession(p: Principal, applicantId: string, x: Person,
 
 /**
  * The tables of the sessions schema; without `all`, those holding rows of sessions (not its migrations, nor the
- * metering counters, which hold counts of no one session and stay: usage-timeline.int-spec.ts).
+ * metering counters, which hold counts of no one session and stay: usage-timeline.int-spec.ts, nor the watchlist
+ * monitors, one row per list version: docs/watchlist.md).
  */
 async function tables(all = false): Promise<string[]> {
   const rows = await query<{ t: string }>(svc.db.url, `SELECT table_name AS t FROM information_schema.tables WHERE table_schema = 'sessions' AND table_type = 'BASE TABLE' ORDER BY 1`);
-  return rows.map((r) => r.t).filter((t) => all || (t !== 'migrations' && t !== 'usage_daily'));
+  return rows.map((r) => r.t).filter((t) => all || (t !== 'migrations' && t !== 'usage_daily' && t !== 'watchlist_monitors'));
 }
 
 /** Every table of the sessions schema holding a row whose text contains one of `values`, with the count. */
