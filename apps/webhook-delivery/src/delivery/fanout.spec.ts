@@ -53,6 +53,18 @@ describe('fan-out matching', () => {
     assert.deepEqual(matchDeliveries({ ...event, type: 'kyc.session.skipped_by_applicant' }, [s]), []);
   });
 
+  it('delivers kyc.session.watchlist_hit, with its hits, to a live subscription that lists it, and only to one', () => {
+    const hit: DomainEvent = {
+      ...event,
+      type: 'kyc.session.watchlist_hit',
+      mode: 'live',
+      data: { ...event.data, status: 'manual_review', outcome: 'approved', watchlistHits: [{ list: 'ofac-sdn', entityId: '36418', score: 0.94 }] },
+    };
+    const out = matchDeliveries(hit, [sub('whs_hits', { mode: 'live', event_types: ['kyc.session.watchlist_hit'] }), sub('whs_other', { mode: 'live' })]);
+    assert.deepEqual(out.map((d) => d.subscription_id), ['whs_hits']);
+    assert.deepEqual(JSON.parse(out[0]!.body), { type: 'kyc.session.watchlist_hit', timestamp: at, data: hit.data });
+  });
+
   it('reads events defensively', () => {
     assert.deepEqual(parseDomainEvent(JSON.parse(JSON.stringify(event))), event);
     assert.deepEqual(parseDomainEvent(new TextEncoder().encode(JSON.stringify(event))), event, 'from the bytes of a message');

@@ -53,8 +53,8 @@ export function signedHeaders(secrets: ReadonlyArray<string | Buffer>, id: strin
 
 /**
  * The JSON body of a kyc.session.* delivery: reference fields and, for a resting session, its checks (outcomes,
- * reason codes, scores); no applicant data. Each check is copied member by member, so nothing else an event might
- * carry reaches a receiver.
+ * reason codes, scores), for `kyc.session.watchlist_hit` its new hits (list, entity id, score); no applicant data.
+ * Each check and hit is copied member by member, so nothing else an event might carry reaches a receiver.
  */
 export function webhookBody(event: Pick<DomainEvent, 'type' | 'timestamp' | 'data'>): string {
   const d = event.data;
@@ -66,6 +66,12 @@ export function webhookBody(event: Pick<DomainEvent, 'type' | 'timestamp' | 'dat
       reasons: Array.isArray(c.reasons) ? c.reasons.filter((r) => typeof r === 'string') : [],
       score: typeof c.score === 'number' ? c.score : null,
     }));
+  }
+  // kyc.session.watchlist_hit: the new hits, as references (docs/webhooks.md)
+  if (Array.isArray(d.watchlistHits)) {
+    data.watchlistHits = d.watchlistHits
+      .filter((h) => typeof h?.list === 'string' && typeof h.entityId === 'string' && typeof h.score === 'number')
+      .map((h) => ({ list: h.list, entityId: h.entityId, score: h.score }));
   }
   return JSON.stringify({ type: event.type, timestamp: event.timestamp, data });
 }
