@@ -197,7 +197,9 @@ export class WatchlistMonitor implements OnApplicationBootstrap, BeforeApplicati
   /**
    * The new hits of one session, in `q`: those no `watchlist_match` finding of its runs names already. With any, the
    * session goes back to review (still approved, until a reviewer decides), the hits join its last run's findings,
-   * and one `kyc.session.watchlist_hit` is written. False when nothing was new or the session moved on.
+   * and one `kyc.session.watchlist_hit` is written. A session already in review (another list's monitor sent it
+   * there since this page was read) gets the hits and the event, its status as it is. False when nothing was new or
+   * the session moved on otherwise (erased, decided).
    */
   private async raise(q: Queryable, sessionId: string, list: string, version: number, hits: readonly WatchlistHit[]): Promise<boolean> {
     const known = await q.rows<{ entity_id: string }>(
@@ -209,12 +211,19 @@ export class WatchlistMonitor implements OnApplicationBootstrap, BeforeApplicati
     const fresh = hits.filter((h) => !seen.has(h.entity_id));
     if (fresh.length === 0) return false;
     const now = new Date();
-    const [s] = await q.rows<SessionRow>(
+    const [moved] = await q.rows<SessionRow>(
       `UPDATE sessions.sessions SET status = 'manual_review', platform_metadata = platform_metadata || $2::jsonb, updated_at = $3
         WHERE id = $1 AND mode = 'live' AND status = 'completed' AND outcome = 'approved' AND erased_at IS NULL
         RETURNING ${SESSION_COLUMNS}`,
       [sessionId, JSON.stringify({ manualReviewReason: `Watchlist monitoring: a hit on the list "${list}" after it was reloaded.` }), now],
     );
+    // sent to review meanwhile (another list's monitor found it first): the hit is still new, and still told
+    const [s] = moved
+      ? [moved]
+      : await q.rows<SessionRow>(
+          `SELECT ${SESSION_COLUMNS} FROM sessions.sessions WHERE id = $1 AND mode = 'live' AND status = 'manual_review' AND erased_at IS NULL FOR UPDATE`,
+          [sessionId],
+        );
     if (!s) return false;
     const findings = watchlistFindings(sessionId, { hits: fresh, fail_threshold: null }).map((f, i) => ({
       ...f,
