@@ -124,6 +124,7 @@ describe('console isolation matrix', () => {
       ['GET', (id) => `/verifications/${id}`, ALL, [foreign.otherOrg.session, foreign.otherMode.session]],
       ['POST', (id) => `/verifications/${id}/notes`, ALL, [foreign.otherOrg.session, foreign.otherMode.session], { note: 'a note' }],
       ['POST', (id) => `/review/${id}/decision`, ['owner', 'admin', 'reviewer'], [foreign.otherOrg.session, foreign.otherMode.session], { outcome: 'approved', reason: 'looks fine' }],
+      ['POST', (id) => `/review/${id}/watchlist/fnd_${id.slice(4)}_l1`, ['owner', 'admin', 'reviewer'], [foreign.otherOrg.session, foreign.otherMode.session], { outcome: 'cleared', reason: 'a namesake' }],
       ['POST', (id) => `/keys/${id}/rotate`, ['owner', 'admin', 'developer'], [foreign.otherOrg.key, foreign.otherMode.key]],
       ['POST', (id) => `/keys/${id}/revoke`, ['owner', 'admin', 'developer'], [foreign.otherOrg.key, foreign.otherMode.key]],
       ['POST', (id) => `/webhooks/${id}/rotate`, ['owner', 'admin'], [foreign.otherOrg.webhook, foreign.otherMode.webhook]],
@@ -178,14 +179,15 @@ describe('console isolation matrix: team actions', () => {
   });
 });
 
-/** What the matrix must not change: the foreign keys, person, invitation, sessions and endpoints as stored. */
+/** What the matrix must not change: the foreign keys, person, invitation, sessions (and decisions on their watchlist hits) and endpoints as stored. */
 async function state() {
-  const [keys, users, sessions, webhooks, invitations] = await Promise.all([
+  const [keys, users, sessions, webhooks, invitations, hitDecisions] = await Promise.all([
     rows('us', 'SELECT id, key_hash, revoked_at FROM accounts.api_keys WHERE id = ANY($1) ORDER BY id', [[foreign.otherOrg.key, foreign.otherMode.key]]),
     rows('us', 'SELECT id, role, session_epoch, disabled_at FROM accounts.console_users WHERE id = $1', [foreign.otherOrg.user]),
     rows('us', 'SELECT id, status, outcome, updated_at FROM sessions.sessions WHERE id = ANY($1) ORDER BY id', [[foreign.otherOrg.session, foreign.otherMode.session]]),
     rows('us', 'SELECT * FROM webhook_delivery.subscriptions WHERE id = ANY($1) ORDER BY id', [[foreign.otherOrg.webhook, foreign.otherMode.webhook]]),
     rows('us', 'SELECT * FROM accounts.console_invitations WHERE id = $1', [foreign.otherOrg.invitation]),
+    rows('us', 'SELECT * FROM sessions.watchlist_decisions WHERE session_id = ANY($1) ORDER BY session_id, finding_id', [[foreign.otherOrg.session, foreign.otherMode.session]]),
   ]);
-  return { keys, users, sessions, webhooks, invitations };
+  return { keys, users, sessions, webhooks, invitations, hitDecisions };
 }

@@ -3,7 +3,8 @@
  * against the us stack: an admin makes a test verification with the Expected outcome "Needs review"; a reviewer
  * finds it in the review queue, reads its screening, evidence images and timeline, adds a note and approves it
  * with a reason, and the organization's receiver gets `kyc.session.completed`; roles see what they may; another
- * organization's verification is a 404; the purge empties test mode.
+ * organization's verification is a 404; a live verification's watchlist hits are shown beside the document's data and
+ * each is cleared or confirmed with a reason; the purge empties test mode.
  */
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
@@ -11,8 +12,9 @@ import { SUBJECTS, type ConsoleActivityEntry } from '@verity/contracts';
 import { startWebhookReceiver, testTls, waitFor, type ReceivedWebhook, type WebhookReceiver } from '@verity/testing';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { browser as launchBrowser, CONSOLE, PHONE, shot, signedIn, switchMode, team, type Team } from './console-support.js';
-import { client, closeOperators, createKey, operator } from './support.js';
-import { account, createSession, newApplicant, newTemplate, waitStatus, type Client } from './sessions-support.js';
+import { captureClient, ok, passportOf } from './capture-support.js';
+import { client, closeOperators, createKey, operator, rows } from './support.js';
+import { account, createSession, LIVE_WALLET, newApplicant, newTemplate, waitStatus, type Client } from './sessions-support.js';
 
 const op = { principal: null, requestId: 'req_e2e_console_review' };
 
@@ -237,6 +239,121 @@ describe('console: verifications, the review queue and test data (us)', () => {
     await page.goto('/verifications');
     assert.equal((await page.content()).includes(theirs), false);
     await page.getByText('No live verifications yet').waitFor();
+  });
+
+  it('a live verification with watchlist hits: each hit beside the document, a reason missing refused, one cleared and one confirmed with reasons; stored, shown, logged', async () => {
+    // a live verification of the organization (document and watchlist), read from a photographed passport of Jane Doe;
+    // the region's shared stack has no list loaded (other tests rely on that), so its run ends the check error and the
+    // hits a run against a loaded list would store are then written into the run's findings as a live run writes them
+    // (apps/sessions/src/runs/live-run.ts watchlistFindings; the screening itself is tested in apps/screening and apps/sessions)
+    const key = await createKey('us', t.org.id, { mode: 'live' });
+    await (await operator('us')).call(SUBJECTS.accountsBillingSet, { org_id: t.org.id, wallet_balance: LIVE_WALLET }, op);
+    const live = client('us', key.key);
+    const created = await createSession(live, { applicant_id: await newApplicant(live), workflow_template_id: await newTemplate(live, { checks: ['document', 'watchlist'], photo_upload: true }) });
+    assert.equal(created.status, 201, created.text);
+    const id = created.body.data.id;
+    const capture = captureClient('us', created.body.data.client_secret!);
+    ok(await capture.put('front', (await passportOf(7)).photos.front));
+    ok(await capture.submit({ acquisition: 'upload' }), 202);
+    const done = await waitStatus(live, id, ['manual_review'], 30_000);
+    const holder = done.idv!.holder!;
+    const exact = { name: 1, pairs: [{ query: 'JANE', listed: 'JANE', how: 'exact', similarity: 1 }, { query: 'DOE', listed: 'DOE', how: 'exact', similarity: 1 }], unpaired: { query: 0, listed: 0 }, reordered: true, date_of_birth: 'exact', nationality: 'match' };
+    const near = { name: 0.87, pairs: [{ query: 'JANE', listed: 'DZHEIN', how: 'phonetic', similarity: 0.88 }, { query: 'DOE', listed: 'DOU', how: 'spelling', similarity: 0.82 }], unpaired: { query: 0, listed: 1 }, reordered: false, date_of_birth: 'year', nationality: 'unknown' };
+    const findings = [
+      { id: `fnd_${id.slice(4)}_l1`, subjectType: 'sanction', severity: 'medium', sourceAuthority: 'ofac-sdn', findingType: 'watchlist_match', evidence: { matchScore: 1, listId: 'ofac-sdn', entityId: '36117', matchedName: 'DOE, Jane', features: exact } },
+      { id: `fnd_${id.slice(4)}_l2`, subjectType: 'sanction', severity: 'medium', sourceAuthority: 'un-sc', findingType: 'watchlist_match', evidence: { matchScore: 0.842, listId: 'un-sc', entityId: '6908555', matchedName: 'Джейн Доу Петровна', features: near } },
+    ];
+    await rows('us', 'UPDATE sessions.runs SET findings = $2::jsonb WHERE id = (SELECT max(id) FROM sessions.runs WHERE session_id = $1)', [id, JSON.stringify(findings)]);
+    await rows(
+      'us',
+      `UPDATE sessions.sessions SET checks = (SELECT jsonb_agg(CASE WHEN c->>'type' = 'watchlist' THEN c || '{"outcome": "review", "reasons": ["watchlist_hit"]}'::jsonb ELSE c END ORDER BY i)
+         FROM jsonb_array_elements(checks) WITH ORDINALITY AS e(c, i)) WHERE id = $1`,
+      [id],
+    );
+    const decisions = () => rows<{ finding_id: string; outcome: string; reason: string; decided_by: string; decided_by_email: string }>('us', 'SELECT * FROM sessions.watchlist_decisions WHERE session_id = $1 ORDER BY finding_id', [id]);
+
+    const page = await person('reviewer');
+    await switchMode(page, 'live');
+    await page.goto(`/review`);
+    await page.getByRole('link', { name: `Review ${id}` }).click();
+    const panel = page.locator('#watchlist');
+    await panel.getByRole('heading', { name: 'Watchlist hits' }).waitFor();
+    // each hit: list, listed name, entity id, score and the features, beside the document's names, date of birth and nationality
+    const first = panel.locator('#hit-1');
+    const firstText = (await first.innerText()).replace(/\s+/g, ' ');
+    for (const x of ['ofac-sdn', '36117', 'DOE, Jane', '1.000', 'in another order', 'JANE ↔ JANE', 'exact', 'the same day', 'one of the listed', holder.family_name, holder.date_of_birth]) {
+      assert.ok(firstText.includes(x), `hit 1 shows "${x}": ${firstText}`);
+    }
+    const secondText = (await panel.locator('#hit-2').innerText()).replace(/\s+/g, ' ');
+    for (const x of ['un-sc', '6908555', 'Джейн Доу Петровна', '0.842', 'JANE ↔ DZHEIN', 'phonetic', 'DOE ↔ DOU', 'spelling', 'the same year', '0 of the person\'s and 1 of the listed words unpaired']) {
+      assert.ok(secondText.includes(x), `hit 2 shows "${x}": ${secondText}`);
+    }
+    assert.match(await first.locator('tr', { hasText: 'Date of birth' }).innerText(), new RegExp(holder.date_of_birth));
+    assert.match(await panel.locator('.hit-tally').innerText(), /2\s+open · 0\s+cleared · 0\s+confirmed/);
+    await page.locator('#decision').getByText('Watchlist: 2 hits, 2 open').waitFor();
+
+    // a reason missing: the form's error, nothing stored
+    await page.getByLabel('Reason for hit 2').fill('   ');
+    const refused = page.waitForResponse((r) => r.url().includes(`/review/${id}/watchlist/`));
+    await page.getByRole('button', { name: 'Clear hit 2: not this person' }).click();
+    assert.equal((await refused).status(), 422);
+    await panel.locator('#hit-2 .notice.error').getByText('Write the reason for your decision on this hit').waitFor();
+    assert.deepEqual(await decisions(), []);
+
+    // cleared with a reason: stored, shown (who, when, why), in the timeline and the activity log
+    await page.getByLabel('Reason for hit 2').fill('Born 1990 like the listed person, but the listed patronymic and the photo on file are another woman.');
+    await page.getByRole('button', { name: 'Clear hit 2: not this person' }).click();
+    await page.waitForURL((u) => u.searchParams.get('hit') === 'cleared');
+    await panel.getByText('You cleared the hit.').waitFor();
+    const hit2 = panel.locator('#hit-2');
+    await hit2.getByText('Cleared: not this person').waitFor();
+    assert.match(await hit2.innerText(), new RegExp(`by ${t.people.reviewer.user.email.replace(/\./g, '\\.')}[\\s\\S]*UTC[\\s\\S]*Reason: Born 1990 like the listed person`));
+    assert.equal(await hit2.locator('form').count(), 0, 'a decided hit has no form');
+    assert.match(await page.locator('#timeline').innerText(), /Watchlist hit cleared\s+Джейн Доу Петровна · un-sc 6908555 · by \S+\s+Born 1990 like the listed person/);
+
+    // confirmed: the decision panel says so; the verification's own decision is still to be made
+    await page.getByLabel('Reason for hit 1').fill('Same names, date of birth and nationality as the SDN entry; the document photo matches the listing.');
+    await page.getByRole('button', { name: 'Confirm hit 1: this person' }).click();
+    await page.waitForURL((u) => u.searchParams.get('hit') === 'confirmed');
+    await panel.locator('#hit-1').getByText('Confirmed: this person').waitFor();
+    assert.match(await panel.locator('.hit-tally').innerText(), /0\s+open · 1\s+cleared · 1\s+confirmed/);
+    await page.locator('#decision').getByText('a confirmed hit is a listed person').waitFor();
+    assert.equal(await page.locator('#decision textarea').inputValue(), '', 'nothing is pre-filled or pre-selected');
+    await page.locator('#watchlist').scrollIntoViewIfNeeded();
+    await shot(page, 'watchlist-hits');
+
+    const stored = await decisions();
+    assert.deepEqual(
+      stored.map((d) => [d.finding_id, d.outcome, d.decided_by, d.decided_by_email]),
+      [
+        [`fnd_${id.slice(4)}_l1`, 'confirmed', t.people.reviewer.user.id, t.people.reviewer.user.email],
+        [`fnd_${id.slice(4)}_l2`, 'cleared', t.people.reviewer.user.id, t.people.reviewer.user.email],
+      ],
+    );
+    // a hit is decided once: the same post again changes nothing
+    const again = await page.request.post(`/review/${id}/watchlist/fnd_${id.slice(4)}_l2`, {
+      form: { _csrf: (await page.locator('input[name="_csrf"]').first().getAttribute('value'))!, outcome: 'confirmed', reason: 'changed my mind' },
+      headers: { origin: CONSOLE.us },
+    });
+    assert.equal(again.status(), 409);
+    assert.deepEqual(await decisions(), stored);
+    assert.equal((await live<{ data: { status: string } }>('GET', `/v1/sessions/${id}`)).body.data.status, 'manual_review', 'a decision on a hit leaves the verification to the review');
+
+    const logged = (await activity()).filter((a) => a.target_id === id && a.action.startsWith('console.watchlist_hit.'));
+    assert.deepEqual(
+      logged.map((a) => [a.action, a.actor_email, a.mode, a.details.list, a.details.entity_id]).sort(),
+      [
+        ['console.watchlist_hit.cleared', t.people.reviewer.user.email, 'live', 'un-sc', '6908555'],
+        ['console.watchlist_hit.confirmed', t.people.reviewer.user.email, 'live', 'ofac-sdn', '36117'],
+      ],
+    );
+
+    // a developer sees the hits and the decisions, and no form
+    const developer = await person('developer');
+    await switchMode(developer, 'live');
+    await developer.goto(`/verifications/${id}`);
+    await developer.locator('#hit-1').getByText('Confirmed: this person').waitFor();
+    assert.equal(await developer.locator('#watchlist form').count(), 0);
   });
 
   it('the verifications list filters by status and applicant', async () => {

@@ -162,6 +162,14 @@ code.field { background: #eef1f6; border-radius: 4px; padding: 1px 5px; display:
 .decision { border: 2px solid var(--warn); background: #fffaf0; }
 .decision h2 { margin-top: 0; }
 .decision textarea, .note-form textarea { max-width: 640px; }
+.watchlist article.hit { border-top: 1px solid var(--line, #ddd); padding-top: 0.75rem; margin-top: 1rem; }
+.watchlist article.hit h3 { margin: 0 0 0.5rem; }
+.watchlist ul.pairs { margin: 0; padding-left: 1rem; }
+.watchlist .hit-form textarea { max-width: 640px; }
+.watchlist .hit-decision { border-left: 4px solid var(--muted); padding-left: 0.75rem; }
+.watchlist .hit-decision.confirmed { border-left-color: var(--bad, #b42318); }
+.watchlist .hit-decision.cleared { border-left-color: var(--ok, #067647); }
+.hit-reason { white-space: pre-wrap; overflow-wrap: anywhere; }
 .actions { display: flex; flex-wrap: wrap; gap: 10px; }
 button.approve { background: var(--ok); }
 .vpage .timeline li { display: grid; grid-template-columns: 150px 1fr; gap: 2px 14px; }

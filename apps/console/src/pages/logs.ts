@@ -32,6 +32,8 @@ const CONSOLE_ACTIONS: Record<string, string> = {
   'console.webhook.disabled': 'Webhook endpoint disabled',
   'console.webhook.replayed': 'Webhook deliveries replayed',
   'console.session.decided': 'Verification decided',
+  'console.watchlist_hit.cleared': 'Watchlist hit cleared',
+  'console.watchlist_hit.confirmed': 'Watchlist hit confirmed',
   'console.user.created': 'Person added',
 };
 

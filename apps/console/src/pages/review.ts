@@ -5,6 +5,7 @@ import { mayOpen } from '../auth/roles.js';
 import { html, type Html } from '../html.js';
 import { badge, emptyState, notice, pager, table, when } from '../layout.js';
 import { checkLabel, hasScope, REASON_MAX, verificationPage } from './verifications.js';
+import { registerWatchlistHits } from './watchlist-hits.js';
 
 const PAGE_SIZE = 50;
 
@@ -14,6 +15,7 @@ const PAGE_SIZE = 50;
  */
 export function registerReview(app: ConsoleApp): void {
   app.get('review', '/review', (ctx) => queuePage(ctx));
+  registerWatchlistHits(app);
 
   app.post('review', '/review/:id/decision', async (ctx) => {
     const id = (ctx.req.params as { id: string }).id;

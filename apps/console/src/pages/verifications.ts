@@ -11,6 +11,7 @@ import { badge, csrfField, emptyState, notice, pager, table, when } from '../lay
 import { compareDates, compareNames } from '@verity/names';
 import { CHECK_LABELS } from './labels.js';
 import { reasonWords } from './reasons.js';
+import { hitTally, screenedPerson, watchlistPanel, type HitForm } from './watchlist-hits.js';
 
 /** A note's limit in characters, as the API's POST /v1/sessions/{id}/notes takes it (libs/api-schema NOTE_MAX). */
 export const NOTE_MAX = 2000;
@@ -178,6 +179,8 @@ export interface VerificationOpts {
   /** A decision form sent back with errors (review.ts). */
   decision?: { errors: string[]; reason: string };
   note?: { errors: string[]; text: string };
+  /** A watchlist hit's decision form sent back with errors (watchlist-hits.ts). */
+  hit?: HitForm;
   /** Shown at the top of the page. */
   notice?: Html;
   status?: number;
@@ -187,7 +190,8 @@ export interface VerificationOpts {
 export async function verificationPage(ctx: PageContext, id: string, opts: VerificationOpts = {}): Promise<PageResult> {
   const session = await ctx.call(SUBJECTS.sessionsGet, { id });
   // the applicant and the timeline are shown when they can be read; the verification itself is the page
-  const [applicant, timeline, backStored] = await Promise.all([
+  const screensWatchlist = session.checks.some((c) => c.type === 'watchlist') && !session.erased;
+  const [applicant, timeline, backStored, hits] = await Promise.all([
     ctx.call(SUBJECTS.applicantsGet, { id: session.applicant_id }).then(
       (a): Applicant | 'gone' | 'unavailable' => a,
       (e: unknown) => (e instanceof DomainError && e.code === 'resource_not_found' ? 'gone' : unavailable(ctx, e, 'applicant')),
@@ -203,6 +207,13 @@ export async function verificationPage(ctx: PageContext, id: string, opts: Verif
           (e: unknown) => (unavailable(ctx, e, 'evidence'), false),
         )
       : Promise.resolve(false),
+    // the watchlist check's hits with the reviewers' decisions on them (docs/watchlist.md, "Reviewing hits")
+    screensWatchlist
+      ? ctx.call(SUBJECTS.sessionsWatchlistHits, { id: session.id }).then(
+          (r) => r.data,
+          (e: unknown) => unavailable(ctx, e, 'watchlist hits'),
+        )
+      : Promise.resolve([]),
   ]);
   const q = ctx.query;
   const decided = q.get('decided');
@@ -215,8 +226,9 @@ ${decided === 'approved' || decided === 'declined' ? notice('success', html`You 
 ${q.get('noted') ? notice('success', 'Your note was added to the timeline.') : ''}
 ${session.erased ? notice('info', "This applicant's personal data was erased (a data subject request): the verification keeps its ids, statuses and outcomes only.") : ''}
 ${summary(ctx, session)}
-${session.status === 'manual_review' && canDecide ? decisionPanel(ctx, session, opts.decision) : ''}
+${session.status === 'manual_review' && canDecide ? decisionPanel(ctx, session, opts.decision, hits === 'unavailable' ? null : hitTally(hits)) : ''}
 ${checksPanel(session)}
+${watchlistPanel(ctx, session, hits, screenedPerson(session, applicant), canDecide, opts.hit)}
 ${session.idv?.holder ? personPanel(session, session.idv.holder, applicant) : applicantPanel(session, applicant)}
 ${screeningPanel(session.screening)}
 ${idvPanel(ctx, session, backStored)}
@@ -252,10 +264,16 @@ ${ctx.mode === 'live' && s.url ? html`<p class="muted">The applicant's capture l
 }
 
 /** Approve or decline with a reason: posted to the review queue's route (review.ts), which checks the role. */
-function decisionPanel(ctx: PageContext, s: Session, sent?: { errors: string[]; reason: string }): Html {
+function decisionPanel(ctx: PageContext, s: Session, sent?: { errors: string[]; reason: string }, hits?: { open: number; cleared: number; confirmed: number } | null): Html {
+  const total = hits ? hits.open + hits.cleared + hits.confirmed : 0;
   return html`<section class="panel decision" id="decision" aria-labelledby="decision-title">
 <h2 id="decision-title">Decide this verification</h2>
 <p>It waits in the review queue for a person. Your decision completes it and sends <code>kyc.session.completed</code> with the outcome to your webhooks.</p>
+${
+  hits && total > 0
+    ? html`<p class="hit-summary">Watchlist: <a href="#watchlist">${total === 1 ? '1 hit' : `${total} hits`}</a>, ${hits.open} open, ${hits.cleared} cleared, ${hits.confirmed} confirmed${hits.confirmed > 0 ? ' — a confirmed hit is a listed person: decline unless your policy allows them' : hits.open > 0 ? ' — decide each hit below before you decide the verification' : ''}.</p>`
+    : ''
+}
 ${sent && sent.errors.length > 0 ? notice('error', html`<ul>${sent.errors.map((m) => html`<li>${m}</li>`)}</ul>`) : ''}
 <form method="post" action="/review/${s.id}/decision">
   ${csrfField(ctx.csrf)}
@@ -457,6 +475,10 @@ ${
 function timelineLine(e: TimelineEntry): Html {
   if (e.kind === 'created') return html`<strong>Verification created</strong>`;
   if (e.kind === 'note') return html`<strong>Note</strong><p class="note-text">${e.text ?? ''}</p>`;
+  if (e.kind === 'watchlist_decision') {
+    const h = e.hit;
+    return html`<strong>Watchlist hit ${e.type === 'confirmed' ? 'confirmed' : 'cleared'}</strong>${h ? html` <span class="muted">${h.matched_name} · <code>${h.list}</code> <code>${h.entity_id}</code>${h.decided_by ? ` · by ${h.decided_by}` : ''}</span>` : ''}<p class="note-text">${e.text ?? ''}</p>`;
+  }
   const label = (e.type && EVENT_LABELS[e.type]) ?? 'Event';
   return html`<strong>${label}</strong> <code class="event-type">${e.type ?? ''}</code>${e.text ? html` <span class="muted">status ${e.text}</span>` : ''}`;
 }
