@@ -46,6 +46,7 @@ const EVENT_LABELS: Record<string, string> = {
   'kyc.session.manual_review_requested': 'Sent to manual review',
   'kyc.session.expired': 'Expired',
   'kyc.session.skipped_by_applicant': 'Skipped by the applicant',
+  'kyc.session.watchlist_hit': 'Watchlist hit on a reloaded list: back to review',
 };
 
 /** Whether the signed-in person's role carries a scope (the services do not check scopes: the gateway does for keys). */
