@@ -219,6 +219,29 @@ describe('the watchlist check (docs/watchlist.md, contract §21)', () => {
     assert.deepEqual(run!.findings, [finding]);
     const ctx = evaluated.get(f.templateId)!.context;
     assert.deepEqual([ctx.watchlist, ctx.findings], [{ bestScore: 0.93, hitCount: 1 }, [finding]]);
+
+    // a reviewer's decision on the hit (docs/watchlist.md, "Reviewing hits"): read with the hit, for the owner only
+    const hits = await call(f.p, SUBJECTS.sessionsWatchlistHits, { id: s.id });
+    assert.deepEqual(hits.data, [{ finding_id: finding.id, list: 'un-sc', entity_id: '6900101', matched_name: 'Mikko VIRTANEN', score: 0.93, features: hit.features, decision: null }]);
+    const stranger = testPrincipal({ mode: 'live' });
+    const decide = (p: Principal, body: unknown, findingId = finding.id) => call(p, SUBJECTS.sessionsWatchlistDecide, { id: s.id, finding_id: findingId, body });
+    const codeOf = (e: unknown) => (e instanceof DomainError ? e.code : String(e));
+    await assert.rejects(call(stranger, SUBJECTS.sessionsWatchlistHits, { id: s.id }), (e) => codeOf(e) === 'resource_not_found');
+    await assert.rejects(decide(stranger, { outcome: 'cleared', reason: 'a namesake' }), (e) => codeOf(e) === 'resource_not_found');
+    await assert.rejects(decide(f.p, { outcome: 'cleared', reason: 'a namesake' }, `fnd_${s.id.slice(4)}_l9`), (e) => codeOf(e) === 'resource_not_found');
+    await assert.rejects(decide(f.p, { outcome: 'cleared', reason: '  ' }), (e) => codeOf(e) === 'validation_error');
+    await assert.rejects(decide(f.p, { outcome: 'approved', reason: 'a namesake' }), (e) => codeOf(e) === 'validation_error');
+    assert.equal((await query(svc.db.url, 'SELECT 1 FROM sessions.watchlist_decisions WHERE session_id = $1', [s.id])).length, 0);
+    const decided = await decide(f.p, { outcome: 'cleared', reason: 'Another Mikko Virtanen: born 1970 in Oulu, the listed one in Tampere.', reviewer_email: 'r@example.com' });
+    assert.deepEqual([decided.decision?.outcome, decided.decision?.decided_by], ['cleared', { id: f.p.key_id, email: 'r@example.com' }]);
+    // once: a second decision changes nothing; the timeline shows the one made
+    await assert.rejects(decide(f.p, { outcome: 'confirmed', reason: 'on second thoughts' }), (e) => codeOf(e) === 'invalid_state_transition');
+    assert.deepEqual((await call(f.p, SUBJECTS.sessionsWatchlistHits, { id: s.id })).data[0]!.decision, decided.decision);
+    const entry = (await call(f.p, SUBJECTS.sessionsTimeline, { id: s.id })).data.find((e) => e.kind === 'watchlist_decision');
+    assert.deepEqual(entry, {
+      kind: 'watchlist_decision', type: 'cleared', text: 'Another Mikko Virtanen: born 1970 in Oulu, the listed one in Tampere.', at: decided.decision!.decided_at,
+      hit: { list: 'un-sc', entity_id: '6900101', matched_name: 'Mikko VIRTANEN', decided_by: 'r@example.com' },
+    });
   });
 
   it('no hit: the check passes and the run approves; rules read a best score of what was scored', async () => {
