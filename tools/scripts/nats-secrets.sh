@@ -5,7 +5,9 @@
 # configuration reads it from its environment (docs/security.md, "NATS"). Run it once per region and apply the
 # output straight to that region's namespace; never commit it, never reuse it in the other region.
 #   tools/scripts/nats-secrets.sh us | kubectl apply -n verity-us -f -
-# Rotating one identity: run with that identity only, apply, then restart nats and that identity's Deployment.
+# Besides the identities, the servers' own users: "route" (the route port's login, read only by the nats servers)
+# and "system" (the system account's user, the operator's for `nats server …`).
+# Rotating one: run with that name only, apply, then restart nats and that identity's Deployment.
 #   tools/scripts/nats-secrets.sh us sessions | kubectl apply -n verity-us -f -
 set -euo pipefail
 region="${1:?usage: nats-secrets.sh us|eu [identity…]}"
@@ -14,6 +16,8 @@ shift
 identities=("$@")
 if [[ ${#identities[@]} -eq 0 ]]; then
   identities=(gateway accounts applicants screening sessions webhook-delivery evidence id-scan console operator)
+  servers=(route system)
+  identities+=("${servers[@]}")
 fi
 for id in "${identities[@]}"; do
   cat <<YAML

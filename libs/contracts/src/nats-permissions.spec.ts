@@ -1,6 +1,6 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { ADMIN_SUBJECTS, NATS_GRANTS, NATS_IDENTITIES, natsPermissions, natsServerConfig, type NatsIdentity } from './nats-permissions.js';
+import { ADMIN_SUBJECTS, NATS_GRANTS, NATS_IDENTITIES, natsPermissions, natsRoutesValue, natsServerConfig, type NatsIdentity } from './nats-permissions.js';
 import { EVENTS, SUBJECTS } from './subjects.js';
 
 const identities = (pick: (id: NatsIdentity) => readonly string[], subject: string) => NATS_IDENTITIES.filter((id) => pick(id).includes(subject));
@@ -65,5 +65,45 @@ describe('NATS grants', () => {
     assert.match(clustered, /^server_name: \$POD_NAME$/m);
     assert.match(clustered, /^cluster \{\n {2}name: "verity-us"\n {2}listen: "0\.0\.0\.0:6222"\n {2}routes: \["nats:\/\/nats-0\.nats-headless:6222", "nats:\/\/nats-1\.nats-headless:6222"\]\n\}$/m);
     assert.match(natsServerConfig({ root: 'us', listen: 'x:1', storeDir: '/d', cluster: { serverName: 'n1', name: 'c', listen: 'x:2', routes: [] } }), /^server_name: "n1"$/m);
+  });
+});
+
+describe('NATS transport in the configuration', () => {
+  it('only the operator manages the event stream (edit, snapshot, restore); nobody may delete or purge it or read its messages directly', () => {
+    for (const id of NATS_IDENTITIES) {
+      const p = natsPermissions(id, 'us').publish;
+      for (const s of ['$JS.API.STREAM.UPDATE.us_EVENTS', '$JS.API.STREAM.SNAPSHOT.us_EVENTS', '$JS.API.STREAM.RESTORE.us_EVENTS']) assert.equal(p.includes(s), id === 'operator', `${id} ${s}`);
+      assert.equal(p.some((s) => /^\$JS\.API\.STREAM\.(DELETE|PURGE|MSG)/.test(s)), false, id);
+    }
+  });
+
+  it('clients over TLS; routes over TLS verified both ways, logging in with the password of the environment; a system account with one user; anonymous is nobody', () => {
+    const conf = natsServerConfig({
+      root: 'us',
+      listen: '0.0.0.0:4222',
+      storeDir: '/data',
+      tls: { certFile: '/tls/c', keyFile: '/tls/k' },
+      cluster: {
+        serverName: '$POD_NAME',
+        name: 'verity-us',
+        listen: '0.0.0.0:6222',
+        routes: ['nats://n0:6222', 'nats://n1:6222'],
+        advertise: '$ADVERTISE',
+        tls: { certFile: '/tls/c', keyFile: '/tls/k', caFile: '/tls/ca' },
+        authorization: true,
+      },
+      systemAccount: true,
+    });
+    assert.match(conf, /^tls \{\n {2}cert_file: "\/tls\/c"\n {2}key_file: "\/tls\/k"\n\}$/m);
+    assert.match(conf, /^ {2}advertise: \$ADVERTISE\n {2}no_advertise: true$/m);
+    assert.match(conf, /^ {2}tls \{\n {4}cert_file: "\/tls\/c"\n {4}key_file: "\/tls\/k"\n {4}ca_file: "\/tls\/ca"\n {4}verify: true\n {2}\}$/m);
+    assert.match(conf, /^ {2}authorization \{ user: "route", password: \$NATS_PASSWORD_ROUTE \}\n {2}routes: \$NATS_ROUTES\n\}$/m);
+    assert.doesNotMatch(conf, /routes: \[/);
+    assert.match(conf, /^system_account: "SYS"\naccounts \{\n {2}SYS \{ users = \[ \{ user: "system", password: \$NATS_PASSWORD_SYSTEM \} \] \}\n\}$/m);
+    assert.match(conf, /^no_auth_user: "nobody"$/m);
+    assert.match(conf, /\{ user: "nobody", allowed_connection_types: \["MQTT"\], permissions: \{ publish: \{ deny: \[">"\] \}, subscribe: \{ deny: \[">"\] \} \} \}/);
+    assert.equal(natsRoutesValue(['nats://n0:6222', 'nats://n1:6222'], '$(PW)'), '["nats://route:$(PW)@n0:6222", "nats://route:$(PW)@n1:6222"]');
+    // the local stack's configuration has none of it
+    assert.doesNotMatch(natsServerConfig({ root: 'us', listen: '127.0.0.1:4223', storeDir: '/d' }), /tls|system_account|no_auth_user|accounts \{/);
   });
 });

@@ -21,6 +21,11 @@ export interface NatsGrant {
   eventStreamConsume?: boolean;
   /** Reads the event stream with ordered (ephemeral) consumers, acknowledging nothing: tests only. */
   eventStreamRead?: boolean;
+  /**
+   * Manages the event stream as an operator: reads and edits its configuration (`nats stream edit`, its replicas),
+   * snapshots and restores it, reads its consumers; never deletes or purges it, never reads its messages.
+   */
+  eventStreamAdmin?: boolean;
   /** Present only in the local and test configuration, never in deploy/. */
   testOnly?: boolean;
 }
@@ -354,12 +359,13 @@ const GRANTS = {
     publishes: [],
     subscribes: [],
   },
-  /** The operator tool (tools/admin, `npm run admin`). */
+  /** The operator tool (tools/admin, `npm run admin`), and the `nats` CLI's stream commands (docs/operations.md). */
   operator: {
     serves: [],
     calls: [...ADMIN_SUBJECTS, ...HEALTH],
     publishes: [],
     subscribes: [],
+    eventStreamAdmin: true,
   },
   /** End-to-end tests read what the stream holds. */
   'test-reader': {
@@ -416,7 +422,7 @@ export function natsPermissions(identity: NatsIdentity, root: string): NatsPermi
   const inbox = `${natsInboxPrefix(identity)}.>`;
   const publish = [...g.calls.map(q), ...g.publishes.map(q)];
   const subscribe = [...g.serves.map(q), ...g.subscribes.map(q)];
-  const usesJetStream = g.eventStreamPublish || g.eventStreamConsume || g.eventStreamRead;
+  const usesJetStream = g.eventStreamPublish || g.eventStreamConsume || g.eventStreamRead || g.eventStreamAdmin;
   if (usesJetStream) publish.push('$JS.API.INFO', `$JS.API.STREAM.INFO.${stream}`);
   // the first of sessions and webhook-delivery to start creates the stream
   if (g.eventStreamPublish || g.eventStreamConsume) publish.push(`$JS.API.STREAM.CREATE.${stream}`);
@@ -434,8 +440,34 @@ export function natsPermissions(identity: NatsIdentity, root: string): NatsPermi
   // delivered, and slows down as they pile up (docs/decisions.md, "NATS security").
   if (g.eventStreamConsume) publish.push(`$JS.API.CONSUMER.DURABLE.CREATE.${stream}.>`);
   if (g.eventStreamRead) publish.push(`$JS.API.CONSUMER.DELETE.${stream}.>`);
+  if (g.eventStreamAdmin) {
+    publish.push(
+      '$JS.API.STREAM.NAMES',
+      '$JS.API.STREAM.LIST',
+      `$JS.API.STREAM.CREATE.${stream}`,
+      `$JS.API.STREAM.UPDATE.${stream}`,
+      `$JS.API.STREAM.LEADER.STEPDOWN.${stream}`,
+      `$JS.API.STREAM.SNAPSHOT.${stream}`,
+      `$JS.API.STREAM.RESTORE.${stream}`,
+      // a restore's chunks go to the subject its answer names
+      `$JS.SNAPSHOT.RESTORE.${stream}.>`,
+      `$JS.API.CONSUMER.NAMES.${stream}`,
+      `$JS.API.CONSUMER.LIST.${stream}`,
+      `$JS.API.CONSUMER.INFO.${stream}.>`,
+    );
+  }
   if (publish.length > 0 || usesJetStream) subscribe.push(inbox);
   return { publish: [...new Set(publish)], subscribe: [...new Set(subscribe)] };
+}
+
+const str = (s: string) => JSON.stringify(s);
+const list = (xs: string[]) => `[${xs.map(str).join(', ')}]`;
+
+/** PEM files of a nats-server's TLS: its certificate (with its chain) and key, and the CA that signs its peers'. */
+export interface NatsTlsFiles {
+  certFile: string;
+  keyFile: string;
+  caFile?: string;
 }
 
 export interface NatsServerConfigOptions {
@@ -449,19 +481,58 @@ export interface NatsServerConfigOptions {
   includeTestIdentities?: boolean;
   /** Identities that log in with an NKEY (public key `U…`) instead of a password. */
   nkeys?: Partial<Record<NatsIdentity, string>>;
-  /** Serve TLS (and require client certificates signed by `caFile` when `verify`). */
-  tls?: { certFile: string; keyFile: string; caFile?: string; verify?: boolean };
+  /** Client connections over TLS only (and with client certificates signed by `caFile` when `verify`). */
+  tls?: NatsTlsFiles & { verify?: boolean };
   /** Monitoring port (`/varz`, `/healthz`), when wanted. */
   httpPort?: number;
   /**
    * Clustered mode (JetStream replicas > 1): this server's name (may be a `$VARIABLE` of its environment, such as
    * the pod's name), the cluster's name, the route port's listen address and every server's route URL.
    */
-  cluster?: { serverName: string; name: string; listen: string; routes: string[] };
+  cluster?: {
+    serverName: string;
+    name: string;
+    listen: string;
+    routes: string[];
+    /** This server's route address as the others are told it (host:port, or a `$VARIABLE`), instead of its IP. */
+    advertise?: string;
+    /** Routes over TLS both ways: each server presents its certificate and verifies its peer's against `caFile`. */
+    tls?: NatsTlsFiles & { caFile: string };
+    /**
+     * A route must log in as `route` with `$NATS_PASSWORD_ROUTE`. Each route URL then carries that password, so the
+     * list is read from the environment (`$NATS_ROUTES`, `natsRoutesValue`), and `routes` is only named in a comment.
+     */
+    authorization?: boolean;
+  };
+  /**
+   * The system account `SYS` with one user, `system` (`$NATS_PASSWORD_SYSTEM`): the operator's `nats server …`
+   * commands (servers, routes, JetStream's cluster). The identities of `NATS_GRANTS` stay in the global account.
+   */
+  systemAccount?: boolean;
 }
 
-const str = (s: string) => JSON.stringify(s);
-const list = (xs: string[]) => `[${xs.map(str).join(', ')}]`;
+/** The user of the route port (`cluster.authorization`), whose password is `$NATS_PASSWORD_ROUTE`. */
+export const NATS_ROUTE_USER = 'route';
+/** The operator's user of the system account (`systemAccount`), whose password is `$NATS_PASSWORD_SYSTEM`. */
+export const NATS_SYSTEM_USER = 'system';
+export const NATS_SYSTEM_ACCOUNT = 'SYS';
+/**
+ * Who a client without credentials would be (`no_auth_user`) when there is a system account: a user that may use
+ * no kind of connection the server serves and may do nothing, so such a client is refused at its login.
+ * nats-server before 2.10.2 otherwise lets it into the global account with every right, on its own, as soon as the
+ * system account has users and no other account exists (docs/decisions.md, "NATS transport").
+ */
+export const NATS_NOBODY_USER = 'nobody';
+/** The server's environment variable holding the route URLs with their credentials (`natsRoutesValue`). */
+export const NATS_ROUTES_VARIABLE = 'NATS_ROUTES';
+
+/**
+ * The value of `$NATS_ROUTES`: every route URL with the route user and `password` (a value, or a reference the
+ * environment expands, such as Kubernetes' `$(NATS_PASSWORD_ROUTE)`), as a list of the configuration language.
+ */
+export function natsRoutesValue(routes: readonly string[], password: string): string {
+  return list(routes.map((r) => r.replace(/^([a-z-]+:\/\/)/, `$1${NATS_ROUTE_USER}:${password}@`)));
+}
 
 /**
  * The nats-server configuration of one region: every identity of `NATS_GRANTS` with exactly its permissions.
@@ -471,6 +542,7 @@ const list = (xs: string[]) => `[${xs.map(str).join(', ')}]`;
 export function natsServerConfig(o: NatsServerConfigOptions): string {
   const users: string[] = [];
   for (const id of NATS_IDENTITIES) {
+    if ([NATS_ROUTE_USER, NATS_SYSTEM_USER, NATS_NOBODY_USER].includes(id)) throw new Error(`${id} is the name of a server user, not an identity`);
     const g: NatsGrant = NATS_GRANTS[id];
     if (g.testOnly && !o.includeTestIdentities) continue;
     const p = natsPermissions(id, o.root);
@@ -482,18 +554,62 @@ export function natsServerConfig(o: NatsServerConfigOptions): string {
       `    # ${id}\n    {\n      ${login}\n      permissions: {\n        publish: { ${pub} }\n        subscribe: { ${sub} }\n        allow_responses: true\n      }\n    }`,
     );
   }
-  const tls = o.tls
-    ? `tls {\n  cert_file: ${str(o.tls.certFile)}\n  key_file: ${str(o.tls.keyFile)}\n${o.tls.caFile ? `  ca_file: ${str(o.tls.caFile)}\n` : ''}${o.tls.verify ? '  verify: true\n' : ''}}\n`
+  const tlsBlock = (t: NatsTlsFiles & { verify?: boolean }, indent: string) =>
+    [
+      `${indent}tls {`,
+      `${indent}  cert_file: ${str(t.certFile)}`,
+      `${indent}  key_file: ${str(t.keyFile)}`,
+      ...(t.caFile ? [`${indent}  ca_file: ${str(t.caFile)}`] : []),
+      ...(t.verify ? [`${indent}  verify: true`] : []),
+      `${indent}}`,
+    ].join('\n');
+  const c = o.cluster;
+  const variable = (v: string) => (v.startsWith('$') ? v : str(v));
+  const cluster = c
+    ? [
+        'cluster {',
+        `  name: ${str(c.name)}`,
+        `  listen: ${str(c.listen)}`,
+        ...(c.advertise
+          ? ['  # the address the other servers are told, a name its certificate carries (not the pod\'s IP); clients are told none', `  advertise: ${variable(c.advertise)}`, '  no_advertise: true']
+          : []),
+        ...(c.tls ? ['  # routes over TLS both ways: each server presents its certificate and verifies its peer\'s against the CA', tlsBlock({ ...c.tls, verify: true }, '  ')] : []),
+        ...(c.authorization
+          ? [
+              `  # and log in as ${str(NATS_ROUTE_USER)}: each route URL carries the password, so the list comes from the environment:`,
+              `  # ${natsRoutesValue(c.routes, '<password>')}`,
+              `  authorization { user: ${str(NATS_ROUTE_USER)}, password: $${natsPasswordVariable(NATS_ROUTE_USER)} }`,
+              `  routes: $${NATS_ROUTES_VARIABLE}`,
+            ]
+          : [`  routes: ${list(c.routes)}`]),
+        '}',
+      ].join('\n')
     : '';
+  const system = o.systemAccount
+    ? [
+        `# the system account: its one user, the operator's ${str(NATS_SYSTEM_USER)}, runs \`nats server …\` (docs/operations.md, "NATS")`,
+        `system_account: ${str(NATS_SYSTEM_ACCOUNT)}`,
+        `accounts {\n  ${NATS_SYSTEM_ACCOUNT} { users = [ { user: ${str(NATS_SYSTEM_USER)}, password: $${natsPasswordVariable(NATS_SYSTEM_USER)} } ] }\n}`,
+        '# a client without credentials is nobody, who may not connect (before 2.10.2 the server would let it in with every right)',
+        `no_auth_user: ${str(NATS_NOBODY_USER)}`,
+      ].join('\n')
+    : '';
+  if (o.systemAccount) {
+    users.push(
+      `    # ${NATS_NOBODY_USER}: no connection of a kind this server serves (it has no mqtt block), and nothing to send or receive\n    { user: ${str(NATS_NOBODY_USER)}, allowed_connection_types: ["MQTT"], permissions: { publish: { deny: [">"] }, subscribe: { deny: [">"] } } }`,
+    );
+  }
   return [
     `# nats-server configuration of subject root "${o.root}", generated from NATS_GRANTS (libs/contracts/src/nats-permissions.ts).`,
     '# Do not edit: change the table and regenerate (docs/security.md, "NATS").',
     `listen: ${str(o.listen)}`,
-    ...(o.cluster ? [`server_name: ${o.cluster.serverName.startsWith('$') ? o.cluster.serverName : str(o.cluster.serverName)}`] : []),
+    ...(c ? [`server_name: ${variable(c.serverName)}`] : []),
     ...(o.httpPort ? [`http_port: ${o.httpPort}`] : []),
     `jetstream { store_dir: ${str(o.storeDir)} }`,
-    ...(o.cluster ? [`cluster {\n  name: ${str(o.cluster.name)}\n  listen: ${str(o.cluster.listen)}\n  routes: ${list(o.cluster.routes)}\n}`] : []),
-    tls.trimEnd(),
+    ...(o.tls ? [`# clients: TLS only${o.tls.verify ? ', each with a certificate signed by the CA' : ''}; each logs in as its identity`, tlsBlock(o.tls, '')] : []),
+    cluster,
+    system,
+    '# the identities, in the global account (the event stream\'s)',
     `authorization {\n  users = [\n${users.join('\n')}\n  ]\n}`,
     '',
   ]

@@ -40,9 +40,9 @@ export async function containerEnvSchemas(): Promise<Record<string, EnvShape>> {
 
 /**
  * Variables whose default is a loopback address or that a cluster's server demands: optional for `npm start`,
- * required of a deployment.
+ * required of a deployment. NATS_TLS_CA: the region's NATS speaks TLS only (docs/security.md, "Transport").
  */
-export const REQUIRED_IN_CLUSTER = ['DATABASE_URL', 'NATS_URL', 'NATS_PASSWORD', 'REDIS_URL', 'DOCS_BASE_URL', 'CONSOLE_PUBLIC_ORIGIN'];
+export const REQUIRED_IN_CLUSTER = ['DATABASE_URL', 'NATS_URL', 'NATS_PASSWORD', 'NATS_TLS_CA', 'REDIS_URL', 'DOCS_BASE_URL', 'CONSOLE_PUBLIC_ORIGIN'];
 
 /**
  * Variables that must be https in a deployment (the TLS of the Ingress), beyond what their schema checks: the console

@@ -160,13 +160,49 @@ describe('the shipped overlays', () => {
     assert.equal(nats.find((e) => e.name === 'NATS_PASSWORD_CONSOLE')?.valueFrom?.secretKeyRef?.name, 'verity-nats-console');
   });
 
-  it('NATS runs as a cluster of 3 with routes between its pods', () => {
+  it('NATS runs as a cluster of 3 with routes between its pods, over TLS and with the route login', () => {
     const objects = region('eu');
     const sts = find(objects, 'StatefulSet', 'nats')['spec'] as { replicas: number; serviceName: string };
     assert.equal(sts.replicas, 3);
     assert.equal(sts.serviceName, 'nats-headless');
     const conf = (objects.find((o) => o.metadata.name.startsWith('verity-nats-config-'))!['data'] as Record<string, string>)['nats-server.conf']!;
-    assert.match(conf, /routes: \["nats:\/\/nats-0\.nats-headless:6222", "nats:\/\/nats-1\.nats-headless:6222", "nats:\/\/nats-2\.nats-headless:6222"\]/);
+    assert.match(conf, /^ {2}routes: \$NATS_ROUTES$/m);
+    assert.match(conf, /^ {2}advertise: \$NATS_CLUSTER_ADVERTISE$/m);
+    // the routes' URLs carry the route password, expanded by Kubernetes from the variable defined before them
+    type Env = { name: string; value?: string; valueFrom?: { secretKeyRef?: { name: string; key: string } } };
+    const env = containersOf(find(objects, 'StatefulSet', 'nats'))[0]!['env'] as Env[];
+    const at = (name: string) => env.findIndex((e) => e.name === name);
+    assert.deepEqual(env[at('NATS_PASSWORD_ROUTE')]!.valueFrom?.secretKeyRef, { name: 'verity-nats-route', key: 'NATS_PASSWORD' });
+    assert.deepEqual(env[at('NATS_PASSWORD_SYSTEM')]!.valueFrom?.secretKeyRef, { name: 'verity-nats-system', key: 'NATS_PASSWORD' });
+    assert.equal(
+      env[at('NATS_ROUTES')]!.value,
+      `[${[0, 1, 2].map((i) => `"nats://route:$(NATS_PASSWORD_ROUTE)@nats-${i}.nats-headless:6222"`).join(', ')}]`,
+    );
+    assert.ok(at('NATS_PASSWORD_ROUTE') < at('NATS_ROUTES'));
+    assert.equal(env[at('NATS_CLUSTER_ADVERTISE')]!.value, '$(POD_NAME).nats-headless:6222');
+    assert.ok(at('POD_NAME') < at('NATS_CLUSTER_ADVERTISE'));
+  });
+
+  it('the NATS servers read their certificate from verity-nats-tls; every service of NATS connects over TLS, trusting only its CA', () => {
+    const objects = region('us');
+    type Volume = { name: string; secret?: { secretName: string; items?: { key: string; path: string }[] } };
+    type Pod = { template: { metadata: { labels: Record<string, string> }; spec: { volumes?: Volume[] } } };
+    type Mount = { name: string; mountPath: string; readOnly?: boolean };
+    const sts = find(objects, 'StatefulSet', 'nats');
+    const conf = (objects.find((o) => o.metadata.name.startsWith('verity-nats-config-'))!['data'] as Record<string, string>)['nats-server.conf']!;
+    const tls = (sts['spec'] as Pod).template.spec.volumes!.find((v) => v.secret?.secretName === 'verity-nats-tls')!;
+    const mount = (containersOf(sts)[0]!['volumeMounts'] as Mount[]).find((m) => m.name === tls.name)!;
+    for (const file of ['tls.crt', 'tls.key', 'ca.crt']) assert.ok(conf.includes(`"${mount.mountPath}/${file}"`), file);
+    const cfg = find(objects, 'ConfigMap', 'verity-config')['data'] as Record<string, string>;
+    assert.equal(cfg['NATS_URL'], 'tls://nats:4222');
+    const users = objects.filter((o) => o.kind === 'Deployment' && (o['spec'] as Pod).template.metadata.labels['verity.dev/nats'] === 'true');
+    assert.equal(users.length, 9);
+    for (const o of users) {
+      const ca = (o['spec'] as Pod).template.spec.volumes!.find((v) => v.secret?.secretName === 'verity-nats-tls');
+      assert.deepEqual(ca?.secret?.items, [{ key: 'ca.crt', path: 'ca.crt' }], `${o.metadata.name} mounts the CA only, not the servers' key`);
+      const m = (containersOf(o)[0]!['volumeMounts'] as Mount[]).find((x) => x.name === ca!.name);
+      assert.equal(`${m?.mountPath}/ca.crt`, cfg['NATS_TLS_CA'], o.metadata.name);
+    }
   });
 
   const kubectl = ['/usr/bin/kubectl', '/usr/local/bin/kubectl'].find((p) => existsSync(p));
@@ -207,6 +243,16 @@ describe('tools/scripts/region-secrets.sh', () => {
         }
       }
     }
+    // and every Secret a pod mounts, with the keys it mounts (the NATS servers' certificate and its CA)
+    for (const o of region('us')) {
+      const pod = (o['spec'] as { template?: { spec?: { volumes?: { secret?: { secretName: string; items?: { key: string }[] } }[] } } } | undefined)?.template?.spec;
+      for (const v of pod?.volumes ?? []) {
+        if (!v.secret) continue;
+        const data = byName.get(v.secret.secretName);
+        assert.ok(data, `${o.kind}/${o.metadata.name}: ${v.secret.secretName} is created`);
+        for (const key of v.secret.items?.map((i) => i.key) ?? ['tls.crt', 'tls.key', 'ca.crt']) assert.match(data[key] ?? '', /^-----BEGIN /, `${v.secret.secretName}/${key}`);
+      }
+    }
     const euValues = new Set(eu.flatMap((o) => Object.values(o.stringData)));
     for (const o of us) {
       if (o.metadata.name === 'verity-smtp') continue; // the operator's, given to the script
@@ -233,6 +279,12 @@ describe('broken manifests are caught, each with a message naming the object and
     ['missing-console-origin', ['Deployment/console: container console: env CONSOLE_PUBLIC_ORIGIN is required and not set (no default)']],
     ['http-console-origin', ['Deployment/console: container console: env CONSOLE_PUBLIC_ORIGIN="http://console.us.verity.example.com" must be https in a deployment']],
     ['literal-password', ['Deployment/gateway: container gateway: env NATS_PASSWORD has a literal value; read it from a Secret (valueFrom.secretKeyRef)']],
+    [
+      'nats-without-tls',
+      ['gateway', 'console', 'accounts', 'applicants', 'screening', 'sessions', 'webhook-delivery', 'evidence', 'id-scan'].map(
+        (app) => `Deployment/${app}: container ${app}: env NATS_TLS_CA is required and not set (no default)`,
+      ),
+    ],
     [
       'optional-secret',
       ['Deployment/webhook-delivery: container webhook-delivery: env WEBHOOK_SECRET_KEY is required but its secretKeyRef is optional: a missing Secret must stop the rollout'],

@@ -1,16 +1,22 @@
 /**
  * The shipped NATS configuration (deploy/overlays/us/nats-server.conf) on a real nats-server: a client without
  * credentials, or with another identity's, cannot call a service's subjects, cannot call the admin subjects and
- * cannot publish to the event stream; the rightful identities can. Only `listen` and the store directory of
- * the shipped file are replaced, to run it on loopback.
+ * cannot publish to the event stream; the rightful identities can. Clients speak TLS only, with a certificate made
+ * by tools/scripts/region-secrets.sh (openssl); the system account's user sees the servers, the operator edits the
+ * event stream; routes need TLS and the route login. Only `listen`, the store directory and the certificate's
+ * files of the shipped file are replaced, to run it on loopback.
  */
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { execFileSync, spawnSync } from 'node:child_process';
+import { once } from 'node:events';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import net from 'node:net';
+import os from 'node:os';
 import path from 'node:path';
 import { AckPolicy, jetstream, jetstreamManager } from '@nats-io/jetstream';
-import { nkeys, type NatsConnection } from '@nats-io/transport-node';
+import { connect, nkeys, type NatsConnection } from '@nats-io/transport-node';
+import { parseAllDocuments } from 'yaml';
 import {
   ADMIN_SUBJECTS,
   EVENTS,
@@ -20,6 +26,7 @@ import {
   NATS_IDENTITIES,
   natsInboxPrefix,
   natsPasswordVariable,
+  natsRoutesValue,
   natsServerConfig,
   qualify,
   SUBJECTS,
@@ -27,13 +34,33 @@ import {
   type Subject,
 } from '@verity/contracts';
 import { connectNats, encodeJson, ensureEventStream, natsCredentialsOf } from '@verity/platform';
-import { deployNatsConfig, deployNatsConfigPath, NATS_SERVER_BIN, NatsServer } from '../src/nats.js';
+import { DEPLOY_NATS_ROUTES, deployNatsConfig, deployNatsConfigPath, NATS_SERVER_BIN, NatsServer } from '../src/nats.js';
 import { freePort, REPO_ROOT } from '../src/stack.js';
 
 const ROOT = 'us';
 const SHIPPED = readFileSync(path.join(REPO_ROOT, deployNatsConfigPath('us')), 'utf8');
 const DEPLOYED = NATS_IDENTITIES.filter((id) => !NATS_GRANTS[id].testOnly);
 const ALL_SUBJECTS = Object.values(SUBJECTS) as Subject[];
+
+/**
+ * The region's NATS certificate as the operator makes it without cert-manager (`region-secrets.sh us nats-tls`: a
+ * new CA and a certificate for the Service, the route names, localhost and 127.0.0.1), written to files.
+ */
+function regionCertificate(dir: string): { certFile: string; keyFile: string; caFile: string } {
+  const out = execFileSync('bash', [path.join(REPO_ROOT, 'tools/scripts/region-secrets.sh'), ROOT, 'nats-tls'], { encoding: 'utf8' });
+  const secret = parseAllDocuments(out)
+    .map((d) => d.toJS() as { metadata: { name: string }; stringData: Record<string, string> })
+    .find((o) => o.metadata.name === 'verity-nats-tls')!;
+  const file = (key: string) => {
+    const f = path.join(dir, key);
+    writeFileSync(f, secret.stringData[key]!, { mode: 0o600 });
+    return f;
+  };
+  return { certFile: file('tls.crt'), keyFile: file('tls.key'), caFile: file('ca.crt') };
+}
+
+const tmp = mkdtempSync(path.join(os.tmpdir(), 'verity-nats-tls-'));
+const TLS = regionCertificate(tmp);
 
 let server: NatsServer;
 const conns = new Map<NatsIdentity, NatsConnection>();
@@ -49,8 +76,30 @@ async function answered(nc: NatsConnection, subject: string): Promise<boolean> {
   }
 }
 
+/**
+ * What a client that does not speak TLS gets from `port`: the server's INFO if it sends one first (a client port
+ * does, a route port expects the handshake at once), what comes after `connect` is sent, and whether the server closed.
+ */
+async function plainText(port: number, connect: string): Promise<{ info: Record<string, unknown> | null; after: string; closed: boolean }> {
+  const socket = net.connect(port, '127.0.0.1');
+  socket.setEncoding('latin1');
+  socket.on('error', () => undefined);
+  let text = '';
+  socket.on('data', (d: string) => (text += d));
+  const closed = once(socket, 'close').then(() => true);
+  await once(socket, 'connect');
+  const deadline = Date.now() + 500;
+  while (!text.includes('\r\n') && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10));
+  const line = text.includes('\r\n') ? text.slice(0, text.indexOf('\r\n')) : null;
+  text = '';
+  socket.write(`${connect}\r\nPING\r\n`);
+  const ended = await Promise.race([closed, new Promise<boolean>((r) => setTimeout(() => r(false), 3000))]);
+  socket.destroy();
+  return { info: line === null ? null : (JSON.parse(line.replace(/^INFO /, '')) as Record<string, unknown>), after: text, closed: ended };
+}
+
 before(async () => {
-  server = new NatsServer({ root: ROOT, port: await freePort(), config: SHIPPED });
+  server = new NatsServer({ root: ROOT, port: await freePort(), config: SHIPPED, tls: TLS });
   await server.start();
   for (const id of DEPLOYED) conns.set(id, await connectNats(server.url, `${id}-permissions-test`, server.credentials(id)));
   // every identity serves what the table says it serves, as its service would
@@ -71,17 +120,34 @@ before(async () => {
 after(async () => {
   for (const nc of conns.values()) await nc.close();
   await server?.stop();
+  rmSync(tmp, { recursive: true, force: true });
 });
 
 describe('NATS permissions of the shipped configuration', () => {
   it('the shipped file, cluster block and all, is a configuration nats-server accepts as it runs in the StatefulSet', () => {
-    const env: Record<string, string> = { PATH: process.env['PATH'] ?? '', POD_NAME: 'nats-0' };
-    for (const id of DEPLOYED) env[natsPasswordVariable(id)] = 'p0123456789abcdef0123456789abcdef';
-    const file = path.join(REPO_ROOT, deployNatsConfigPath('us'));
+    // the environment of deploy/base/nats.yaml: the pod's name, its route address, every password and the routes
+    const pw = 'p0123456789abcdef0123456789abcdef';
+    const env: Record<string, string> = {
+      PATH: process.env['PATH'] ?? '',
+      POD_NAME: 'nats-0',
+      NATS_CLUSTER_ADVERTISE: 'nats-0.nats-headless:6222',
+      NATS_ROUTES: natsRoutesValue(DEPLOY_NATS_ROUTES, pw),
+      [natsPasswordVariable('route')]: pw,
+      [natsPasswordVariable('system')]: pw,
+    };
+    for (const id of DEPLOYED) env[natsPasswordVariable(id)] = pw;
+    // the certificate's files are read by the check: this run's in place of the Secret's mount
+    const file = path.join(tmp, 'shipped.conf');
+    writeFileSync(file, SHIPPED.replaceAll('/etc/nats-tls/', `${tmp}/`));
     const r = spawnSync(NATS_SERVER_BIN, ['-c', file, '-t'], { env, encoding: 'utf8' });
     assert.equal(r.status, 0, r.stderr);
     assert.match(r.stdout + r.stderr, /configuration file .* is valid/);
-    assert.match(SHIPPED, /^cluster \{\n {2}name: "verity-us"\n {2}listen: "0\.0\.0\.0:6222"\n {2}routes: \["nats:\/\/nats-0\.nats-headless:6222", "nats:\/\/nats-1\.nats-headless:6222", "nats:\/\/nats-2\.nats-headless:6222"\]\n\}$/m);
+    assert.match(SHIPPED, /^cluster \{\n {2}name: "verity-us"\n {2}listen: "0\.0\.0\.0:6222"\n/m);
+    // clients: TLS with the Secret's certificate; routes: TLS verified both ways against its CA, and the route login
+    assert.match(SHIPPED, /^tls \{\n {2}cert_file: "\/etc\/nats-tls\/tls\.crt"\n {2}key_file: "\/etc\/nats-tls\/tls\.key"\n\}$/m);
+    assert.match(SHIPPED, /^ {2}tls \{\n {4}cert_file: "\/etc\/nats-tls\/tls\.crt"\n {4}key_file: "\/etc\/nats-tls\/tls\.key"\n {4}ca_file: "\/etc\/nats-tls\/ca\.crt"\n {4}verify: true\n {2}\}$/m);
+    assert.match(SHIPPED, /^ {2}authorization \{ user: "route", password: \$NATS_PASSWORD_ROUTE \}\n {2}routes: \$NATS_ROUTES\n\}$/m);
+    assert.match(SHIPPED, /^system_account: "SYS"\naccounts \{\n {2}SYS \{ users = \[ \{ user: "system", password: \$NATS_PASSWORD_SYSTEM \} \] \}\n\}$/m);
   });
 
   it('the shipped file is what the generator writes from NATS_GRANTS (regenerate with npm run nats-config), without test identities or passwords', () => {
@@ -91,20 +157,85 @@ describe('NATS permissions of the shipped configuration', () => {
     // the server's Deployment passes every identity's password, and the operator's script makes a Secret for each
     const server = readFileSync(path.join(REPO_ROOT, 'deploy/base/nats.yaml'), 'utf8');
     const script = readFileSync(path.join(REPO_ROOT, 'tools/scripts/nats-secrets.sh'), 'utf8');
-    for (const id of DEPLOYED) {
+    for (const id of [...DEPLOYED, 'route', 'system']) {
       assert.ok(server.includes(`- name: ${natsPasswordVariable(id)}\n              valueFrom: { secretKeyRef: { name: verity-nats-${id}, key: NATS_PASSWORD } }`), id);
     }
     assert.deepEqual(/identities=\(([a-z -]+)\)/.exec(script)?.[1]?.split(' '), DEPLOYED);
+    assert.deepEqual(/servers=\(([a-z -]+)\)/.exec(script)?.[1]?.split(' '), ['route', 'system']);
+    assert.ok(server.includes(`- name: NATS_ROUTES\n              value: '${natsRoutesValue(DEPLOY_NATS_ROUTES, '$(NATS_PASSWORD_ROUTE)')}'`));
   });
 
   it('a client without credentials, or with a wrong password, is refused at connection', async () => {
-    await assert.rejects(connectNats(server.url, 'anonymous').then((nc) => nc.close()), /authorization violation/i);
-    await assert.rejects(connectNats(server.url, 'guess', { identity: 'gateway', password: 'pwrongwrongwrongwrongwrong1' }).then((nc) => nc.close()), /authorization violation/i);
+    // over TLS with the region's CA, so that the login is what is refused
+    const tlsCa = TLS.caFile;
+    await assert.rejects(connectNats(server.url, 'anonymous', { tlsCa }).then((nc) => nc.close()), /authorization violation/i);
+    await assert.rejects(connectNats(server.url, 'guess', { identity: 'gateway', password: 'pwrongwrongwrongwrongwrong1', tlsCa }).then((nc) => nc.close()), /authorization violation/i);
     // another identity's password does not open this one
     await assert.rejects(
-      connectNats(server.url, 'swap', { identity: 'operator', password: server.credentials('gateway').password }).then((nc) => nc.close()),
+      connectNats(server.url, 'swap', { identity: 'operator', password: server.credentials('gateway').password, tlsCa }).then((nc) => nc.close()),
       /authorization violation/i,
     );
+  });
+
+  it('clients speak TLS only: every identity above is connected over TLS with the region’s CA; plain text, or a client that does not trust the CA, is refused', async () => {
+    for (const id of DEPLOYED) assert.equal(as(id).info?.tls_required, true, id);
+    const plain = await plainText(server.opts.port, `CONNECT ${JSON.stringify({ user: 'gateway', pass: server.credentials('gateway').password, tls_required: false, verbose: false })}`);
+    assert.equal(plain.info?.['tls_required'], true);
+    assert.equal(plain.closed, true, 'the server closes a connection that does not start TLS');
+    assert.doesNotMatch(plain.after, /PONG|\+OK/);
+    // the system's trusted certificates (and the tests' NODE_EXTRA_CA_CERTS) do not include the region's own CA
+    await assert.rejects(
+      connectNats(server.url, 'untrusting', { identity: 'gateway', password: server.credentials('gateway').password }).then((nc) => nc.close()),
+      /certificate|self.signed|issuer/i,
+    );
+  });
+
+  it('the system account’s user, the operator’s, sees the servers and JetStream (`nats server …`); no identity can, and it calls no service', async () => {
+    const sys = await connect({ servers: server.url, name: 'system-test', ...server.systemLogin() });
+    try {
+      const ping = (await sys.request('$SYS.REQ.SERVER.PING', '', { timeout: 2000 })).json<{ server: { id: string } }>();
+      assert.match(ping.server.id, /^N[A-Z0-9]{55}$/);
+      const jsz = (await sys.request('$SYS.REQ.SERVER.PING.JSZ', '', { timeout: 2000 })).json<{ server: { jetstream: boolean }; data: { streams: number } }>();
+      assert.equal(jsz.server.jetstream, true);
+      assert.equal(typeof jsz.data.streams, 'number');
+      // the system account is an account of its own: the services' subjects have nobody there
+      await assert.rejects(sys.request(qualify(ROOT, SUBJECTS.accountsKeyCreate), encodeJson({}), { timeout: 1000 }));
+    } finally {
+      await sys.close();
+    }
+    for (const id of ['operator', 'gateway'] as const) await assert.rejects(as(id).request('$SYS.REQ.SERVER.PING', '', { timeout: 1000 }), Error, id);
+    await assert.rejects(
+      connect({ servers: server.url, ...server.systemLogin(), pass: server.credentials('operator').password }).then((nc) => nc.close()),
+      /authorization violation/i,
+    );
+  });
+
+  it('the operator edits the event stream (`nats stream edit`) and snapshots it (`nats stream backup`); no service may', async () => {
+    await ensureEventStream(as('sessions'), ROOT, { duplicateWindowMs: 120_000, maxAgeMs: 600_000 });
+    const stream = eventStreamName(ROOT);
+    const jsm = await jetstreamManager(as('operator'));
+    const config = (await jsm.streams.info(stream)).config;
+    const edited = await jsm.streams.update(stream, { ...config, description: 'edited by the operator' });
+    assert.equal(edited.config.description, 'edited by the operator');
+    const refused = await Promise.all(
+      (['sessions', 'webhook-delivery', 'gateway'] as const).map(async (id) => {
+        const theirs = await jetstreamManager(as(id), { checkAPI: false });
+        return theirs.streams.update(stream, { ...config, description: `edited by ${id}` }).then(
+          () => `${id} edited`,
+          () => null,
+        );
+      }),
+    );
+    assert.deepEqual(refused, [null, null, null]);
+    assert.equal((await jsm.streams.info(stream)).config.description, 'edited by the operator');
+    // a snapshot's chunks come to the operator's own inbox
+    const deliver = `${natsInboxPrefix('operator')}.snapshot`;
+    const chunks = as('operator').subscribe(deliver, { max: 1 });
+    const answer = await as('operator').request(`$JS.API.STREAM.SNAPSHOT.${stream}`, encodeJson({ deliver_subject: deliver, chunk_size: 1024 }), { timeout: 2000 });
+    assert.equal(answer.json<{ error?: unknown }>().error, undefined);
+    for await (const chunk of chunks) assert.equal(chunk.subject, deliver);
+    assert.equal(chunks.getProcessed(), 1);
+    assert.equal(await answered(as('gateway'), `$JS.API.STREAM.SNAPSHOT.${stream}`), false);
   });
 
   it('each identity gets answers on exactly the subjects it calls: no other service subject, and the admin subjects only as the operator and the console', async () => {
@@ -196,15 +327,13 @@ describe('NATS permissions of the shipped configuration', () => {
 describe('NATS logins over TLS and with an NKEY', () => {
   const sessionsKey = nkeys.createUser();
   let tlsServer: NatsServer;
-  const cert = process.env.WEBHOOK_TEST_TLS_CERT!;
-  const key = process.env.WEBHOOK_TEST_TLS_KEY!;
 
   before(async () => {
     const config = natsServerConfig({
       root: ROOT,
       listen: 'replaced',
       storeDir: 'replaced',
-      tls: { certFile: cert, keyFile: key },
+      tls: { certFile: TLS.certFile, keyFile: TLS.keyFile },
       nkeys: { sessions: sessionsKey.getPublicKey() },
     });
     tlsServer = new NatsServer({ root: ROOT, port: await freePort(), config });
@@ -213,7 +342,7 @@ describe('NATS logins over TLS and with an NKEY', () => {
   after(() => tlsServer?.stop());
 
   it('a service configured with NATS_TLS_CA and NATS_NKEY_SEED calls what it may; its password no longer opens the identity', async () => {
-    const env = (extra: Record<string, string>) => natsCredentialsOf({ NATS_TLS_CA: cert, ...extra }, 'unused');
+    const env = (extra: Record<string, string>) => natsCredentialsOf({ NATS_TLS_CA: TLS.caFile, ...extra }, 'unused');
     const screening = await connectNats(tlsServer.url, 'screening-tls', env({ NATS_USER: 'screening', NATS_PASSWORD: tlsServer.credentials('screening').password }));
     screening.subscribe(qualify(ROOT, SUBJECTS.templatesVersion), {
       callback: (_e, m) => {
@@ -230,5 +359,76 @@ describe('NATS logins over TLS and with an NKEY', () => {
     );
     await sessions.close();
     await screening.close();
+  });
+});
+
+describe('NATS routes of the shipped configuration: TLS verified both ways, and the route login', () => {
+  const servers: NatsServer[] = [];
+  const refusedRoutes: string[] = [];
+  let a: NatsServer;
+  let aRoutePort: number;
+
+  /** A server of the shipped file, its cluster block kept on loopback, named `name`, with the route password `routePassword`. */
+  async function clustered(name: string, clusterPort: number, routePorts: number[], routePassword: string, output?: (line: string) => void): Promise<NatsServer> {
+    const s = new NatsServer({
+      root: ROOT,
+      port: await freePort(),
+      config: SHIPPED,
+      tls: TLS,
+      cluster: { name, port: clusterPort, routes: routePorts.map((p) => `nats://127.0.0.1:${p}`) },
+      routePassword,
+      output: output ?? null,
+    });
+    servers.push(s);
+    await s.start();
+    return s;
+  }
+
+  /** The names of the servers that answer the system account's ping on `s` within half a second (`nats server ls`). */
+  async function serverNames(s: NatsServer): Promise<string[]> {
+    const sys = await connect({ servers: s.url, name: 'system-test', ...s.systemLogin() });
+    const names: string[] = [];
+    const inbox = `_INBOX.servers.${Date.now()}`;
+    const sub = sys.subscribe(inbox, {
+      callback: (_e, m) => {
+        names.push(m.json<{ server: { name: string } }>().server.name);
+      },
+    });
+    sys.publish('$SYS.REQ.SERVER.PING', '', { reply: inbox });
+    await new Promise((r) => setTimeout(r, 500));
+    sub.unsubscribe();
+    await sys.close();
+    return names.sort();
+  }
+
+  before(async () => {
+    const [ca, cb, cc] = [await freePort(), await freePort(), await freePort()];
+    aRoutePort = ca;
+    const password = 'proute0123456789abcdef0123456789';
+    a = await clustered('nats-a', ca, [ca, cb], password, (line) => {
+      if (/authentication error - User "route"/.test(line)) refusedRoutes.push(line);
+    });
+    await clustered('nats-b', cb, [ca, cb], password);
+    // an intruder on the route port: the certificate, but not the route password
+    await clustered('nats-c', cc, [ca, cc], 'pwrong0123456789abcdef0123456789');
+  });
+  after(async () => {
+    for (const s of servers) await s.stop();
+  });
+
+  it('a server with the route login joins; one without it is refused and never joins', async () => {
+    const deadline = Date.now() + 10_000;
+    let names = await serverNames(a);
+    while ((names.length < 2 || refusedRoutes.length === 0) && Date.now() < deadline) names = await serverNames(a);
+    assert.deepEqual(names, ['nats-a', 'nats-b']);
+    assert.ok(refusedRoutes.length > 0, 'the intruder’s route was refused for its login');
+    assert.deepEqual(await serverNames(a), ['nats-a', 'nats-b']);
+  });
+
+  it('the route port speaks TLS only: a route in plain text, with the right login, is closed', async () => {
+    const plain = await plainText(aRoutePort, `CONNECT ${JSON.stringify({ user: 'route', pass: a.routePassword, tls_required: false })}`);
+    assert.equal(plain.info, null, 'a route port starts with the TLS handshake');
+    assert.equal(plain.closed, true, 'and closes a connection that does not make it');
+    assert.doesNotMatch(plain.after, /PONG|INFO/);
   });
 });
