@@ -329,7 +329,7 @@ describe('sessions.privacy.export.v1 and sessions.privacy.erase.v1', () => {
     assert.ok(needles(person).every((v) => !JSON.stringify(again).includes(v)));
   });
 
-  it('a test-mode erasure: the decision reason, notes and run findings go; a session in review can still be decided, without a reason', async () => {
+  it('a test-mode erasure: the decision reason, notes, run findings and decisions on hits go; a session in review can still be decided, without a reason', async () => {
     const test = principalOf(newId('org'), 'test');
     const applicantId = newId('applicant');
     const person = newPerson();
@@ -341,6 +341,8 @@ describe('sessions.privacy.export.v1 and sessions.privacy.erase.v1', () => {
     assert.equal(findings[0]!.findings.length, 1, 'the run found something (watchlist in review)');
     const [row] = await query<{ decision_reason: string }>(svc.db.url, `SELECT decision_reason FROM sessions.sessions WHERE id = $1`, [decided]);
     assert.equal(row!.decision_reason, person.reason);
+    // a reviewer's decision on a watchlist hit of the run, its reason about the person (docs/watchlist.md, "Reviewing hits")
+    await query(svc.db.url, `INSERT INTO sessions.watchlist_decisions (session_id, finding_id, outcome, reason, decided_by) VALUES ($1, $2, 'cleared', $3, 'usr_int')`, [decided, `fnd_${decided.slice(4)}_l1`, person.reason]);
 
     const reply = await call(test, SUBJECTS.sessionsPrivacyErase, { applicant_id: applicantId, session_ids: [] });
     assert.deepEqual(reply, {
@@ -350,6 +352,7 @@ describe('sessions.privacy.export.v1 and sessions.privacy.erase.v1', () => {
     assert.deepEqual(await search(needles(person)), []);
     const runs = await query<{ findings: unknown[]; checks: unknown; status: string }>(svc.db.url, `SELECT findings, checks, status FROM sessions.runs WHERE session_id = $1`, [decided]);
     assert.deepEqual(runs.map((r) => [r.findings, r.status]), [[[], 'manual_review']]);
+    assert.deepEqual(await query(svc.db.url, `SELECT 1 FROM sessions.watchlist_decisions WHERE session_id = $1`, [decided]), [], 'the decisions on its hits go with the findings');
     const d = await call(test, SUBJECTS.sessionsGet, { id: decided });
     assert.deepEqual([d.status, d.outcome, d.metadata, d.erased], ['completed', 'declined', {}, true]);
     assert.ok(d.checks.every((c) => c.outcome === 'review'), 'check outcomes stay');
@@ -443,6 +446,8 @@ describe('sessions.admin.purge-test-data.v1', () => {
     await query(svc.db.url, `INSERT INTO sessions.devices (org_id, mode, device_id, session_id, ip) VALUES ($1, 'test', 'dev_1', $2, '192.0.2.1')`, [orgId, testSessions[1]]);
     await query(svc.db.url, `INSERT INTO sessions.document_numbers (org_id, mode, number_hash, applicant_id, session_id) VALUES ($1, 'test', 'h1', $2, $3)`, [orgId, a, testSessions[1]]);
     await query(svc.db.url, `INSERT INTO sessions.selfie_fingerprints (org_id, mode, fingerprint, applicant_id, session_id) VALUES ($1, 'test', x'00ff00ff00ff00ff', $2, $3)`, [orgId, a, testSessions[1]]);
+    // and a reviewer's decision on a watchlist hit of one (docs/watchlist.md, "Reviewing hits")
+    await query(svc.db.url, `INSERT INTO sessions.watchlist_decisions (session_id, finding_id, outcome, reason, decided_by) VALUES ($1, $2, 'cleared', 'a namesake', 'usr_int')`, [testSessions[0], `fnd_${testSessions[0]!.slice(4)}_l1`]);
     const liveSessions = [await capturedLiveSession(live, b, holder)];
     const otherSessions = [await decidedTestSession(otherTest, c, newPerson())];
     await waitFor(async () => (await count(`SELECT 1 FROM sessions.outbox WHERE session_id = ANY($1) AND relayed_at IS NULL`, [[...testSessions, ...liveSessions, ...otherSessions]])) === 0, 5000);

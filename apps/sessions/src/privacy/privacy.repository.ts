@@ -125,6 +125,7 @@ export class PrivacyRepository {
     const bySession = (table: string) => counted(q, `DELETE FROM sessions.${table} WHERE session_id = ANY($1::text[]) RETURNING 1`, [ids]);
     const ofOrg = (table: string) =>
       counted(q, `DELETE FROM sessions.${table} WHERE org_id = $1 AND mode = 'test' AND session_id = ANY($2::text[]) RETURNING 1`, [orgId, ids]);
+    const watchlistDecisions = await bySession('watchlist_decisions');
     const runs = await bySession('runs');
     const outbox = await bySession('outbox');
     const emailLog = await bySession('email_log');
@@ -132,6 +133,6 @@ export class PrivacyRepository {
     const documentNumbers = await ofOrg('document_numbers');
     const selfieFingerprints = await ofOrg('selfie_fingerprints');
     const sessions = await counted(q, `DELETE FROM sessions.sessions WHERE id = ANY($1::text[]) RETURNING 1`, [ids]);
-    return { sessions, runs, jobs, outbox, email_log: emailLog, devices, document_numbers: documentNumbers, selfie_fingerprints: selfieFingerprints };
+    return { sessions, runs, jobs, outbox, email_log: emailLog, devices, document_numbers: documentNumbers, selfie_fingerprints: selfieFingerprints, watchlist_decisions: watchlistDecisions };
   }
 }
