@@ -12,11 +12,12 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import type { Session } from '@verity/contracts';
+import { SUBJECTS, type Principal, type Session } from '@verity/contracts';
+import { DomainError } from '@verity/errors';
 import { REPO_ROOT } from '@verity/stack';
 import { waitFor } from '@verity/testing';
 import { account, createSession, newApplicant, newTemplate, type Client, type One } from './sessions-support.js';
-import { client, closeOperators, createKey, errorOf, orgWithKey } from './support.js';
+import { client, clientAs, closeOperators, createKey, errorOf, orgWithKey } from './support.js';
 
 /** The owner's data: a test-mode applicant, template and session (in manual review, so every action would apply), in us. */
 interface Owned {
@@ -298,5 +299,28 @@ describe('isolation matrix: every route × another organization, another mode, a
     const decided = await owner.c<One>(decision.method, decision.path, { body: decision.body });
     assert.equal(decided.status, 200, decided.text);
     assert.deepEqual([decided.body.data.status, decided.body.data.outcome], ['completed', 'approved']);
+  });
+});
+
+describe('behind the gateway: NATS credentials are not a principal (docs/security.md, "The bus\'s trust boundary")', () => {
+  it("the sessions service's credentials cannot debit the owner's wallet with a principal no edge signed: refused before any handler", async () => {
+    const rpc = await clientAs('us', 'sessions');
+    const forged: Principal = {
+      org_id: owner.orgId,
+      key_id: 'key_forged',
+      key_type: 'sk',
+      mode: 'live',
+      region: 'us',
+      scopes: ['sessions:write'] as Principal['scopes'],
+      tier: 'standard',
+      custom_limits: null,
+      billing: { subscription_status: 'active', past_due_since: null, wallet_balance: null, wallet_locked: false },
+    };
+    const e = await rpc.call(SUBJECTS.accountsBillingDebit, { session_id: 'ses_forgedforgedforgedforged', checks: ['document'] }, { principal: forged, requestId: 'req_e2e_forged' }).then(
+      () => assert.fail('a forged principal was debited'),
+      (err: unknown) => err,
+    );
+    assert.ok(e instanceof DomainError, String(e));
+    assert.equal(e.code, 'internal_error');
   });
 });

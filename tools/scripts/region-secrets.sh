@@ -5,8 +5,8 @@
 #   DATABASE_URL=postgres://verity:…@postgres:5432/verity_us tools/scripts/region-secrets.sh us | kubectl apply -n verity-us -f -
 # With names, only those Secrets (rotation of one):
 #   tools/scripts/region-secrets.sh us capture | kubectl apply -n verity-us -f -
-# Names: database (from $DATABASE_URL, the operator's database), internal, capture, webhook, erasure, smtp (from
-# $SMTP_URL, optional), nats (every NATS identity, the route login and the system user) or nats-<identity>, and
+# Names: database (from $DATABASE_URL, the operator's database), internal, capture, webhook, erasure, principal, smtp
+# (from $SMTP_URL, optional), nats (every NATS identity, the route login and the system user) or nats-<identity>, and
 # nats-tls (the NATS servers' certificate; leave it out where cert-manager issues it,
 # deploy/examples/nats-certificates.yaml).
 #   verity-database    DATABASE_URL          read by every service with a database and the migrate Job
@@ -14,6 +14,10 @@
 #   verity-capture     CAPTURE_SECRET_KEY    sessions: client secrets of capture links (48 random bytes, hex)
 #   verity-webhook     WEBHOOK_SECRET_KEY    webhook-delivery: encrypts signing secrets at rest (32 bytes, base64)
 #   verity-erasure     ERASURE_SIGNING_KEY   applicants: signs erasure certificates (Ed25519 seed, 32 bytes, base64)
+#   verity-principal-gateway  PRINCIPAL_SIGNING_KEY  gateway: signs the principals it attaches (<key id>:<Ed25519 seed>)
+#   verity-principal-console  PRINCIPAL_SIGNING_KEY  console: the same, for the people signed in
+#   verity-principal-verify   PRINCIPAL_VERIFY_KEYS  every service: both edges' public keys (gateway/<id>:<x>,console/<id>:<x>),
+#                                            and those in $PRINCIPAL_VERIFY_KEYS_KEEP (a rotation: docs/operations.md)
 #   verity-smtp        SMTP_URL              sessions: the invitations' mail server (optional)
 #   verity-nats-<id>   NATS_PASSWORD         each NATS identity (the services, console, operator) and the nats servers
 #                                            (tools/scripts/nats-secrets.sh); route and system: the nats servers only
@@ -24,11 +28,11 @@
 #                                            certificate of the same CA (docs/operations.md, "NATS certificates")
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
-region="${1:?usage: region-secrets.sh us|eu [database|internal|capture|webhook|smtp|nats|nats-<identity>|nats-tls…]}"
+region="${1:?usage: region-secrets.sh us|eu [database|internal|capture|webhook|erasure|principal|smtp|nats|nats-<identity>|nats-tls…]}"
 [[ "$region" == us || "$region" == eu ]] || { echo "region must be us or eu" >&2; exit 2; }
 shift
 names=("$@")
-[[ ${#names[@]} -gt 0 ]] || names=(database internal capture webhook erasure smtp nats nats-tls)
+[[ ${#names[@]} -gt 0 ]] || names=(database internal capture webhook erasure principal smtp nats nats-tls)
 
 secret() { # name key value
   cat <<YAML
@@ -90,6 +94,30 @@ nats_tls() (
   [[ -n "${NATS_CA_CERT:-}" ]] || tls_secret verity-nats-ca "$dir/ca.crt:tls.crt" "$dir/ca.key:tls.key"
 )
 
+# A new Ed25519 key pair: prints "<seed, base64> <public key, base64url>" (the seed is the last 32 bytes of the PKCS #8
+# key, the public key the last 32 of its SubjectPublicKeyInfo).
+ed25519() {
+  local der seed x
+  der="$(openssl genpkey -algorithm ed25519 -outform DER | base64 | tr -d '\n')"
+  seed="$(printf %s "$der" | base64 -d | tail -c 32 | base64 | tr -d '\n')"
+  x="$(printf %s "$der" | base64 -d | openssl pkey -inform DER -pubout -outform DER | tail -c 32 | base64 | tr -d '\n=' | tr '+/' '-_')"
+  echo "$seed $x"
+}
+
+# The edges' principal keys (docs/security.md, "The bus's trust boundary"): a new key pair each for the gateway and
+# the console under a key id of today's date, and the services' list of the public keys (with $PRINCIPAL_VERIFY_KEYS_KEEP).
+principal_secrets() {
+  local kid verify edge pair
+  kid="$(date -u +%Y%m%d)-$(openssl rand -hex 3)"
+  verify=""
+  for edge in gateway console; do
+    read -r -a pair <<<"$(ed25519)"
+    secret "verity-principal-$edge" PRINCIPAL_SIGNING_KEY "$kid:${pair[0]}"
+    verify="${verify:+$verify,}$edge/$kid:${pair[1]}"
+  done
+  secret verity-principal-verify PRINCIPAL_VERIFY_KEYS "$verify${PRINCIPAL_VERIFY_KEYS_KEEP:+,$PRINCIPAL_VERIFY_KEYS_KEEP}"
+}
+
 for n in "${names[@]}"; do
   case "$n" in
     database)
@@ -99,6 +127,7 @@ for n in "${names[@]}"; do
     capture) secret verity-capture CAPTURE_SECRET_KEY "$(openssl rand -hex 48)" ;;
     webhook) secret verity-webhook WEBHOOK_SECRET_KEY "$(openssl rand -base64 32)" ;;
     erasure) secret verity-erasure ERASURE_SIGNING_KEY "$(openssl rand -base64 32)" ;;
+    principal) principal_secrets ;;
     smtp)
       if [[ -n "${SMTP_URL:-}" ]]; then secret verity-smtp SMTP_URL "$SMTP_URL"
       else echo "SMTP_URL is not set: no verity-smtp (invitations are only logged)" >&2; fi ;;

@@ -4,7 +4,8 @@ import { ConfigError, loadConfig, serviceEnv } from '@verity/platform';
 import { DEFAULT_CHECK_PRICES } from './billing/pricing.js';
 import { accountsEnv } from './config.js';
 
-const load = (vars: Record<string, string>) => loadConfig({ ...serviceEnv, ...accountsEnv }, { REGION: 'us', ...vars });
+const PRINCIPAL_VERIFY_KEYS = `gateway/k1:${'A'.repeat(43)},console/k1:${'B'.repeat(43)}`;
+const load = (vars: Record<string, string>) => loadConfig({ ...serviceEnv, ...accountsEnv }, { REGION: 'us', PRINCIPAL_VERIFY_KEYS, ...vars });
 
 describe('accounts configuration', () => {
   it('defaults: the default prices, settle after 5 minutes', () => {

@@ -9,7 +9,7 @@ import { EVENTS, SUBJECTS, type CheckType, type Organization, type Principal, ty
 import { DomainError } from '@verity/errors';
 import { newId } from '@verity/keys';
 import { createLogger, createServiceApp, RpcServer, type ServiceConfig } from '@verity/platform';
-import { query, refusal, startServiceUnderTest, testPrincipal, type ServiceUnderTest } from '@verity/testing';
+import { query, refusal, startServiceUnderTest, testPrincipal, type ServiceUnderTest, testPrincipalVerifier } from '@verity/testing';
 import { AccountsModule } from '../src/app.module.js';
 import { SettleSweep } from '../src/billing/settle-sweep.js';
 import { WalletDebitsRepository } from '../src/billing/wallet-debits.repository.js';
@@ -35,7 +35,7 @@ before(async () => {
     env: accountsEnv,
     vars: { CHECK_PRICES: 'document=250', BILLING_SETTLE_AFTER_MS: String(SETTLE_AFTER_MS) },
   });
-  peers = new RpcServer(svc.nc, svc.root, 'peers', createLogger('accounts-billing-int', 'us', 'silent'));
+  peers = new RpcServer(svc.nc, svc.root, 'peers', createLogger('accounts-billing-int', 'us', 'silent'), { principals: testPrincipalVerifier() });
   peers.handle(SUBJECTS.sessionsExists, async (p, ctx) => {
     asked.push({ session_id: p.session_id, principal: ctx.principal });
     if (failing.has(p.session_id)) throw new DomainError('service_unavailable');

@@ -5,7 +5,7 @@ import { headers as natsHeaders, type NatsConnection } from '@nats-io/transport-
 import { qualify, REQUEST_ID_HEADER, SUBJECTS, type Applicant, type Principal, type ReqOf, type ResOf, type RpcReply, type RpcRequest, type Subject } from '@verity/contracts';
 import { newId } from '@verity/keys';
 import { decodeJson, encodeJson, RpcClient } from '@verity/platform';
-import { query, refusal, type ServiceUnderTest, startServiceUnderTest, testPrincipal } from '@verity/testing';
+import { query, refusal, type ServiceUnderTest, startServiceUnderTest, testPrincipal, testSigner } from '@verity/testing';
 import { ApplicantsModule } from '../src/app.module.js';
 import { APPLICANTS_SERVICE, applicantsEnv } from '../src/config.js';
 
@@ -140,6 +140,7 @@ describe('create and get', () => {
     const p = principal();
     const req: RpcRequest<ReqOf<typeof SUBJECTS.applicantsCreate>> = {
       principal: p,
+      seal: testSigner().seal(p, 'req_int_late', Date.now() + 5000),
       deadline: Date.now() - 1000,
       payload: { body: { family_name: 'Too late' } },
     };
@@ -165,7 +166,8 @@ describe('deadline margin', () => {
 
   /** A create whose caller gives up `ms` from now (by the caller's clock). */
   async function createWithin(p: Principal, family_name: string, ms: number): Promise<RpcReply<Applicant>> {
-    const req: RpcRequest<ReqOf<typeof SUBJECTS.applicantsCreate>> = { principal: p, deadline: Date.now() + ms, payload: { body: { family_name } } };
+    const deadline = Date.now() + ms;
+    const req: RpcRequest<ReqOf<typeof SUBJECTS.applicantsCreate>> = { principal: p, seal: testSigner().seal(p, 'req_int_margin', deadline), deadline, payload: { body: { family_name } } };
     const h = natsHeaders();
     h.set(REQUEST_ID_HEADER, 'req_int_margin');
     const msg = await skewed!.nc.request(qualify(skewed!.root, SUBJECTS.applicantsCreate), encodeJson(req), { timeout: 5000, headers: h });

@@ -11,7 +11,7 @@ import { SUBJECTS, type Applicant, type DataSubjectRequest, type ErasureCertific
 import { DomainError } from '@verity/errors';
 import { newId } from '@verity/keys';
 import { createLogger, RpcClient, RpcServer } from '@verity/platform';
-import { query, refusal, type ServiceUnderTest, startServiceUnderTest, testPrincipal, waitFor } from '@verity/testing';
+import { query, refusal, type ServiceUnderTest, startServiceUnderTest, testPrincipal, waitFor, testPrincipalVerifier } from '@verity/testing';
 import { compactVerify, createLocalJWKSet, jwtVerify } from 'jose';
 import { ApplicantsModule } from '../src/app.module.js';
 import { APPLICANTS_SERVICE, applicantsEnv } from '../src/config.js';
@@ -29,7 +29,7 @@ const behaviour: { sessionsDown: boolean; evidenceFailures: number } = { session
 before(async () => {
   svc = await startServiceUnderTest({ def: APPLICANTS_SERVICE, module: ApplicantsModule, env: applicantsEnv, vars: { ERASURE_SIGNING_KEY: signingKey, DSAR_POLL_MS: '100' } });
   rpc = svc.rpc;
-  peers = new RpcServer(svc.nc, svc.root, 'peers', createLogger('dsar-peers', 'us', 'silent'));
+  peers = new RpcServer(svc.nc, svc.root, 'peers', createLogger('dsar-peers', 'us', 'silent'), { principals: testPrincipalVerifier() });
   const note = (subject: string, p: { applicant_id: string; session_ids: string[] }, principal: Principal | null) =>
     (asked[subject] ??= []).push({ ...p, org_id: principal!.org_id });
   const sessionsOf = (applicantId: string) => [`ses_${applicantId.slice(4)}`];

@@ -1,4 +1,4 @@
-import { baseEnv, durationEnv, healthEnv, loadConfig, natsEnv, redisEnv, tracingEnv } from '@verity/platform';
+import { baseEnv, durationEnv, healthEnv, loadConfig, natsEnv, principalSigningEnv, redisEnv, tracingEnv } from '@verity/platform';
 import { z } from 'zod';
 
 /** The console's configuration (docs/configuration.md, "Console"), validated at start like every service's. */
@@ -8,6 +8,8 @@ export const consoleEnv = {
   ...redisEnv,
   ...healthEnv,
   ...tracingEnv,
+  /** Signs the principal it acts with for a signed-in person (docs/security.md, "The bus's trust boundary"). Required. */
+  ...principalSigningEnv,
   /** Defaults to 8090 in us and 8091 in eu (contract §19). */
   CONSOLE_PORT: z.coerce.number().int().min(1).max(65535).optional(),
   HOST: z.string().default('127.0.0.1'),

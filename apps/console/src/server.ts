@@ -2,7 +2,7 @@ import type { NatsConnection } from '@nats-io/transport-node';
 import { SUBJECTS, subjectRoot, type ConsoleUser } from '@verity/contracts';
 import { DomainError } from '@verity/errors';
 import { newId } from '@verity/keys';
-import { observeHttpRequests, routeLabel, RpcClient, type Logger } from '@verity/platform';
+import { observeHttpRequests, PrincipalSigner, routeLabel, RpcClient, type Logger } from '@verity/platform';
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import type { Redis } from 'ioredis';
 import { ConsoleApp, consoleCookies, cookieHeader, cookieOf, ENROLMENT_PATH, mustEnrol, recordActivity, sameOrigin, sendPage, tokensEqual, type ConsoleDeps } from './app.js';
@@ -45,7 +45,8 @@ export async function createConsole(cfg: ConsoleConfig, log: Logger, nc: NatsCon
   const deps: ConsoleDeps = {
     cfg,
     log,
-    rpc: new RpcClient(nc, subjectRoot(cfg.REGION, cfg.NATS_SUBJECT_PREFIX), cfg.RPC_TIMEOUT_MS),
+    // the principal it acts with for a person is signed as the console's (docs/security.md, "The bus's trust boundary")
+    rpc: new RpcClient(nc, subjectRoot(cfg.REGION, cfg.NATS_SUBJECT_PREFIX), cfg.RPC_TIMEOUT_MS, { signer: new PrincipalSigner('console', cfg.PRINCIPAL_SIGNING_KEY) }),
     redis,
     sessions: new SessionStore(redis, prefix, { idleMs: cfg.CONSOLE_SESSION_IDLE, maxAgeMs: cfg.CONSOLE_SESSION_MAX_AGE }, signingKey),
     challenges: new ChallengeStore(redis, prefix, signingKey),

@@ -2,6 +2,7 @@ import http from 'node:http';
 import type { Principal } from '@verity/contracts';
 import { newId } from '@verity/keys';
 import { signInternalRequest } from '@verity/platform';
+import { testSigner } from '@verity/testing';
 
 export interface Got {
   status: number;
@@ -12,12 +13,12 @@ export interface Got {
 /** Signs one request as the gateway does: over its method, path and body (none for a GET). */
 export type Signer = (method: string, path: string, body?: Buffer) => Record<string, string>;
 
-/** A client of the service's internal HTTP side on `port`, signing with `secret` as the gateway does. */
+/** A client of the service's internal HTTP side on `port`, signing with `secret` (and the principal with the test keys) as the gateway does. */
 export function internalClient(port: () => number, secret: string) {
   const signed =
     (p: Principal, requestId = newId('request'), deadline = Date.now() + 5000): Signer =>
     (method, path, body) =>
-      signInternalRequest(secret, { method, path }, { principal: p, requestId, deadline }, body);
+      signInternalRequest(secret, { method, path }, { principal: p, requestId, deadline, seal: testSigner().seal(p, requestId, deadline) }, body);
 
   function send(method: 'GET' | 'PUT', path: string, sign: Signer | Record<string, string>, body?: Buffer): Promise<Got> {
     const headers = typeof sign === 'function' ? sign(method, path, body) : sign;

@@ -1,7 +1,7 @@
 import { Module, type DynamicModule, type OnApplicationShutdown, Inject, Injectable } from '@nestjs/common';
 import type { NatsConnection } from '@nats-io/transport-node';
 import { subjectRoot } from '@verity/contracts';
-import { CONFIG, LOGGER, NATS, REDIS, RpcClient, shutdownTracing, type Logger } from '@verity/platform';
+import { CONFIG, LOGGER, NATS, PrincipalSigner, REDIS, RpcClient, shutdownTracing, type Logger } from '@verity/platform';
 import type { Redis } from 'ioredis';
 import { AccessService } from './access/access.service.js';
 import { CaptureController } from './capture/capture.controller.js';
@@ -71,7 +71,9 @@ export class GatewayModule {
         { provide: REDIS, useValue: redis },
         {
           provide: RpcClient,
-          useFactory: () => new RpcClient(nc, subjectRoot(cfg.REGION, cfg.NATS_SUBJECT_PREFIX), cfg.RPC_TIMEOUT_MS),
+          // every principal it attaches is signed as the gateway's (docs/security.md, "The bus's trust boundary")
+          useFactory: () =>
+            new RpcClient(nc, subjectRoot(cfg.REGION, cfg.NATS_SUBJECT_PREFIX), cfg.RPC_TIMEOUT_MS, { signer: new PrincipalSigner('gateway', cfg.PRINCIPAL_SIGNING_KEY) }),
         },
         { provide: Routes, useValue: Routes.of(GATEWAY_CONTROLLERS) },
         { provide: RateLimiter, useFactory: () => new RateLimiter(redis, cfg.REDIS_KEY_PREFIX, log) },

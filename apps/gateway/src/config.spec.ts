@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { ConfigError } from '@verity/platform';
 import { loadGatewayConfig } from './config.js';
 
-const env = { REGION: 'us', INTERNAL_AUTH_SECRET: 'a-test-secret-of-at-least-32-characters' };
+const env = { REGION: 'us', INTERNAL_AUTH_SECRET: 'a-test-secret-of-at-least-32-characters', PRINCIPAL_SIGNING_KEY: `k1:${'A'.repeat(43)}=` };
 
 describe('gateway configuration: the edge timeouts', () => {
   it('the defaults hold together, and the connection bound defaults to 10000', () => {

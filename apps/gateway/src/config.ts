@@ -1,4 +1,4 @@
-import { baseEnv, healthEnv, loadConfig, natsEnv, redisEnv, tracingEnv } from '@verity/platform';
+import { baseEnv, healthEnv, loadConfig, natsEnv, principalSigningEnv, redisEnv, tracingEnv } from '@verity/platform';
 import { z } from 'zod';
 
 /** The variables the gateway reads (docs/configuration.md). */
@@ -8,6 +8,8 @@ export const gatewayEnv = {
   ...redisEnv,
   ...healthEnv,
   ...tracingEnv,
+  /** Signs the principal of every request it authenticated (docs/security.md, "The bus's trust boundary"). Required. */
+  ...principalSigningEnv,
   PORT: z.coerce.number().int().min(1).max(65535).optional(),
   HOST: z.string().default('127.0.0.1'),
   /** Pre-authentication budget per client IP per 60 s window. */

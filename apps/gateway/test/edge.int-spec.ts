@@ -10,7 +10,7 @@ import type { NatsConnection } from '@nats-io/transport-node';
 import { subjectRoot, SUBJECTS, type Principal } from '@verity/contracts';
 import { generateApiKey, hashApiKey } from '@verity/keys';
 import { connectNats, createLogger, createRedis, RpcServer } from '@verity/platform';
-import { isolationPrefix, testPrincipal, TEST_NATS_URL, TEST_REDIS_URL, TEST_SERVER_ENV } from '@verity/testing';
+import { isolationPrefix, testPrincipal, TEST_NATS_URL, TEST_REDIS_URL, TEST_SERVER_ENV, testPrincipalVerifier } from '@verity/testing';
 import type { Redis } from 'ioredis';
 import { loadGatewayConfig } from '../src/config.js';
 import { REGION_SERVICES } from '../src/health/health.controller.js';
@@ -39,7 +39,7 @@ const stopped = new Set<string>();
 before(async () => {
   const prefix = isolationPrefix('gwedge');
   nc = await connectNats(TEST_NATS_URL, 'gateway-edge-test');
-  server = new RpcServer(nc, subjectRoot('us', prefix), 'stand-ins', log);
+  server = new RpcServer(nc, subjectRoot('us', prefix), 'stand-ins', log, { principals: testPrincipalVerifier() });
   server.handle(SUBJECTS.accountsVerifyKey, async (req) => ({ principal: req.key_hash === hashApiKey(key) ? principal : null }));
   for (const s of REGION_SERVICES) {
     server.handle(s.subject, async () => {

@@ -10,7 +10,7 @@ import { subjectRoot, SUBJECTS, type Principal } from '@verity/contracts';
 import { DomainError } from '@verity/errors';
 import { generateApiKey, hashApiKey, hashCaptureSecret } from '@verity/keys';
 import { connectNats, createLogger, createRedis, RpcServer } from '@verity/platform';
-import { isolationPrefix, testPrincipal, TEST_NATS_URL, TEST_REDIS_URL, TEST_SERVER_ENV } from '@verity/testing';
+import { isolationPrefix, testPrincipal, TEST_NATS_URL, TEST_REDIS_URL, TEST_SERVER_ENV, testPrincipalVerifier } from '@verity/testing';
 import type { Redis } from 'ioredis';
 import { loadGatewayConfig } from '../src/config.js';
 import { recordKey } from '../src/idempotency/idempotency-key.js';
@@ -65,7 +65,7 @@ let prefix: string;
 before(async () => {
   prefix = isolationPrefix('gwidem');
   nc = await connectNats(TEST_NATS_URL, 'gateway-idempotency-test');
-  server = new RpcServer(nc, subjectRoot('us', prefix), 'stand-ins', log);
+  server = new RpcServer(nc, subjectRoot('us', prefix), 'stand-ins', log, { principals: testPrincipalVerifier() });
   server.handle(SUBJECTS.accountsVerifyKey, async (req) => ({ principal: principals.get(req.key_hash) ?? null }));
   server.handle(SUBJECTS.sessionsCreate, async (req) => {
     const n = ++calls.create;

@@ -3,7 +3,7 @@ import type { Principal } from '@verity/contracts';
 import { newId } from '@verity/keys';
 import { createHash } from 'node:crypto';
 import { bodyTrailer, INTERNAL_HEADERS, signInternalRequest, STREAMED_BODY } from '@verity/platform';
-import { multipart, type Part } from '@verity/testing';
+import { multipart, testSigner, type Part } from '@verity/testing';
 
 export interface Answer {
   status: number;
@@ -24,7 +24,7 @@ export class ScanClient {
 
   /** Signed headers of a `POST /scan` whose body streams, as the gateway sends it (the body's signature follows it). */
   signed(p: Principal, requestId = newId('request'), deadline = Date.now() + 30_000): Record<string, string> {
-    return signInternalRequest(this.secret, { method: 'POST', path: '/scan' }, { principal: p, requestId, deadline }, STREAMED_BODY);
+    return signInternalRequest(this.secret, { method: 'POST', path: '/scan' }, { principal: p, requestId, deadline, seal: testSigner().seal(p, requestId, deadline) }, STREAMED_BODY);
   }
 
   /**

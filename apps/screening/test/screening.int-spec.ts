@@ -5,7 +5,7 @@ import type { NatsConnection } from '@nats-io/transport-node';
 import { EVENTS, qualify, SUBJECTS, type EvaluationContextWire, type Principal, type ReqOf, type ResOf, type RpcReply, type Subject, type WorkflowTemplate } from '@verity/contracts';
 import { type DomainError, type ErrorData } from '@verity/errors';
 import { decodeJson, encodeJson, RpcClient } from '@verity/platform';
-import { query, refusal, type ServiceApp, type ServiceUnderTest, startServiceUnderTest, testPrincipal } from '@verity/testing';
+import { query, refusal, type ServiceApp, type ServiceUnderTest, startServiceUnderTest, testPrincipal, testSigner } from '@verity/testing';
 import { ScreeningModule } from '../src/app.module.js';
 import { SCREENING_SERVICE, screeningEnv } from '../src/config.js';
 import { EvaluationService } from '../src/evaluation/evaluation.service.js';
@@ -218,7 +218,8 @@ describe('screening service: templates', () => {
     const p = principal();
     const msg = await nc.request(
       qualify(root, SUBJECTS.templatesCreate),
-      encodeJson({ principal: p, deadline: Date.now() - 1, payload: { body: { name: 'late' } } }),
+      // signed as the gateway signs it (without a request id, the service's own 'req_internal')
+      encodeJson({ principal: p, seal: testSigner().seal(p, 'req_internal', Date.now() + 3000), deadline: Date.now() - 1, payload: { body: { name: 'late' } } }),
       { timeout: 3000 },
     );
     const reply = decodeJson<RpcReply<WorkflowTemplate>>(msg.data);

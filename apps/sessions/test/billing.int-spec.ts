@@ -11,7 +11,7 @@ import { SUBJECTS, type Applicant, type BillingDebitRequest, type Principal, typ
 import { DomainError } from '@verity/errors';
 import { newId } from '@verity/keys';
 import { createLogger, RpcServer } from '@verity/platform';
-import { query, refusal, startServiceUnderTest, testPrincipal, waitFor, type ServiceUnderTest } from '@verity/testing';
+import { query, refusal, startServiceUnderTest, testPrincipal, waitFor, type ServiceUnderTest, testPrincipalVerifier } from '@verity/testing';
 import { SessionsModule } from '../src/app.module.js';
 import { SESSIONS_SERVICE, sessionsEnv } from '../src/config.js';
 import { NO_DOCUMENT_POLICY } from './peers.js';
@@ -34,7 +34,7 @@ before(async () => {
     env: sessionsEnv,
     vars: { CAPTURE_SECRET_KEY: 'sessions-billing-int-capture-key-0123456789', JOBS_POLL_MS: '200', OUTBOX_POLL_MS: '200' },
   });
-  peers = new RpcServer(svc.nc, svc.root, 'peers', createLogger('sessions-billing-int', 'us', 'silent'));
+  peers = new RpcServer(svc.nc, svc.root, 'peers', createLogger('sessions-billing-int', 'us', 'silent'), { principals: testPrincipalVerifier() });
   peers.handle(SUBJECTS.applicantsGet, async (p, ctx) => {
     const a = applicants.get(p.id);
     if (!a || a.org !== ctx.principal?.org_id) throw DomainError.notFound();

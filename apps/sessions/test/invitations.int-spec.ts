@@ -12,7 +12,7 @@ import { eventStreamName, subjectRoot, SUBJECTS, type Applicant, type Principal,
 import { DomainError } from '@verity/errors';
 import { newId } from '@verity/keys';
 import { connectNats, createLogger, createServiceApp, loadConfig, RpcClient, RpcServer, serviceEnv } from '@verity/platform';
-import { cloneTestDatabase, isolationPrefix, query, startSmtpServer, testPrincipal, waitFor, type SmtpServer, TEST_SERVER_ENV } from '@verity/testing';
+import { cloneTestDatabase, isolationPrefix, query, startSmtpServer, testPrincipal, waitFor, type SmtpServer, TEST_SERVER_ENV, testPrincipalVerifier, testSigner } from '@verity/testing';
 import { SessionsModule } from '../src/app.module.js';
 import { SESSIONS_SERVICE, sessionsEnv } from '../src/config.js';
 import { acceptEveryDebit, NO_DOCUMENT_POLICY } from './peers.js';
@@ -50,8 +50,8 @@ before(async () => {
   });
   nc = await connectNats(cfg.NATS_URL, 'invitations-int-test');
   // generous: three creates at once on a busy machine; no test here waits for a timeout
-  rpc = new RpcClient(nc, root, 15_000);
-  const peers = new RpcServer(nc, root, 'peers', createLogger('invitations-peers', 'us', 'silent'));
+  rpc = new RpcClient(nc, root, 15_000, { signer: testSigner() });
+  const peers = new RpcServer(nc, root, 'peers', createLogger('invitations-peers', 'us', 'silent'), { principals: testPrincipalVerifier() });
   peers.handle(SUBJECTS.applicantsGet, async (p) => applicants.get(p.id) ?? Promise.reject(DomainError.notFound()));
   peers.handle(SUBJECTS.templatesVersion, async (p) => templates.get(p.id) ?? Promise.reject(DomainError.notFound()));
   acceptEveryDebit(peers);

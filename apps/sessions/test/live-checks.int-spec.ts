@@ -30,7 +30,7 @@ import {
 import { DomainError } from '@verity/errors';
 import { newId } from '@verity/keys';
 import { createLogger, RpcServer } from '@verity/platform';
-import { query, startServiceUnderTest, testPrincipal, waitFor, type ServiceUnderTest } from '@verity/testing';
+import { query, startServiceUnderTest, testPrincipal, waitFor, type ServiceUnderTest, testPrincipalVerifier } from '@verity/testing';
 import type { QueryRunner } from 'typeorm';
 import { SessionsModule } from '../src/app.module.js';
 import { SESSIONS_SERVICE, sessionsEnv } from '../src/config.js';
@@ -59,7 +59,7 @@ before(async () => {
     env: sessionsEnv,
     vars: { CAPTURE_SECRET_KEY: 'sessions-live-checks-int-capture-key-0123', JOBS_POLL_MS: '200', OUTBOX_POLL_MS: '200' },
   });
-  peers = new RpcServer(svc.nc, svc.root, 'peers', createLogger('sessions-live-checks-int', 'us', 'silent'));
+  peers = new RpcServer(svc.nc, svc.root, 'peers', createLogger('sessions-live-checks-int', 'us', 'silent'), { principals: testPrincipalVerifier() });
   peers.handle(SUBJECTS.applicantsGet, async (p) => structuredClone(applicants.get(p.id)) ?? Promise.reject(DomainError.notFound()));
   peers.handle(SUBJECTS.templatesVersion, async (p) => templates.get(p.id) ?? Promise.reject(DomainError.notFound()));
   acceptEveryDebit(peers);

@@ -27,7 +27,7 @@ import {
 import { DomainError } from '@verity/errors';
 import { newId } from '@verity/keys';
 import { createLogger, RpcServer } from '@verity/platform';
-import { query, refusal, startServiceUnderTest, testPrincipal, waitFor, type ServiceUnderTest } from '@verity/testing';
+import { query, refusal, startServiceUnderTest, testPrincipal, waitFor, type ServiceUnderTest, testPrincipalVerifier } from '@verity/testing';
 import { SessionsModule } from '../src/app.module.js';
 import { SESSIONS_SERVICE, sessionsEnv } from '../src/config.js';
 import { ERASED_TEXT, ERASURE_CANCELLATION_REASON } from '../src/privacy/privacy.repository.js';
@@ -58,7 +58,7 @@ before(async () => {
     env: sessionsEnv,
     vars: { CAPTURE_SECRET_KEY: 'sessions-privacy-int-capture-key-0123456789', JOBS_POLL_MS: '200', OUTBOX_POLL_MS: '200' },
   });
-  peers = new RpcServer(svc.nc, svc.root, 'peers', createLogger('sessions-privacy-int', 'us', 'silent'));
+  peers = new RpcServer(svc.nc, svc.root, 'peers', createLogger('sessions-privacy-int', 'us', 'silent'), { principals: testPrincipalVerifier() });
   peers.handle(SUBJECTS.applicantsGet, async (p, ctx) => applicants.get(key(ctx.principal, p.id)) ?? Promise.reject(DomainError.notFound()));
   peers.handle(SUBJECTS.templatesVersion, async (p, ctx) => templates.get(key(ctx.principal, p.id)) ?? Promise.reject(DomainError.notFound()));
   acceptEveryDebit(peers);

@@ -28,7 +28,7 @@ import {
 import { DomainError } from '@verity/errors';
 import { newId } from '@verity/keys';
 import { connectNats, createLogger, createServiceApp, loadConfig, RpcClient, RpcServer, serviceEnv } from '@verity/platform';
-import { cloneTestDatabase, isolationPrefix, query, refusal, sessionEvent, testPrincipal, waitFor, TEST_SERVER_ENV } from '@verity/testing';
+import { cloneTestDatabase, isolationPrefix, query, refusal, sessionEvent, testPrincipal, waitFor, TEST_SERVER_ENV, testPrincipalVerifier, testSigner } from '@verity/testing';
 import { SessionsModule } from '../src/app.module.js';
 import { Outbox } from '../src/events/outbox.js';
 import { SESSIONS_SERVICE, sessionsEnv, type SessionsConfig } from '../src/config.js';
@@ -85,9 +85,9 @@ before(async () => {
     CAPTURE_SECRET_KEY: 'sessions-int-test-capture-key-0123456789',
   });
   nc = await connectNats(cfg.NATS_URL, 'sessions-int-test');
-  rpc = new RpcClient(nc, root, 5000);
+  rpc = new RpcClient(nc, root, 5000, { signer: testSigner() });
   // the services sessions calls, played on their subjects
-  const peers = new RpcServer(nc, root, 'peers', log);
+  const peers = new RpcServer(nc, root, 'peers', log, { principals: testPrincipalVerifier() });
   peers.handle(SUBJECTS.applicantsGet, async (p, ctx) => {
     const a = applicants.get(p.id);
     if (!a || ctx.principal?.org_id !== orgOf.get(p.id)) throw DomainError.notFound();

@@ -24,7 +24,7 @@ import {
 } from '@verity/contracts';
 import type { Mode } from '@verity/keys';
 import { connectNats, createLogger, createServiceApp, encodeJson, loadConfig, RpcClient, serviceEnv } from '@verity/platform';
-import { cloneTestDatabase, isolationPrefix, query, testPrincipal, waitFor, TEST_NATS_URL, TEST_SERVER_ENV } from '@verity/testing';
+import { cloneTestDatabase, isolationPrefix, query, testPrincipal, waitFor, TEST_NATS_URL, TEST_SERVER_ENV, testSigner } from '@verity/testing';
 export { sessionEvent } from '@verity/testing';
 import { WebhookDeliveryModule } from '../src/app.module.js';
 import { WEBHOOK_DELIVERY_SERVICE, webhookEnv } from '../src/config.js';
@@ -81,9 +81,9 @@ export async function harness(label: string, env: Record<string, string> = {}): 
     WEBHOOK_POLL_MS: '100',
     ...env,
   };
-  const accounts = await startAccounts({ REGION: 'us', DATABASE_URL: db.url, NATS_SUBJECT_PREFIX: prefix });
+  const accounts = await startAccounts({ REGION: 'us', DATABASE_URL: db.url, NATS_SUBJECT_PREFIX: prefix, PRINCIPAL_VERIFY_KEYS: TEST_SERVER_ENV.PRINCIPAL_VERIFY_KEYS });
   const nc = await connectNats(TEST_NATS_URL, `${label}-int-test`);
-  const rpc = new RpcClient(nc, root, 5000);
+  const rpc = new RpcClient(nc, root, 5000, { signer: testSigner() });
   await waitFor(async () => (await rpc.call(SUBJECTS.accountsHealth, {}, op).catch(() => null))?.status === 'ok', 15_000, 100);
   const log = createLogger('webhook-delivery', 'us', base.LOG_LEVEL);
 

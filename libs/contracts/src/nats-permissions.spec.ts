@@ -1,6 +1,6 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { ADMIN_SUBJECTS, NATS_GRANTS, NATS_IDENTITIES, natsPermissions, natsRoutesValue, natsServerConfig, type NatsIdentity } from './nats-permissions.js';
+import { ADMIN_SUBJECTS, NATS_GRANTS, NATS_IDENTITIES, natsPermissions, natsRoutesValue, natsServerConfig, OWN_ACCOUNT_SUBJECTS, type NatsIdentity } from './nats-permissions.js';
 import { EVENTS, SUBJECTS } from './subjects.js';
 
 const identities = (pick: (id: NatsIdentity) => readonly string[], subject: string) => NATS_IDENTITIES.filter((id) => pick(id).includes(subject));
@@ -17,6 +17,13 @@ describe('NATS grants', () => {
       const console = (NATS_GRANTS.console.calls as readonly string[]).includes(s) ? ['console'] : [];
       assert.deepEqual(callers, s === SUBJECTS.accountsOrgGet ? ['webhook-delivery', ...console, 'operator'] : [...console, 'operator'], s);
     }
+  });
+
+  it('a service calls on its own account (unsigned principals) only subjects it may call; the edges and evidence never do', () => {
+    for (const id of NATS_IDENTITIES) for (const s of NATS_GRANTS[id].ownAccount ?? []) assert.ok((NATS_GRANTS[id].calls as readonly string[]).includes(s), `${id} ${s}`);
+    for (const id of ['gateway', 'console', 'operator', 'evidence', 'id-scan', 'webhook-delivery', 'screening'] as const) assert.deepEqual(NATS_GRANTS[id].ownAccount ?? [], [], id);
+    assert.equal(OWN_ACCOUNT_SUBJECTS.has(SUBJECTS.sessionsGet), false);
+    assert.equal(OWN_ACCOUNT_SUBJECTS.has(SUBJECTS.sessionsExists), true);
   });
 
   it("acknowledges the event stream's messages as responses, never through a grant of the ack subjects", () => {

@@ -12,6 +12,12 @@ export interface NatsGrant {
   serves: readonly Subject[];
   /** Request subjects this identity calls. */
   calls: readonly Subject[];
+  /**
+   * Those of `calls` it also makes on its own account (a job, a sweep, a data subject request's steps), after the
+   * request that caused them has ended, with a principal it builds itself and nobody signed. Every other request
+   * carrying a principal must carry an edge's signature of it (docs/security.md, "The bus's trust boundary").
+   */
+  ownAccount?: readonly Subject[];
   /** Broadcast events it publishes and subscribes to (core NATS, not the stream). */
   publishes: readonly EventSubject[];
   subscribes: readonly EventSubject[];
@@ -164,6 +170,7 @@ const GRANTS = {
     ],
     // the billing sweep asks whether a debited session was written
     calls: [S.sessionsExists],
+    ownAccount: [S.sessionsExists],
     publishes: [EVENTS.keyInvalidated, EVENTS.orgChanged],
     subscribes: [],
   },
@@ -178,8 +185,9 @@ const GRANTS = {
       S.applicantsErasureKeys,
       S.applicantsPurgeTestData,
     ],
-    // the steps of a data subject request
+    // the steps of a data subject request, run after the request that asked for it
     calls: [S.sessionsPrivacyExport, S.sessionsPrivacyErase, S.evidencePrivacyExport, S.evidencePrivacyErase, S.webhooksPrivacyExport],
+    ownAccount: [S.sessionsPrivacyExport, S.sessionsPrivacyErase, S.evidencePrivacyExport, S.evidencePrivacyErase, S.webhooksPrivacyExport],
     publishes: [],
     subscribes: [],
   },
@@ -240,6 +248,20 @@ const GRANTS = {
       S.screeningWatchlistScreen,
       S.evidenceStoreSynthetic,
       S.evidenceAvailable,
+      S.evidenceCaptureImages,
+      S.evidenceCaptureVerify,
+    ],
+    // the runs (jobs), the capture flow (whose requests carry a client secret's caller, not a principal), the refund
+    // of a create that wrote nothing, and a data subject request's export (evidence held for its sessions); a create's
+    // debit and lookups and a read's evidence forward the caller's signed principal
+    ownAccount: [
+      S.accountsBillingRefund,
+      S.evidenceAvailable,
+      S.applicantsGet,
+      S.templatesVersion,
+      S.screeningEvaluate,
+      S.screeningWatchlistScreen,
+      S.evidenceStoreSynthetic,
       S.evidenceCaptureImages,
       S.evidenceCaptureVerify,
     ],
@@ -381,6 +403,12 @@ const GRANTS = {
 export type NatsIdentity = keyof typeof GRANTS;
 export const NATS_GRANTS: Readonly<Record<NatsIdentity, NatsGrant>> = GRANTS;
 export const NATS_IDENTITIES = Object.keys(NATS_GRANTS) as NatsIdentity[];
+
+/**
+ * The subjects on which a service takes a principal nobody signed: those some service calls on its own account
+ * (`ownAccount`). A request on any other subject that carries a principal must carry an edge's signature of it.
+ */
+export const OWN_ACCOUNT_SUBJECTS: ReadonlySet<Subject> = new Set(NATS_IDENTITIES.flatMap((id) => (NATS_GRANTS[id] as NatsGrant).ownAccount ?? []));
 
 /** The ports of the local stack's nats-servers (`npm start`), unless NATS_PORT_US / NATS_PORT_EU say otherwise. */
 export const LOCAL_NATS_PORTS = { us: 4223, eu: 4224 } as const;

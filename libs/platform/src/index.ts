@@ -1,6 +1,7 @@
 export * from './config.js';
 export * from './logger.js';
 export * from './nats.js';
+export * from './principal-seal.js';
 export * from './events.js';
 export * from './database.js';
 export * from './redis.js';

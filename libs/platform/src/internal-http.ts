@@ -1,6 +1,6 @@
 import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
 import { Transform, type TransformCallback } from 'node:stream';
-import type { Principal } from '@verity/contracts';
+import type { Principal, PrincipalSeal } from '@verity/contracts';
 
 /**
  * Byte streams (uploads, evidence images) travel between the gateway and a service over internal HTTP, since
@@ -11,6 +11,8 @@ import type { Principal } from '@verity/contracts';
  */
 export const INTERNAL_HEADERS = {
   principal: 'x-verity-principal',
+  /** The edge's signature of the principal (principal-seal.ts), base64url JSON; verified on its own key, not the HMAC. */
+  principalSeal: 'x-verity-principal-seal',
   requestId: 'x-request-id',
   deadline: 'x-verity-deadline',
   timestamp: 'x-verity-timestamp',
@@ -38,6 +40,8 @@ export interface InternalCaller {
   principal: Principal;
   requestId: string;
   deadline: number;
+  /** The edge's signature of the principal for this request (RpcClient.sealFor); the receiver refuses a request without one. */
+  seal?: PrincipalSeal;
 }
 
 function canonical(t: InternalTarget, principalB64: string, requestId: string, deadline: string, timestamp: string, contentSha256: string): string {
@@ -70,6 +74,7 @@ export function signInternalRequest(
   const digest = body === STREAMED_BODY ? STREAMED_BODY : createHash('sha256').update(body).digest('hex');
   return {
     [INTERNAL_HEADERS.principal]: p,
+    ...(caller.seal ? { [INTERNAL_HEADERS.principalSeal]: Buffer.from(JSON.stringify(caller.seal)).toString('base64url') } : {}),
     [INTERNAL_HEADERS.requestId]: caller.requestId,
     [INTERNAL_HEADERS.deadline]: d,
     [INTERNAL_HEADERS.timestamp]: ts,
@@ -146,7 +151,13 @@ export function verifyInternalRequest(
   if (!/^\d{1,15}$/.test(ts) || Math.abs(now - Number(ts)) > SIGNATURE_WINDOW_MS) return null;
   if (!sameMac(sig, hmac(secret, canonical({ method: req.method, path: req.url }, p, requestId, d, ts, digest)))) return null;
   try {
-    return { caller: { principal: JSON.parse(Buffer.from(p, 'base64url').toString()) as Principal, requestId, deadline: Number(d) }, contentSha256: digest, signature: sig };
+    const sealHeader = get(INTERNAL_HEADERS.principalSeal);
+    const seal = sealHeader ? (JSON.parse(Buffer.from(sealHeader, 'base64url').toString()) as PrincipalSeal) : undefined;
+    return {
+      caller: { principal: JSON.parse(Buffer.from(p, 'base64url').toString()) as Principal, requestId, deadline: Number(d), ...(seal ? { seal } : {}) },
+      contentSha256: digest,
+      signature: sig,
+    };
   } catch {
     return null;
   }

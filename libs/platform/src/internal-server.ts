@@ -6,6 +6,7 @@ import { z } from 'zod';
 import type { Readable } from 'node:stream';
 import { BodyVerifier, EMPTY_SHA256, verifyInternalRequest, type InternalCaller } from './internal-http.js';
 import type { Logger } from './logger.js';
+import { attachSeal, PrincipalVerifier, sealLabel } from './principal-seal.js';
 import { metrics, routeLabelOf, secondsSince } from './metrics.js';
 import { extractHttpTrace, inSpan, SpanKind, tracingEnabled } from './tracing.js';
 import { toErrorData } from './nats.js';
@@ -55,6 +56,8 @@ export interface InternalServerOptions {
   port: number;
   host: string;
   secret: string;
+  /** The edges' public keys: every request's principal must carry an edge's signature (principal-seal.ts). */
+  principals: PrincipalVerifier;
   log: Logger;
 }
 
@@ -196,6 +199,14 @@ export class InternalHttpServer {
         sendError(res, new DomainError('service_unavailable').toData(), req);
         return;
       }
+      // the principal itself: signed by the edge that authenticated the request, like on the bus (never unsigned here)
+      const refused = this.opts.principals.check(caller.principal, caller.seal, caller.requestId);
+      if (refused) {
+        log.warn({ method: req.method, path: req.url?.split('?')[0], reason: refused, ...sealLabel(caller.seal) }, 'internal request with a principal refused');
+        sendError(res, refused === 'expired' ? new DomainError('service_unavailable').toData() : unsigned(), req);
+        return;
+      }
+      attachSeal(caller.principal, caller.seal!);
       const body = new BodyVerifier(this.opts.secret, verified, () => req.trailers);
       // a request cut off mid-body fails its reader; a reader that stops early leaves the request to sendError
       req.once('error', (e) => body.destroy(e));
@@ -246,8 +257,16 @@ export abstract class InternalHttpHost implements OnApplicationBootstrap, Before
   readonly server: InternalHttpServer;
   private boundPort = 0;
 
-  protected constructor(name: string, cfg: InternalHttpConfig & { REGION: string }, log: Logger) {
-    this.server = new InternalHttpServer({ name, region: cfg.REGION, port: cfg.INTERNAL_PORT, host: cfg.HOST, secret: cfg.INTERNAL_AUTH_SECRET, log });
+  protected constructor(name: string, cfg: InternalHttpConfig & { REGION: string; PRINCIPAL_VERIFY_KEYS: string }, log: Logger) {
+    this.server = new InternalHttpServer({
+      name,
+      region: cfg.REGION,
+      port: cfg.INTERNAL_PORT,
+      host: cfg.HOST,
+      secret: cfg.INTERNAL_AUTH_SECRET,
+      principals: new PrincipalVerifier(cfg.PRINCIPAL_VERIFY_KEYS),
+      log,
+    });
   }
 
   /** The bound port (INTERNAL_PORT 0 picks a free one: tests). */

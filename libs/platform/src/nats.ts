@@ -17,6 +17,7 @@ import {
   type EventContracts,
   type EventSubject,
   type Principal,
+  type PrincipalSeal,
   type ReqOf,
   type ResOf,
   type RpcReply,
@@ -26,6 +27,7 @@ import {
 import { isDatabaseUnavailable } from './database.js';
 import type { Logger } from './logger.js';
 import { metrics, secondsSince } from './metrics.js';
+import { sealLabel, sealOf, type PrincipalSigner, type PrincipalVerifier } from './principal-seal.js';
 import { extractTraceHeaders, injectTraceHeaders, inSpan, SpanKind } from './tracing.js';
 import { mayHoldUnstorableText, unstorableInputError } from './storable-text.js';
 
@@ -141,6 +143,10 @@ interface PendingCall {
  * reply is re-raised as the same DomainError. Replies come back on one wildcard inbox subscription
  * (`<inbox>.<n>`), matched by a counter, rather than through the client library's request multiplexer, which
  * allocates an Error with a stack trace per request (docs/decisions.md, "Platform").
+ *
+ * A principal travels with its seal (principal-seal.ts): the one it arrived with in this process, forwarded
+ * unchanged (and the call's deadline brought forward to the seal's expiry), or at an edge (a client given a
+ * `signer`) a new one. A principal a service built itself travels unsigned.
  */
 export class RpcClient {
   private inbox: string | null = null;
@@ -151,15 +157,34 @@ export class RpcClient {
     private readonly nc: NatsConnection,
     private readonly root: string,
     private readonly defaultTimeoutMs: number,
+    private readonly opts: { signer?: PrincipalSigner } = {},
   ) {}
 
   get connection(): NatsConnection {
     return this.nc;
   }
 
+  /**
+   * The seal `principal` travels with on a request `requestId` ending at `deadline`: the one it arrived with, else at
+   * an edge a new one; none for a principal a service built. Also for internal HTTP (signInternalRequest).
+   */
+  sealFor(principal: Principal | null, requestId: string, deadline: number): PrincipalSeal | undefined {
+    if (!principal) return undefined;
+    return sealOf(principal) ?? this.opts.signer?.seal(principal, requestId, deadline);
+  }
+
   async call<S extends Subject>(subject: S, payload: ReqOf<S>, opts: CallOptions): Promise<ResOf<S>> {
-    const timeout = opts.timeoutMs ?? this.defaultTimeoutMs;
-    const req: RpcRequest<ReqOf<S>> = { principal: opts.principal, deadline: Date.now() + timeout, payload };
+    let timeout = opts.timeoutMs ?? this.defaultTimeoutMs;
+    const forwarded = opts.principal ? sealOf(opts.principal) : undefined;
+    if (forwarded) {
+      // a forwarded principal is good until its seal expires, and so is the call: the request it came with is over
+      const left = forwarded.exp - Date.now();
+      if (left <= 0) throw new DomainError('service_unavailable');
+      timeout = Math.min(timeout, left);
+    }
+    const deadline = Date.now() + timeout;
+    const seal = forwarded ?? this.sealFor(opts.principal, opts.requestId, deadline);
+    const req: RpcRequest<ReqOf<S>> = { principal: opts.principal, ...(seal ? { seal } : {}), deadline, payload };
     const data = this.encodeRequest(req, subject.includes('.list.'));
     const h = natsHeaders();
     h.set(REQUEST_ID_HEADER, opts.requestId);
@@ -332,17 +357,27 @@ export function assertBeforeDeadline(ctx: RpcContext): void {
  * Serves handlers on `<root>.<subject>` in a queue group named after the service, so replicas share the load.
  * Domain errors travel back as data; anything else is logged with the request id and answered as internal_error.
  * Handlers see the caller's deadline brought forward by `deadlineMarginMs` (see RpcContext.deadline).
+ *
+ * Before any handler runs, a request carrying a principal is admitted by `principals` (principal-seal.ts): an edge's
+ * valid signature of it for this request id, or an unsigned principal on a subject services call on their own
+ * account. Anything else is refused as `internal_error` (like a missing principal; an expired signature as the
+ * 503 of a request past its deadline) and logged with the reason, the signing edge and key id, never the principal.
  */
 export class RpcServer {
   private readonly subs: Subscription[] = [];
+  private readonly deadlineMarginMs: number;
+  private readonly principals: PrincipalVerifier;
 
   constructor(
     private readonly nc: NatsConnection,
     private readonly root: string,
     private readonly queue: string,
     private readonly log: Logger,
-    private readonly deadlineMarginMs = 0,
-  ) {}
+    opts: { principals: PrincipalVerifier; deadlineMarginMs?: number },
+  ) {
+    this.principals = opts.principals;
+    this.deadlineMarginMs = opts.deadlineMarginMs ?? 0;
+  }
 
   handle<S extends Subject>(subject: S, handler: RpcHandler<S>): void {
     const sub = this.nc.subscribe(qualify(this.root, subject), {
@@ -368,11 +403,16 @@ export class RpcServer {
     try {
       const req = decodeJson<RpcRequest<ReqOf<S>>>(msg.data);
       deadline = req.deadline;
+      const refused = this.principals.admit(subject, req.principal, req.seal, requestId);
+      if (refused) {
+        log.warn({ subject, reason: refused, ...sealLabel(req.seal) }, 'request with a principal refused');
+        throw new PrincipalRefused(refused === 'expired' ? 'service_unavailable' : 'internal_error');
+      }
       const ctx = { principal: req.principal, requestId, deadline: req.deadline - this.deadlineMarginMs, log };
       const data = await inSpan(`rpc.server ${subject}`, SpanKind.SERVER, { 'rpc.system': 'nats', 'rpc.method': subject }, () => handler(req.payload, ctx), extractTraceHeaders(msg.headers));
       reply = { ok: true, data };
     } catch (e) {
-      reply = { ok: false, error: toErrorData(e, log, subject) };
+      reply = { ok: false, error: e instanceof PrincipalRefused ? new DomainError(e.code).toData() : toErrorData(e, log, subject) };
     }
     metrics.rpcInFlight.dec();
     // answered after the caller stopped waiting: the caller saw a timeout, whatever the handler concluded
@@ -397,6 +437,13 @@ export class RpcServer {
 
   async close(): Promise<void> {
     await Promise.all(this.subs.map((s) => s.drain()));
+  }
+}
+
+/** A request refused before its handler (logged there already). */
+class PrincipalRefused extends Error {
+  constructor(readonly code: 'internal_error' | 'service_unavailable') {
+    super('principal refused');
   }
 }
 

@@ -19,6 +19,7 @@ import { createServicePool, describeDbError, type DatabaseTimeouts, type Migrati
 import { createLogger, type Logger } from './logger.js';
 import { initMetrics, metricsText } from './metrics.js';
 import { connectNats, natsCredentialsOf, RpcClient, RpcServer } from './nats.js';
+import { principalVerifyEnv, PrincipalVerifier } from './principal-seal.js';
 import { answersWithin, natsAnswers } from './readiness.js';
 import { Sql } from './sql.js';
 import { initTracing, shutdownTracing, tracingEnv } from './tracing.js';
@@ -33,7 +34,7 @@ export const NATS = Symbol('NATS');
 /** The process's Redis client, in the apps that have one (the gateway). */
 export const REDIS = Symbol('REDIS');
 
-export const serviceEnv = { ...baseEnv, ...natsEnv, ...deadlineEnv, ...postgresEnv, ...healthEnv, ...tracingEnv };
+export const serviceEnv = { ...baseEnv, ...natsEnv, ...principalVerifyEnv, ...deadlineEnv, ...postgresEnv, ...healthEnv, ...tracingEnv };
 export type ServiceConfig = z.infer<z.ZodObject<typeof serviceEnv>>;
 /** The configuration of a service whose own variables are `E`: what `CONFIG` holds in it. */
 export type ServiceConfigOf<E extends z.ZodRawShape> = ServiceConfig & z.infer<z.ZodObject<E>>;
@@ -110,7 +111,8 @@ export class ServicePlatformModule {
           provide: RpcServer,
           inject: [NATS],
           // the health subject is served last (createServiceApp): a service that answers it serves every subject
-          useFactory: (nc: NatsConnection) => new RpcServer(nc, root, def.name, log, cfg.DEADLINE_MARGIN_MS),
+          useFactory: (nc: NatsConnection) =>
+            new RpcServer(nc, root, def.name, log, { principals: new PrincipalVerifier(cfg.PRINCIPAL_VERIFY_KEYS), deadlineMarginMs: cfg.DEADLINE_MARGIN_MS }),
         },
         { provide: RpcClient, inject: [NATS], useFactory: (nc: NatsConnection) => new RpcClient(nc, root, cfg.RPC_TIMEOUT_MS) },
         ServiceLifecycle,

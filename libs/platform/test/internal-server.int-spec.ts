@@ -2,10 +2,11 @@ import http from 'node:http';
 import { createHash } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import type { Principal } from '@verity/contracts';
+import type { Principal, PrincipalSeal } from '@verity/contracts';
 import { bodyTrailer, INTERNAL_HEADERS, SIGNATURE_WINDOW_MS, signInternalRequest, STREAMED_BODY } from '../src/internal-http.js';
 import { InternalHttpServer, sendData } from '../src/internal-server.js';
 import { createLogger } from '../src/logger.js';
+import { newPrincipalKeyPair, PrincipalSigner, PrincipalVerifier } from '../src/principal-seal.js';
 
 /**
  * The internal HTTP server on loopback, as evidence and id-scan run it: what a request must carry to reach a
@@ -14,12 +15,14 @@ import { createLogger } from '../src/logger.js';
  */
 const SECRET = 'a-region-secret-of-at-least-32-characters';
 const principal = { org_id: 'org_1', key_id: 'key_1', key_type: 'sk', mode: 'test', region: 'us', scopes: [] } as unknown as Principal;
+const gatewayKeys = newPrincipalKeyPair('gateway', 'k1');
+const signer = new PrincipalSigner('gateway', gatewayKeys.signing);
 const committed: string[] = [];
 let server: InternalHttpServer;
 let port: number;
 
 before(async () => {
-  server = new InternalHttpServer({ name: 'test', region: 'us', port: 0, host: '127.0.0.1', secret: SECRET, log: createLogger('test', 'us', 'silent') });
+  server = new InternalHttpServer({ name: 'test', region: 'us', port: 0, host: '127.0.0.1', secret: SECRET, principals: new PrincipalVerifier(gatewayKeys.verify), log: createLogger('test', 'us', 'silent') });
   const commit = async (req: { body: AsyncIterable<Buffer> }, res: http.ServerResponse) => {
     const chunks: Buffer[] = [];
     for await (const c of req.body) chunks.push(c);
@@ -68,7 +71,10 @@ function send(r: Sent): Promise<{ status: number; code?: string; data?: { sha?: 
 }
 
 const sha = (b: Buffer) => createHash('sha256').update(b).digest('hex');
-const caller = () => ({ principal, requestId: 'req_1', deadline: Date.now() + 10_000 });
+const caller = (p = principal, requestId = 'req_1') => {
+  const deadline = Date.now() + 10_000;
+  return { principal: p, requestId, deadline, seal: signer.seal(p, requestId, deadline) };
+};
 
 /** A streamed upload exactly as the gateway sends it: signed headers, the body, its signature as the trailer. */
 function streamed(method: string, path: string, body: Buffer, now = Date.now()): Sent {
@@ -141,5 +147,26 @@ describe('internal HTTP: captured headers replayed elsewhere are refused with th
     const headers = signInternalRequest('the-other-regions-secret-of-32-characters', { method: 'PUT', path: '/things/a' }, caller(), body);
     await refused({ method: 'PUT', path: '/things/a', headers, body }, 'another secret');
     await refused({ method: 'PUT', path: '/things/a', headers: {}, body }, 'no signature');
+  });
+});
+
+describe('internal HTTP: the principal must carry the signature of the edge that authenticated the request', () => {
+  const refused = async (r: Sent, why: string) => {
+    const before = committed.length;
+    const res = await send(r);
+    assert.deepEqual([res.status, res.code], [401, 'authentication_required'], why);
+    assert.equal(committed.length, before, `${why}: nothing committed`);
+  };
+  const get = (c: Omit<ReturnType<typeof caller>, 'seal'> & { seal?: PrincipalSeal }) => ({ method: 'GET', path: '/things/c/meta', headers: signInternalRequest(SECRET, { method: 'GET', path: '/things/c/meta' }, c) });
+
+  it('a holder of the internal secret cannot act for another organization: no signature, a changed one, or another key', async () => {
+    const genuine = caller();
+    await refused(get({ ...genuine, seal: undefined }), 'no principal signature');
+    await refused(get({ ...genuine, principal: { ...principal, org_id: 'org_2' } }), 'the organization changed under the signature');
+    await refused(get({ ...genuine, requestId: 'req_2' }), 'the signature of another request');
+    const other = new PrincipalSigner('gateway', newPrincipalKeyPair('gateway', 'k1').signing);
+    await refused(get({ ...genuine, seal: other.seal(principal, 'req_1', genuine.deadline) }), 'signed with a key the server does not hold');
+    const ok = await send(get(genuine));
+    assert.equal(ok.status, 200);
   });
 });

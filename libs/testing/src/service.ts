@@ -6,6 +6,7 @@ import { DomainError } from '@verity/errors';
 import { connectNats, createLogger, createServiceApp, loadConfig, RpcClient, serviceEnv, type ServiceConfig, type ServiceDefinition } from '@verity/platform';
 import type { z } from 'zod';
 import { cloneTestDatabase, isolationPrefix } from './database.js';
+import { testSigner } from './principal.js';
 
 export type ServiceApp = Awaited<ReturnType<typeof createServiceApp>>;
 
@@ -15,7 +16,7 @@ export interface ServiceUnderTest<C> {
   cfg: C;
   db: Awaited<ReturnType<typeof cloneTestDatabase>>;
   nc: NatsConnection;
-  /** A client on the service's subject root, as the gateway or the admin CLI would call it. */
+  /** A client on the service's subject root, as the gateway (signing principals with the test keys) or the admin CLI would call it. */
   rpc: RpcClient;
   root: string;
   /** Stops the service, closes the client connection and drops the database. */
@@ -67,7 +68,7 @@ export async function startServiceUnderTest<E extends z.ZodRawShape = Record<nev
     cfg,
     db,
     nc: client,
-    rpc: new RpcClient(client, root, 5000),
+    rpc: new RpcClient(client, root, 5000, { signer: testSigner() }),
     root,
     close: async () => {
       try {

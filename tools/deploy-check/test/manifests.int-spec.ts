@@ -8,6 +8,7 @@ import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import path from 'node:path';
+import { PrincipalSigner } from '@verity/platform';
 import { parseAllDocuments } from 'yaml';
 import {
   containerEnvSchemas,
@@ -107,6 +108,13 @@ describe('the shipped overlays', () => {
     assert.equal(refs.get('sessions SMTP_URL'), 'verity-smtp (optional)');
     assert.equal(refs.get('webhook-delivery WEBHOOK_SECRET_KEY'), 'verity-webhook');
     assert.equal(refs.get('migrate DATABASE_URL'), 'verity-database');
+    // each edge signs principals with its own key; every service verifies them, and holds no signing key
+    assert.equal(refs.get('gateway PRINCIPAL_SIGNING_KEY'), 'verity-principal-gateway');
+    assert.equal(refs.get('console PRINCIPAL_SIGNING_KEY'), 'verity-principal-console');
+    for (const app of ['accounts', 'applicants', 'screening', 'sessions', 'webhook-delivery', 'evidence', 'id-scan']) {
+      assert.equal(refs.get(`${app} PRINCIPAL_VERIFY_KEYS`), 'verity-principal-verify', app);
+      assert.equal(refs.get(`${app} PRINCIPAL_SIGNING_KEY`), undefined, app);
+    }
     for (const app of ['gateway', 'accounts', 'applicants', 'screening', 'sessions', 'webhook-delivery', 'evidence', 'id-scan']) {
       assert.equal(refs.get(`${app} NATS_PASSWORD`), `verity-nats-${app}`);
       if (app !== 'gateway') assert.equal(refs.get(`${app} DATABASE_URL`), 'verity-database');
@@ -252,6 +260,11 @@ describe('tools/scripts/region-secrets.sh', () => {
         assert.ok(data, `${o.kind}/${o.metadata.name}: ${v.secret.secretName} is created`);
         for (const key of v.secret.items?.map((i) => i.key) ?? ['tls.crt', 'tls.key', 'ca.crt']) assert.match(data[key] ?? '', /^-----BEGIN /, `${v.secret.secretName}/${key}`);
       }
+    }
+    // the services' verify keys are the public halves of the edges' signing keys
+    const verify = byName.get('verity-principal-verify')!['PRINCIPAL_VERIFY_KEYS']!;
+    for (const edge of ['gateway', 'console'] as const) {
+      assert.ok(verify.split(',').includes(new PrincipalSigner(edge, byName.get(`verity-principal-${edge}`)!['PRINCIPAL_SIGNING_KEY']!).verifyKey), edge);
     }
     const euValues = new Set(eu.flatMap((o) => Object.values(o.stringData)));
     for (const o of us) {

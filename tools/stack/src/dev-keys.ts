@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { NATS_PASSWORD_FORMAT, newNatsPassword } from '@verity/contracts';
+import { newPrincipalKeyPair } from '@verity/platform/principal-seal';
 
 /**
  * A development secret of the local stack: generated once per checkout into `.verity/<name>.key` (mode 0600,
@@ -45,4 +46,23 @@ export function devErasureSigningKey(repoRoot: string, region: string): string {
 /** A region's NATS password of one identity: kept so that the operator tool can log in while `npm start` runs. */
 export function devNatsPassword(repoRoot: string, region: string, identity: string): string {
   return devSecret(repoRoot, `nats-${region}-${identity}`, newNatsPassword, NATS_PASSWORD_FORMAT);
+}
+
+/** The edges' principal keys of one region: each edge's PRINCIPAL_SIGNING_KEY, and every service's PRINCIPAL_VERIFY_KEYS. */
+export interface PrincipalKeys {
+  gateway: string;
+  console: string;
+  verify: string;
+}
+
+/**
+ * A region's principal keys (docs/security.md, "The bus's trust boundary"): new key pairs for its gateway and its
+ * console. Unlike the secrets above they are made at every start and never written down: they sign requests in flight
+ * only, nothing stored. The stack keeps them for its life, so that a process restarted alone signs and verifies as the
+ * others do; the other region's keys are other keys.
+ */
+export function devPrincipalKeys(region: string): PrincipalKeys {
+  const gateway = newPrincipalKeyPair('gateway', `local-${region}`);
+  const console = newPrincipalKeyPair('console', `local-${region}`);
+  return { gateway: gateway.signing, console: console.signing, verify: `${gateway.verify},${console.verify}` };
 }

@@ -7,7 +7,7 @@ import { fileURLToPath } from 'node:url';
 import type { NatsConnection } from '@nats-io/transport-node';
 import { subjectRoot, type NatsIdentity } from '@verity/contracts';
 import { connectNats } from '@verity/platform/nats';
-import { devCaptureSecretKey, devErasureSigningKey, devWebhookSecretKey } from './dev-keys.js';
+import { devCaptureSecretKey, devErasureSigningKey, devPrincipalKeys, devWebhookSecretKey, type PrincipalKeys } from './dev-keys.js';
 import { stopChild } from './infra/process.js';
 import { NatsServer } from './nats.js';
 import { RoundRobinProxy } from './proxy.js';
@@ -135,6 +135,11 @@ export class Stack {
    * stack's life so that a service restarted alone still verifies its gateway.
    */
   private readonly internalSecrets: Record<Region, string> = { us: randomBytes(32).toString('base64url'), eu: randomBytes(32).toString('base64url') };
+  /**
+   * Each region's principal keys: its gateway and console sign the principals they attach, every service verifies
+   * them (docs/security.md, "The bus's trust boundary"). New per start, like the internal secret, and kept for the stack's life.
+   */
+  private readonly principalKeys: Record<Region, PrincipalKeys> = { us: devPrincipalKeys('us'), eu: devPrincipalKeys('eu') };
   private readonly natsServers = new Map<Region, NatsServer>();
 
   constructor(readonly opts: StackOptions) {}
@@ -226,7 +231,12 @@ export class Stack {
    */
   envFor(region: Region, service: ServiceName, replica = 0): Record<string, string> {
     const prefix = this.opts.isolationPrefix ?? '';
-    const internal: Record<string, string> = { INTERNAL_AUTH_SECRET: this.internalSecrets[region] };
+    const keys = this.principalKeys[region];
+    const internal: Record<string, string> = {
+      INTERNAL_AUTH_SECRET: this.internalSecrets[region],
+      PRINCIPAL_VERIFY_KEYS: keys.verify,
+      ...(service === 'gateway' || service === 'console' ? { PRINCIPAL_SIGNING_KEY: keys[service] } : {}),
+    };
     for (const [s, urlVar] of Object.entries(INTERNAL_HTTP_SERVICES)) {
       const port = this.internalPorts.get(`${region}/${s}`);
       if (port === undefined) continue;

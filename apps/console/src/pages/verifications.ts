@@ -548,12 +548,16 @@ async function serveImage(app: ConsoleApp, req: FastifyRequest, reply: FastifyRe
   if (!base) return refuse(reply, 503);
   const url = new URL(`${base}/sessions/${encodeURIComponent(id)}/images/${encodeURIComponent(artifact)}`);
   const timeoutMs = app.deps.cfg.RPC_TIMEOUT_MS;
+  const principal = ctx.principal();
+  const deadline = Date.now() + timeoutMs;
+  // the principal with the console's signature of it, as on the bus
+  const seal = app.deps.rpc.sealFor(principal, ctx.requestId, deadline);
   const headers = {
     ...traceHttpHeaders(),
     ...signInternalRequest(
       app.deps.cfg.INTERNAL_AUTH_SECRET,
       { method: 'GET', path: url.pathname + url.search },
-      { principal: ctx.principal(), requestId: ctx.requestId, deadline: Date.now() + timeoutMs },
+      { principal, requestId: ctx.requestId, deadline, ...(seal ? { seal } : {}) },
       Buffer.alloc(0),
     ),
   };

@@ -2,7 +2,7 @@ import http from 'node:http';
 import { Inject, Injectable } from '@nestjs/common';
 import type { Principal } from '@verity/contracts';
 import { DomainError, isErrorCode, type ErrorData } from '@verity/errors';
-import { BodySigner, CONFIG, INTERNAL_HEADERS, LOGGER, signInternalRequest, STREAMED_BODY, traceHttpHeaders, type Logger } from '@verity/platform';
+import { BodySigner, CONFIG, INTERNAL_HEADERS, LOGGER, RpcClient, signInternalRequest, STREAMED_BODY, traceHttpHeaders, type Logger } from '@verity/platform';
 import type { FastifyReply } from 'fastify';
 import type { Readable } from 'node:stream';
 import { Agent, request, type Dispatcher } from 'undici';
@@ -23,6 +23,7 @@ export class StreamProxy {
   constructor(
     @Inject(CONFIG) private readonly cfg: GatewayConfig,
     @Inject(LOGGER) private readonly log: Logger,
+    @Inject(RpcClient) private readonly rpc: RpcClient,
   ) {}
 
   private secret(): string {
@@ -31,9 +32,12 @@ export class StreamProxy {
 
   private signed(url: URL, method: string, c: { principal: Principal; requestId: string }, timeoutMs: number, body: Buffer | typeof STREAMED_BODY): Record<string, string> {
     // the trace's context travels beside the signed headers (a hop in the same trace, not part of what is signed)
+    const deadline = Date.now() + timeoutMs;
+    // the principal with the gateway's signature of it, as on the bus: the service forwards it with its own calls
+    const seal = this.rpc.sealFor(c.principal, c.requestId, deadline);
     return {
       ...traceHttpHeaders(),
-      ...signInternalRequest(this.secret(), { method, path: url.pathname + url.search }, { principal: c.principal, requestId: c.requestId, deadline: Date.now() + timeoutMs }, body),
+      ...signInternalRequest(this.secret(), { method, path: url.pathname + url.search }, { principal: c.principal, requestId: c.requestId, deadline, ...(seal ? { seal } : {}) }, body),
     };
   }
 

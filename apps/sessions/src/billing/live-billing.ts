@@ -21,7 +21,8 @@ export function refundUnwritten(rpc: RpcClient, p: Principal, sessionId: string,
   void (async () => {
     try {
       if (!(await absent())) return;
-      await rpc.call(SUBJECTS.accountsBillingRefund, { session_id: sessionId }, { principal: p, requestId: ctx.requestId });
+      // on the service's own account (a copy, without the caller's signature): the request may be over by now
+      await rpc.call(SUBJECTS.accountsBillingRefund, { session_id: sessionId }, { principal: { ...p }, requestId: ctx.requestId });
     } catch (err) {
       ctx.log.warn({ err, session_id: sessionId }, 'debit of an unwritten live session not given back; the billing sweep of accounts will');
     }
