@@ -229,6 +229,7 @@ const GRANTS = {
       S.sessionsWatchlistHits,
       S.sessionsWatchlistDecide,
       S.sessionsExists,
+      S.sessionsVisible,
       S.sessionsCaptureResolve,
       S.sessionsCaptureGet,
       S.sessionsCaptureImageStored,
@@ -300,8 +301,9 @@ const GRANTS = {
       S.evidencePrivacyErase,
       S.evidencePurgeTestData,
     ],
-    // whether an upload's session exists and is the caller's
-    calls: [S.sessionsGet],
+    // whether the session of an image request is the caller's: never a read of it, and only for the signed principal
+    // of the request evidence serves (docs/security.md, "The bus's trust boundary")
+    calls: [S.sessionsVisible],
     publishes: [],
     subscribes: [],
   },

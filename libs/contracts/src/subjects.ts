@@ -98,6 +98,12 @@ export const SUBJECTS = {
   sessionsWatchlistDecide: 'sessions.watchlist.decide.v1',
   /** Whether a session of the principal's organization and mode exists: the billing sweep of accounts asks it. */
   sessionsExists: 'sessions.exists.v1',
+  /**
+   * Whether a session of the caller's organization and mode exists, asked by evidence for an image request it serves:
+   * the answer of `sessions.exists`, but only ever for a principal an edge signed (no service calls it on its own
+   * account), so that evidence learns nothing of another organization's sessions and reads none.
+   */
+  sessionsVisible: 'sessions.visible.v1',
   /** The capture flow (docs/capture.md): the gateway on behalf of a client secret. */
   sessionsCaptureResolve: 'sessions.capture.resolve.v1',
   sessionsCaptureGet: 'sessions.capture.get.v1',
@@ -231,6 +237,7 @@ export interface RpcContracts {
   [SUBJECTS.sessionsWatchlistHits]: { req: { id: string }; res: L.SessionWatchlistHitsReply };
   [SUBJECTS.sessionsWatchlistDecide]: { req: L.WatchlistHitDecideRequest; res: L.SessionWatchlistHit };
   [SUBJECTS.sessionsExists]: { req: { session_id: string }; res: { exists: boolean } };
+  [SUBJECTS.sessionsVisible]: { req: { session_id: string }; res: { exists: boolean } };
   [SUBJECTS.sessionsCaptureResolve]: { req: C.CaptureResolveRequest; res: C.CaptureResolveReply };
   [SUBJECTS.sessionsCaptureGet]: { req: C.CaptureGetRequest; res: C.Capture };
   [SUBJECTS.sessionsCaptureImageStored]: { req: C.CaptureImageStoredRequest; res: C.Capture };

@@ -258,6 +258,24 @@ describe('NATS permissions of the shipped configuration', () => {
     assert.equal(await answered(as('operator'), SUBJECTS.accountsKeyCreate), true);
   });
 
+  it("evidence cannot read any organization's sessions: the server refuses its requests to every sessions subject but the yes-or-no of sessions.visible", async () => {
+    // what the server tells evidence's connection about each refused publish
+    const violations: string[] = [];
+    const watching = (async () => {
+      for await (const st of as('evidence').status()) {
+        if (st.type === 'error' && /permissions violation/i.test(String(st.error))) violations.push(String(st.error));
+      }
+    })();
+    const reads = [SUBJECTS.sessionsGet, SUBJECTS.sessionsList, SUBJECTS.sessionsTimeline, SUBJECTS.sessionsExists, SUBJECTS.sessionsPrivacyExport, SUBJECTS.sessionsEmailLog];
+    for (const s of reads) assert.equal(await answered(as('evidence'), s), false, s);
+    await as('evidence').flush();
+    for (const s of reads) assert.ok(violations.some((v) => v.includes(qualify(ROOT, s))), `the server refused evidence's publish to ${s}: ${violations.join('; ')}`);
+    // the one subject it calls, on behalf of the image request it serves (with that request's signed principal)
+    assert.equal(await answered(as('evidence'), SUBJECTS.sessionsVisible), true);
+    assert.deepEqual(NATS_GRANTS.evidence.calls, [SUBJECTS.sessionsVisible]);
+    void watching;
+  });
+
   it('no identity can serve (and so read) another identity’s subjects, or read another identity’s replies', async () => {
     const seen: string[] = [];
     const refused: string[] = [];

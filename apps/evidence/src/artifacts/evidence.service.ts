@@ -65,17 +65,15 @@ export class EvidenceService {
     return blob;
   }
 
-  /** Nothing is recorded here for the session: the sessions service says whether the caller can see it. */
+  /**
+   * Nothing is recorded here for the session: the sessions service says whether the caller can see it, for the
+   * caller's own signed principal (`sessions.visible`, a yes or no: evidence reads no session).
+   */
   private async assertVisible(caller: InternalCaller, sessionId: string): Promise<void> {
     const remaining = caller.deadline - Date.now();
     if (remaining <= 0) throw new DomainError('service_unavailable');
-    try {
-      await this.rpc.call(SUBJECTS.sessionsGet, { id: sessionId }, { principal: caller.principal, requestId: caller.requestId, timeoutMs: remaining });
-    } catch (e) {
-      // whatever the sessions service said about the id, the answer echoes nothing
-      if (e instanceof DomainError && e.code === 'resource_not_found') throw DomainError.notFound();
-      throw e;
-    }
+    const { exists } = await this.rpc.call(SUBJECTS.sessionsVisible, { session_id: sessionId }, { principal: caller.principal, requestId: caller.requestId, timeoutMs: remaining });
+    if (!exists) throw DomainError.notFound();
   }
 
   /** `evidence.synthetic.store.v1`: renders and stores the synthetic artifacts of a test run. Idempotent. */
