@@ -115,15 +115,18 @@ import { describe, it } from 'node:test';
 import { ConfigError, loadConfig, serviceEnv } from '@verity/platform';
 import { ${const}_SERVICE, ${camel}Env } from './config.js';
 
+// the edges' public keys every service verifies principals with (docs/security.md); none has a default
+const PRINCIPAL_VERIFY_KEYS = \`gateway/k1:\${'A'.repeat(43)},console/k1:\${'B'.repeat(43)}\`;
+
 describe('$name configuration', () => {
   it('loads with the defaults of the platform and of the service', () => {
-    const cfg = loadConfig({ ...serviceEnv, ...${camel}Env }, { REGION: 'us' });
+    const cfg = loadConfig({ ...serviceEnv, ...${camel}Env }, { REGION: 'us', PRINCIPAL_VERIFY_KEYS });
     assert.equal(cfg.REGION, 'us');
     assert.equal(${const}_SERVICE.name, '$name');
   });
 
   it('refuses a configuration without its region', () => {
-    assert.throws(() => loadConfig({ ...serviceEnv, ...${camel}Env }, {}), ConfigError);
+    assert.throws(() => loadConfig({ ...serviceEnv, ...${camel}Env }, { PRINCIPAL_VERIFY_KEYS }), ConfigError);
   });
 });
 EOF
