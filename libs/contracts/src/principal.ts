@@ -12,7 +12,10 @@ export interface BillingState {
   wallet_locked: boolean;
 }
 
-/** Who is calling: attached by the gateway to every message it sends. Services trust it and scope every query by it. */
+/**
+ * Who is calling: attached, and signed (`PrincipalSeal`), by the gateway or the console to every message it sends.
+ * Services verify the signature before any handler runs, and scope every query by it.
+ */
 export interface Principal {
   org_id: string;
   key_id: string;
