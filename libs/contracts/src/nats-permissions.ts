@@ -38,6 +38,11 @@ export interface NatsGrant {
 
 const S = SUBJECTS;
 
+/** Every request subject a service serves: all of those named after it (`<service>.…`), the table of SUBJECTS. */
+function servedBy(service: string): readonly Subject[] {
+  return Object.values(SUBJECTS).filter((s) => s.startsWith(`${service}.`));
+}
+
 const HEALTH: readonly Subject[] = [S.accountsHealth, S.applicantsHealth, S.screeningHealth, S.sessionsHealth, S.webhooksHealth, S.evidenceHealth, S.idScanHealth];
 
 /** Operator subjects: only the operator tool (tools/admin) calls them, apart from the few a service needs (see webhook-delivery). */
@@ -132,42 +137,7 @@ const GRANTS = {
     subscribes: [EVENTS.keyInvalidated, EVENTS.orgChanged],
   },
   accounts: {
-    serves: [
-      S.accountsHealth,
-      S.accountsVerifyKey,
-      S.accountsOrgCreate,
-      S.accountsOrgGet,
-      S.accountsOrgSetTier,
-      S.accountsBillingSet,
-      S.accountsKeyCreate,
-      S.accountsKeyRevoke,
-      S.accountsKeyRotate,
-      S.accountsKeyList,
-      S.accountsConsoleUserCreate,
-      S.accountsConsoleUserList,
-      S.accountsConsoleUserGet,
-      S.accountsConsoleUserUpdate,
-      S.accountsConsoleUserRemove,
-      S.accountsConsoleUserSignOut,
-      S.accountsConsoleUserDisable,
-      S.accountsConsoleUserEnable,
-      S.accountsConsoleTotpBegin,
-      S.accountsConsoleTotpConfirm,
-      S.accountsConsoleTotpVerify,
-      S.accountsConsoleTotpDisable,
-      S.accountsConsoleOrgTwoFactor,
-      S.accountsConsolePasswordChange,
-      S.accountsConsoleLogin,
-      S.accountsConsoleInvitationCreate,
-      S.accountsConsoleInvitationList,
-      S.accountsConsoleInvitationRevoke,
-      S.accountsConsoleInvitationOpen,
-      S.accountsConsoleInvitationAccept,
-      S.accountsActivityRecord,
-      S.accountsActivityList,
-      S.accountsBillingDebit,
-      S.accountsBillingRefund,
-    ],
+    serves: servedBy('accounts'),
     // the billing sweep asks whether a debited session was written
     calls: [S.sessionsExists],
     ownAccount: [S.sessionsExists],
@@ -175,16 +145,7 @@ const GRANTS = {
     subscribes: [],
   },
   applicants: {
-    serves: [
-      S.applicantsHealth,
-      S.applicantsCreate,
-      S.applicantsGet,
-      S.applicantsList,
-      S.applicantsDsarCreate,
-      S.applicantsDsarGet,
-      S.applicantsErasureKeys,
-      S.applicantsPurgeTestData,
-    ],
+    serves: servedBy('applicants'),
     // the steps of a data subject request, run after the request that asked for it
     calls: [S.sessionsPrivacyExport, S.sessionsPrivacyErase, S.evidencePrivacyExport, S.evidencePrivacyErase, S.webhooksPrivacyExport],
     ownAccount: [S.sessionsPrivacyExport, S.sessionsPrivacyErase, S.evidencePrivacyExport, S.evidencePrivacyErase, S.webhooksPrivacyExport],
@@ -192,54 +153,14 @@ const GRANTS = {
     subscribes: [],
   },
   screening: {
-    serves: [
-      S.screeningHealth,
-      S.templatesCreate,
-      S.templatesGet,
-      S.templatesList,
-      S.templatesUpdate,
-      S.templatesVersion,
-      S.screeningEvaluate,
-      S.screeningPurgeTestData,
-      S.screeningListsLoadBegin,
-      S.screeningListsLoadBatch,
-      S.screeningListsLoadCommit,
-      S.screeningListsLoadAbort,
-      S.screeningListsStatus,
-      S.screeningWatchlistScreen,
-    ],
+    serves: servedBy('screening'),
     // monitoring: a list version that became current is handed to sessions (docs/watchlist.md, "Monitoring")
     calls: [S.sessionsWatchlistMonitor],
     publishes: [EVENTS.templateChanged],
     subscribes: [],
   },
   sessions: {
-    serves: [
-      S.sessionsHealth,
-      S.sessionsCreate,
-      S.sessionsGet,
-      S.sessionsList,
-      S.sessionsNote,
-      S.sessionsCancel,
-      S.sessionsReview,
-      S.sessionsDecision,
-      S.sessionsEmailLog,
-      S.sessionsUsage,
-      S.sessionsTimeline,
-      S.sessionsWatchlistHits,
-      S.sessionsWatchlistDecide,
-      S.sessionsExists,
-      S.sessionsVisible,
-      S.sessionsCaptureResolve,
-      S.sessionsCaptureGet,
-      S.sessionsCaptureImageStored,
-      S.sessionsCaptureSubmit,
-      S.sessionsCaptureSkip,
-      S.sessionsPrivacyExport,
-      S.sessionsPrivacyErase,
-      S.sessionsPurgeTestData,
-      S.sessionsWatchlistMonitor,
-    ],
+    serves: servedBy('sessions'),
     calls: [
       S.accountsBillingDebit,
       S.accountsBillingRefund,
@@ -271,17 +192,7 @@ const GRANTS = {
     eventStreamPublish: true,
   },
   'webhook-delivery': {
-    serves: [
-      S.webhooksHealth,
-      S.webhookAttemptsList,
-      S.webhookSubscriptionCreate,
-      S.webhookSubscriptionList,
-      S.webhookSubscriptionDisable,
-      S.webhookSubscriptionRotateSecret,
-      S.webhookReplay,
-      S.webhooksPrivacyExport,
-      S.webhooksPurgeTestData,
-    ],
+    serves: servedBy('webhook-delivery'),
     // the organization's mode and status before a delivery
     calls: [S.accountsOrgGet],
     publishes: [],
@@ -289,18 +200,7 @@ const GRANTS = {
     eventStreamConsume: true,
   },
   evidence: {
-    serves: [
-      S.evidenceHealth,
-      S.evidenceStoreSynthetic,
-      S.evidenceAvailable,
-      S.evidenceActivityList,
-      S.evidenceCaptureImages,
-      S.evidenceCaptureVerify,
-      S.evidenceCaptureCheck,
-      S.evidencePrivacyExport,
-      S.evidencePrivacyErase,
-      S.evidencePurgeTestData,
-    ],
+    serves: servedBy('evidence'),
     // whether the session of an image request is the caller's: never a read of it, and only for the signed principal
     // of the request evidence serves (docs/security.md, "The bus's trust boundary")
     calls: [S.sessionsVisible],
@@ -308,7 +208,7 @@ const GRANTS = {
     subscribes: [],
   },
   'id-scan': {
-    serves: [S.idScanHealth, S.idScanAuditList, S.idScanPurgeTestData],
+    serves: servedBy('id-scan'),
     calls: [],
     publishes: [],
     subscribes: [],
