@@ -633,6 +633,8 @@ async function submit(): Promise<void> {
   if (res.ok) {
     forgetProgress();
     show('done');
+    // the status region said "sending": it now says they went
+    announce('Your photos were sent. You can close this page.');
     return;
   }
   const refusal = describeRefusal(res.status, res.code, res.param);

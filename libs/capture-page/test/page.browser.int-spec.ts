@@ -30,6 +30,7 @@ import { isCaptureSecret } from '@verity/keys';
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../../..');
 const SHOTS = path.join(ROOT, 'e2e-screenshots', 'capture');
 const PHONE = { width: 360, height: 780 };
+const SMALL_PHONE = { width: 390, height: 667 };
 const LAPTOP = { width: 1280, height: 820 };
 
 type Artifact = 'front' | 'back' | 'selfie';
@@ -344,6 +345,13 @@ describe('the capture page in Chromium', () => {
     assert.equal(await page.locator('#viewfinder').getAttribute('data-shape'), 'face');
     await cameraReady(page);
     await shot(page, '05-selfie-camera');
+    // on a small phone (390×667) the way out stays on screen without scrolling, below the shutter
+    await page.setViewportSize(SMALL_PHONE);
+    const skip = await page.getByRole('button', { name: 'I can’t do this now' }).boundingBox();
+    const shutter = await page.getByRole('button', { name: 'Take photo' }).boundingBox();
+    assert.ok(skip && shutter && skip.y + skip.height <= SMALL_PHONE.height && skip.y >= shutter.y + shutter.height, `the skip link at ${JSON.stringify(skip)}, the shutter at ${JSON.stringify(shutter)}`);
+    await shot(page, '05-selfie-camera-small');
+    await page.setViewportSize(PHONE);
     await takePhoto(page);
     assert.match((await page.locator('#review-feedback').textContent()) ?? '', /whole face is clear/);
     await shot(page, '06-selfie-review');
@@ -353,6 +361,8 @@ describe('the capture page in Chromium', () => {
     await shot(page, '07-submit');
     await page.getByRole('button', { name: 'Send my photos' }).click();
     await expectHeading(page, 'Thank you, you’re done');
+    // a screen reader hears that the photos went, not the "sending" said before
+    await expectAnnounced(page, /^Your photos were sent\./);
     await shot(page, '08-done');
 
     // what the API received
