@@ -77,6 +77,14 @@ describe('the SSRF guard at registration (private networks not allowed)', () => 
     const e = await refusal(`https://${name}:8443/hook`);
     assert.equal((e.details as { issues: Array<{ code: string; message: string }> }).issues[0]!.code, 'blocked_destination');
     assert.match(e.message, /resolves to 127\./);
+    // the refusal names the setting a local stack needs for a receiver on this machine
+    assert.match(e.message, /WEBHOOK_ALLOW_PRIVATE_NETWORKS=true/);
+  });
+
+  it('a metadata address is refused without naming a setting that would not allow it', async () => {
+    const e = await refusal('https://169.254.169.254/latest/meta-data');
+    assert.match(e.message, /a metadata address: receivers must be on the public internet/);
+    assert.doesNotMatch(e.message, /WEBHOOK_ALLOW_PRIVATE_NETWORKS/);
   });
 
   it('refuses plain HTTP and malformed input, and nothing was stored', async () => {

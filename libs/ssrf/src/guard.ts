@@ -26,6 +26,12 @@ export function resolverOf(servers: string): Resolver | null {
 }
 
 /**
+ * What a refusal of a loopback or private receiver says: the setting that allows one, for the operator of a local
+ * stack (docs/webhooks.md); a region in production keeps it off.
+ */
+const PRIVATE_HINT = 'receivers must be on the public internet, unless the region runs with WEBHOOK_ALLOW_PRIVATE_NETWORKS=true (local development and tests only)';
+
+/**
  * The SSRF guard: resolves a host and checks EVERY address it resolves to; one refused address refuses the host.
  * The checked addresses are the only ones a connection may use, so an answer that changes between the check and
  * the connection (DNS rebinding) cannot lead it elsewhere.
@@ -45,7 +51,7 @@ export class DestinationGuard {
       return [host.address.address];
     }
     if (host.kind === 'loopback_name' && !this.allowPrivateNetworks) {
-      throw new DestinationError('blocked_destination', `${hostname} is a loopback name`);
+      throw new DestinationError('blocked_destination', `${hostname} is a loopback name: ${PRIVATE_HINT}`);
     }
     const name = host.kind === 'name' ? host.name : hostname;
     let resolved: string[];
@@ -77,7 +83,9 @@ export class DestinationGuard {
   private check(address: string, range: AddressRange, name?: string): void {
     if (!isAllowedRange(range, this.allowPrivateNetworks)) {
       const what = name ? `${name} resolves to ${address}` : address;
-      throw new DestinationError('blocked_destination', `${what}, a ${range.replace('_', '-')} address: receivers must be on the public internet`);
+      // a range the setting does not open (instance metadata, multicast, …) is refused whatever it says: naming it would mislead
+      const hint = isAllowedRange(range, true) ? PRIVATE_HINT : 'receivers must be on the public internet';
+      throw new DestinationError('blocked_destination', `${what}, a ${range.replace('_', '-')} address: ${hint}`);
     }
   }
 }
