@@ -1,6 +1,6 @@
 import { Inject, Injectable, type OnApplicationBootstrap } from '@nestjs/common';
-import { SUBJECTS } from '@verity/contracts';
-import { requireOperator, requirePrincipal, RpcServer } from '@verity/platform';
+import { CONSOLE_ACTION_ROLES, SUBJECTS } from '@verity/contracts';
+import { requireConsolePerson, requireOperator, requirePrincipal, RpcServer } from '@verity/platform';
 import { ApplicantsService } from './applicants/applicants.service.js';
 import { DsarService } from './privacy/dsar.service.js';
 
@@ -24,5 +24,9 @@ export class ApplicantsRpcController implements OnApplicationBootstrap {
       requireOperator(ctx);
       return { removed: await this.dsar.purgeTestData(p.org_id) };
     });
+    // the console's Test data page, for the organization of the principal it signed
+    this.server.handle(SUBJECTS.applicantsConsolePurgeTestData, async (_p, ctx) => ({
+      removed: await this.dsar.purgeTestData(requireConsolePerson(ctx, CONSOLE_ACTION_ROLES.testData).principal.org_id),
+    }));
   }
 }

@@ -1,6 +1,6 @@
 import { Inject, Injectable, type OnApplicationBootstrap } from '@nestjs/common';
-import { SUBJECTS } from '@verity/contracts';
-import { requireOperator, requirePrincipal, RpcServer } from '@verity/platform';
+import { CONSOLE_ACTION_ROLES, SUBJECTS } from '@verity/contracts';
+import { requireConsolePerson, requireOperator, requirePrincipal, RpcServer } from '@verity/platform';
 import { EvidenceService } from './artifacts/evidence.service.js';
 import { CaptureService } from './capture/capture.service.js';
 import { PrivacyService } from './privacy/privacy.service.js';
@@ -30,5 +30,11 @@ export class EvidenceRpcController implements OnApplicationBootstrap {
       requireOperator(ctx);
       return this.privacy.purgeTestData(p);
     });
+    // the console, for the organization of the principal it signed, whatever the request says
+    this.server.handle(SUBJECTS.evidenceConsoleActivityList, (p, ctx) => {
+      const { principal } = requireConsolePerson(ctx, CONSOLE_ACTION_ROLES.logs);
+      return this.evidence.listActivity({ org_id: principal.org_id, ...(p?.limit !== undefined ? { limit: p.limit } : {}) });
+    });
+    this.server.handle(SUBJECTS.evidenceConsolePurgeTestData, (_p, ctx) => this.privacy.purgeTestData({ org_id: requireConsolePerson(ctx, CONSOLE_ACTION_ROLES.testData).principal.org_id }));
   }
 }

@@ -1,6 +1,6 @@
 import { Inject, Injectable, type OnApplicationBootstrap } from '@nestjs/common';
-import { SUBJECTS } from '@verity/contracts';
-import { requireOperator, requirePrincipal, RpcServer } from '@verity/platform';
+import { CONSOLE_ACTION_ROLES, SUBJECTS } from '@verity/contracts';
+import { requireConsolePerson, requireOperator, requirePrincipal, RpcServer } from '@verity/platform';
 import { EvaluationService } from './evaluation/evaluation.service.js';
 import { TemplatesPurgeService } from './templates/purge.service.js';
 import { TemplatesService } from './templates/templates.service.js';
@@ -30,6 +30,10 @@ export class ScreeningRpcController implements OnApplicationBootstrap {
     this.server.handle(SUBJECTS.screeningWatchlistScreen, (p, ctx) => (requirePrincipal(ctx), this.watchlistCheck.run(p)));
     // operator tooling: no principal
     this.server.handle(SUBJECTS.screeningPurgeTestData, (p, ctx) => this.purge.purgeTestData(p, requireOperator(ctx)));
+    // the console's Test data page, for the organization of the principal it signed
+    this.server.handle(SUBJECTS.screeningConsolePurgeTestData, (_p, ctx) =>
+      this.purge.purgeTestData({ org_id: requireConsolePerson(ctx, CONSOLE_ACTION_ROLES.testData).principal.org_id }, ctx),
+    );
     this.server.handle(SUBJECTS.screeningListsLoadBegin, (p, ctx) => this.watchlists.begin(p, requireOperator(ctx)));
     this.server.handle(SUBJECTS.screeningListsLoadBatch, (p, ctx) => (requireOperator(ctx), this.watchlists.batch(p)));
     this.server.handle(SUBJECTS.screeningListsLoadCommit, (p, ctx) => this.watchlists.commit(p, requireOperator(ctx)));

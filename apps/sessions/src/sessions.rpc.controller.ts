@@ -1,6 +1,6 @@
 import { Inject, Injectable, type OnApplicationBootstrap } from '@nestjs/common';
-import { SUBJECTS } from '@verity/contracts';
-import { requireOperator, requirePrincipal, RpcServer } from '@verity/platform';
+import { CONSOLE_ACTION_ROLES, SUBJECTS } from '@verity/contracts';
+import { requireConsolePerson, requireOperator, requirePrincipal, RpcServer } from '@verity/platform';
 import { CaptureService } from './capture/capture.service.js';
 import { PrivacyService } from './privacy/privacy.service.js';
 import { SessionsService } from './sessions/sessions.service.js';
@@ -47,6 +47,19 @@ export class SessionsRpcController implements OnApplicationBootstrap {
     this.server.handle(SUBJECTS.sessionsUsage, async (p, ctx) => {
       requireOperator(ctx);
       return this.usage.usage(p);
+    });
+    // the console, for the organization (and mode) of the principal it signed, whatever the request says
+    this.server.handle(SUBJECTS.sessionsConsoleUsage, (p, ctx) => {
+      const { principal } = requireConsolePerson(ctx, CONSOLE_ACTION_ROLES.usage);
+      return this.usage.usage({ org_id: principal.org_id, from: p?.from, to: p?.to });
+    });
+    this.server.handle(SUBJECTS.sessionsConsoleEmailLog, (p, ctx) => {
+      const { principal } = requireConsolePerson(ctx, CONSOLE_ACTION_ROLES.logs);
+      return this.sessions.emailLog({ org_id: principal.org_id, mode: principal.mode, ...(p?.limit !== undefined ? { limit: p.limit } : {}) });
+    });
+    this.server.handle(SUBJECTS.sessionsConsolePurgeTestData, (_p, ctx) => {
+      const { principal } = requireConsolePerson(ctx, CONSOLE_ACTION_ROLES.testData);
+      return this.privacy.purgeTestData({ org_id: principal.org_id }, ctx);
     });
   }
 }

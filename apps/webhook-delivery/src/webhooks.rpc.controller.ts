@@ -1,6 +1,6 @@
 import { Inject, Injectable, type OnApplicationBootstrap } from '@nestjs/common';
-import { SUBJECTS } from '@verity/contracts';
-import { requireOperator, requirePrincipal, RpcServer } from '@verity/platform';
+import { CONSOLE_ACTION_ROLES, SUBJECTS } from '@verity/contracts';
+import { requireConsolePerson, requireOperator, requirePrincipal, RpcServer, type RpcContext } from '@verity/platform';
 import { AttemptsService } from './attempts/attempts.service.js';
 import { DeliveryOperations } from './delivery/operations.js';
 import { SubscriptionsService } from './subscriptions/subscriptions.service.js';
@@ -26,5 +26,31 @@ export class WebhooksRpcController implements OnApplicationBootstrap {
     this.server.handle(SUBJECTS.webhookSubscriptionRotateSecret, (p) => this.subscriptions.rotateSecret(p.subscription_id));
     this.server.handle(SUBJECTS.webhookReplay, (p) => this.operations.replay(p));
     this.server.handle(SUBJECTS.webhooksPurgeTestData, (p, ctx) => this.operations.purgeTestData(p, requireOperator(ctx)));
+    // the console: the organization and mode of the principal it signed, whatever the request says (owners and admins)
+    const caller = (ctx: RpcContext) => requireConsolePerson(ctx, CONSOLE_ACTION_ROLES.webhooks).principal;
+    this.server.handle(SUBJECTS.webhooksConsoleSubscriptionCreate, (p, ctx) => {
+      const { org_id, mode } = caller(ctx);
+      return this.subscriptions.create({ org_id, mode, url: p?.url, event_types: p?.event_types }, ctx);
+    });
+    this.server.handle(SUBJECTS.webhooksConsoleSubscriptionList, (p, ctx) => {
+      const { org_id, mode } = caller(ctx);
+      return this.subscriptions.list({ org_id, mode, limit: p?.limit, cursor: p?.cursor });
+    });
+    this.server.handle(SUBJECTS.webhooksConsoleSubscriptionDisable, async (p, ctx) => {
+      const owner = caller(ctx);
+      return this.subscriptions.disable((await this.subscriptions.owned(owner, p?.subscription_id)).id);
+    });
+    this.server.handle(SUBJECTS.webhooksConsoleSubscriptionRotateSecret, async (p, ctx) => {
+      const owner = caller(ctx);
+      return this.subscriptions.rotateSecret((await this.subscriptions.owned(owner, p?.subscription_id)).id);
+    });
+    this.server.handle(SUBJECTS.webhooksConsoleReplay, async (p, ctx) => {
+      const owner = caller(ctx);
+      const sub = await this.subscriptions.owned(owner, p?.subscription_id);
+      return this.operations.replay({ subscription_id: sub.id, org_id: owner.org_id, ...(p?.event_id !== undefined ? { event_id: p.event_id } : {}), ...(p?.since !== undefined ? { since: p.since } : {}) });
+    });
+    this.server.handle(SUBJECTS.webhooksConsolePurgeTestData, (_p, ctx) =>
+      this.operations.purgeTestData({ org_id: requireConsolePerson(ctx, CONSOLE_ACTION_ROLES.testData).principal.org_id }, ctx),
+    );
   }
 }

@@ -1,9 +1,67 @@
-import type { Mode } from '@verity/keys';
+import { SCOPES, type Mode, type Scope } from '@verity/keys';
+import type { Organization } from './accounts.js';
 import type { CheckType } from './screening.js';
 
 /** The console's roles (docs/console.md): what each may do is the console's own table, `CONSOLE_PAGES`. */
 export const CONSOLE_ROLES = ['owner', 'admin', 'developer', 'reviewer'] as const;
 export type ConsoleRole = (typeof CONSOLE_ROLES)[number];
+
+/** The person a console request acts for (`Principal.actor`): signed by the console with the rest of the principal. */
+export interface ConsoleActor {
+  /** `usr_…`, also the principal's `key_id`. */
+  user_id: string;
+  role: ConsoleRole;
+}
+
+/**
+ * Who may do what through the console's subjects (docs/security.md, "Console roles"): checked by the console's pages
+ * and again, from the signed principal's actor, by the service that owns the data.
+ */
+export const CONSOLE_ACTION_ROLES = {
+  /** See the organization's API keys (making and changing them is bounded by `consoleKeyScopes`). */
+  keys: ['owner', 'admin', 'developer'],
+  webhooks: ['owner', 'admin'],
+  testData: ['owner', 'admin'],
+  logs: ['owner', 'admin', 'developer'],
+  usage: ['owner', 'admin'],
+  team: ['owner'],
+  /** Their own account: the password, two-factor sign-in, signing out everywhere, what they did in the activity log. */
+  own: CONSOLE_ROLES,
+} as const satisfies Record<string, readonly ConsoleRole[]>;
+
+/**
+ * The scopes a person of `role` may give an API key of `mode`, and so whether they may create, rotate or revoke that
+ * mode's keys at all. A key can do what no console page lets its maker do, so live keys are for owners and admins
+ * only; a developer integrates with test keys of any scope (test mode holds synthetic data alone). Empty: none.
+ */
+export function consoleKeyScopes(role: ConsoleRole, mode: Mode): readonly Scope[] {
+  if (role === 'owner' || role === 'admin') return SCOPES;
+  if (role === 'developer' && mode === 'test') return SCOPES;
+  return [];
+}
+
+/** A console session's person and their organization (`accounts.console.session-person.v1`). */
+export interface ConsoleSessionPerson {
+  user: ConsoleUser;
+  org: Organization;
+}
+
+/** A key the person signed in makes, of the principal's organization and mode (`accounts.console.key.create.v1`). */
+export interface ConsoleKeyCreateRequest {
+  type: 'sk' | 'pk';
+  scopes: string[];
+}
+
+/**
+ * A change the person signed in made (`accounts.console.activity.record.v1`): the organization and the person are the
+ * signed principal's; `mode` is null for changes that have none, else the principal's.
+ */
+export interface ConsoleOwnActivityRequest {
+  mode: Mode | null;
+  action: string;
+  target_id: string | null;
+  details: Record<string, string | number | boolean | null>;
+}
 
 /** A person who signs in to a region's console, as stored by accounts: never the password or its hash. */
 export interface ConsoleUser {

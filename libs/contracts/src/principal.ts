@@ -1,5 +1,6 @@
 import type { KeyType, Mode, Region, Scope } from '@verity/keys';
 import type { CustomLimits, Tier } from '@verity/ratelimit';
+import type { ConsoleActor } from './console.js';
 
 export type SubscriptionStatus = 'active' | 'past_due' | 'canceled';
 
@@ -26,6 +27,12 @@ export interface Principal {
   tier: Tier;
   custom_limits: CustomLimits | null;
   billing: BillingState;
+  /**
+   * The person signed in to the console, with their role as accounts has it now: set by the console only (the gateway
+   * never does), signed with the rest. A service serving a console subject takes the person and their role from here
+   * and checks the role itself (`requireConsolePerson`), so that no request can do more than the person may.
+   */
+  actor?: ConsoleActor;
 }
 
 /** The part of a principal a service needs to scope data: organization and mode. */

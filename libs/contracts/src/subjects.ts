@@ -1,4 +1,4 @@
-import type { Mode } from '@verity/keys';
+import type { Mode, Region } from '@verity/keys';
 import type { Principal } from './principal.js';
 import type * as A from './accounts.js';
 import type * as C from './capture.js';
@@ -50,6 +50,44 @@ export const SUBJECTS = {
   accountsConsoleInvitationAccept: 'accounts.admin.console-invitation.accept.v1',
   accountsActivityRecord: 'accounts.admin.activity.record.v1',
   accountsActivityList: 'accounts.admin.activity.list.v1',
+  /**
+   * The console, before anyone is signed in (no principal: docs/security.md, "The bus's trust boundary"): a sign-in's
+   * password and code, an invitation opened and accepted by its token, and the person and organization of a console
+   * session (by the user id its signed record holds).
+   */
+  accountsConsoleSignIn: 'accounts.console.sign-in.v1',
+  accountsConsoleSignInCode: 'accounts.console.sign-in-code.v1',
+  accountsConsoleInvitationOpenByToken: 'accounts.console.invitation.open.v1',
+  accountsConsoleInvitationAcceptByToken: 'accounts.console.invitation.accept.v1',
+  accountsConsoleSessionPerson: 'accounts.console.session-person.v1',
+  /**
+   * The console, for the person signed in: the organization, mode and person (`actor`) are those of the principal the
+   * console signed, never a field of the request; accounts checks the person's role too (docs/console.md).
+   */
+  accountsConsoleKeyList: 'accounts.console.key.list.v1',
+  accountsConsoleKeyCreate: 'accounts.console.key.create.v1',
+  accountsConsoleKeyRotate: 'accounts.console.key.rotate.v1',
+  accountsConsoleKeyRevoke: 'accounts.console.key.revoke.v1',
+  accountsConsoleTeamList: 'accounts.console.team.list.v1',
+  accountsConsoleTeamGet: 'accounts.console.team.get.v1',
+  accountsConsoleTeamRole: 'accounts.console.team.role.v1',
+  accountsConsoleTeamRemove: 'accounts.console.team.remove.v1',
+  accountsConsoleTeamSignOut: 'accounts.console.team.sign-out.v1',
+  accountsConsoleTeamDisable: 'accounts.console.team.disable.v1',
+  accountsConsoleTeamEnable: 'accounts.console.team.enable.v1',
+  accountsConsoleTeamTwoFactor: 'accounts.console.team.two-factor.v1',
+  accountsConsoleTeamInvite: 'accounts.console.team.invite.v1',
+  accountsConsoleTeamInvitations: 'accounts.console.team.invitations.v1',
+  accountsConsoleTeamRevokeInvitation: 'accounts.console.team.revoke-invitation.v1',
+  accountsConsoleOwnPassword: 'accounts.console.own.password.v1',
+  accountsConsoleOwnSignOut: 'accounts.console.own.sign-out.v1',
+  accountsConsoleOwnTotpBegin: 'accounts.console.own.totp-begin.v1',
+  accountsConsoleOwnTotpConfirm: 'accounts.console.own.totp-confirm.v1',
+  accountsConsoleOwnTotpDisable: 'accounts.console.own.totp-disable.v1',
+  accountsConsoleActivityRecord: 'accounts.console.activity.record.v1',
+  accountsConsoleActivityList: 'accounts.console.activity.list.v1',
+  /** Whether an organization exists and its region: webhook-delivery, registering a subscription the operator names. */
+  accountsOrgRegion: 'accounts.org.region.v1',
   /** Billing of live session creates (docs/sessions.md, "Billing"): sessions debits before it writes, refunds what it did not write. */
   accountsBillingDebit: 'accounts.billing.debit.v1',
   accountsBillingRefund: 'accounts.billing.refund.v1',
@@ -63,6 +101,7 @@ export const SUBJECTS = {
   /** The public half of the region's erasure keys (no principal: the gateway serves it without authentication). */
   applicantsErasureKeys: 'applicants.dsar.erasure-keys.v1',
   applicantsPurgeTestData: 'applicants.admin.purge-test-data.v1',
+  applicantsConsolePurgeTestData: 'applicants.console.purge-test-data.v1',
   screeningHealth: 'screening.health.v1',
   templatesCreate: 'screening.templates.create.v1',
   templatesGet: 'screening.templates.get.v1',
@@ -72,6 +111,7 @@ export const SUBJECTS = {
   templatesVersion: 'screening.templates.version.v1',
   screeningEvaluate: 'screening.evaluate.v1',
   screeningPurgeTestData: 'screening.admin.purge-test-data.v1',
+  screeningConsolePurgeTestData: 'screening.console.purge-test-data.v1',
   /** Watchlists (docs/watchlist.md): the operator loads a list in batches into a new version, then commits it. */
   screeningListsLoadBegin: 'screening.admin.lists.load-begin.v1',
   screeningListsLoadBatch: 'screening.admin.lists.load-batch.v1',
@@ -91,6 +131,10 @@ export const SUBJECTS = {
   sessionsEmailLog: 'sessions.email-log.v1',
   /** Verifications per day, check and mode (the console's usage page). */
   sessionsUsage: 'sessions.admin.usage.v1',
+  /** The console, for its signed principal's organization (and mode): usage, the email log, the test-data purge. */
+  sessionsConsoleUsage: 'sessions.console.usage.v1',
+  sessionsConsoleEmailLog: 'sessions.console.email-log.v1',
+  sessionsConsolePurgeTestData: 'sessions.console.purge-test-data.v1',
   /** A session's events and notes, oldest first (the console's verification page). */
   sessionsTimeline: 'sessions.timeline.v1',
   /** A session's watchlist hits with the reviewers' decisions on them, and one such decision (the console's verification page). */
@@ -128,6 +172,13 @@ export const SUBJECTS = {
   webhookReplay: 'webhook-delivery.admin.replay.v1',
   webhooksPrivacyExport: 'webhook-delivery.privacy.export.v1',
   webhooksPurgeTestData: 'webhook-delivery.admin.purge-test-data.v1',
+  /** The console, for its signed principal's organization and mode (the operator's are the `admin` ones above). */
+  webhooksConsoleSubscriptionCreate: 'webhook-delivery.console.subscription.create.v1',
+  webhooksConsoleSubscriptionList: 'webhook-delivery.console.subscription.list.v1',
+  webhooksConsoleSubscriptionDisable: 'webhook-delivery.console.subscription.disable.v1',
+  webhooksConsoleSubscriptionRotateSecret: 'webhook-delivery.console.subscription.rotate-secret.v1',
+  webhooksConsoleReplay: 'webhook-delivery.console.replay.v1',
+  webhooksConsolePurgeTestData: 'webhook-delivery.console.purge-test-data.v1',
   evidenceHealth: 'evidence.health.v1',
   evidenceStoreSynthetic: 'evidence.synthetic.store.v1',
   evidenceAvailable: 'evidence.available.v1',
@@ -138,9 +189,12 @@ export const SUBJECTS = {
   evidencePrivacyExport: 'evidence.privacy.export.v1',
   evidencePrivacyErase: 'evidence.privacy.erase.v1',
   evidencePurgeTestData: 'evidence.admin.purge-test-data.v1',
+  evidenceConsoleActivityList: 'evidence.console.activity.list.v1',
+  evidenceConsolePurgeTestData: 'evidence.console.purge-test-data.v1',
   idScanHealth: 'id-scan.health.v1',
   idScanAuditList: 'id-scan.admin.audit.list.v1',
   idScanPurgeTestData: 'id-scan.admin.purge-test-data.v1',
+  idScanConsolePurgeTestData: 'id-scan.console.purge-test-data.v1',
 } as const;
 
 /**
@@ -154,6 +208,16 @@ export const TEST_DATA_PURGES = [
   ['id-scan', SUBJECTS.idScanPurgeTestData],
   ['screening', SUBJECTS.screeningPurgeTestData],
   ['applicants', SUBJECTS.applicantsPurgeTestData],
+] as const;
+
+/** The same purge from the console's Test data page: each service purges the organization of the signed principal. */
+export const CONSOLE_TEST_DATA_PURGES = [
+  ['sessions', SUBJECTS.sessionsConsolePurgeTestData],
+  ['evidence', SUBJECTS.evidenceConsolePurgeTestData],
+  ['webhook-delivery', SUBJECTS.webhooksConsolePurgeTestData],
+  ['id-scan', SUBJECTS.idScanConsolePurgeTestData],
+  ['screening', SUBJECTS.screeningConsolePurgeTestData],
+  ['applicants', SUBJECTS.applicantsConsolePurgeTestData],
 ] as const;
 
 /** Broadcast events (every replica receives them; no queue group). */
@@ -199,6 +263,34 @@ export interface RpcContracts {
   [SUBJECTS.accountsConsoleInvitationAccept]: { req: K.ConsoleInvitationAcceptRequest; res: K.ConsoleInvitationAcceptReply };
   [SUBJECTS.accountsActivityRecord]: { req: K.ConsoleActivityRecordRequest; res: K.ConsoleActivityEntry };
   [SUBJECTS.accountsActivityList]: { req: K.ConsoleActivityListRequest; res: { data: K.ConsoleActivityEntry[] } };
+  [SUBJECTS.accountsConsoleSignIn]: { req: K.ConsoleLoginRequest; res: K.ConsoleLoginReply };
+  [SUBJECTS.accountsConsoleSignInCode]: { req: K.ConsoleTotpCodeRequest; res: K.ConsoleTotpVerifyReply };
+  [SUBJECTS.accountsConsoleInvitationOpenByToken]: { req: K.ConsoleInvitationOpenRequest; res: K.ConsoleInvitationOpenReply };
+  [SUBJECTS.accountsConsoleInvitationAcceptByToken]: { req: K.ConsoleInvitationAcceptRequest; res: K.ConsoleInvitationAcceptReply };
+  [SUBJECTS.accountsConsoleSessionPerson]: { req: { user_id: string }; res: K.ConsoleSessionPerson };
+  [SUBJECTS.accountsConsoleKeyList]: { req: Record<string, never>; res: { data: A.ApiKeyRecord[] } };
+  [SUBJECTS.accountsConsoleKeyCreate]: { req: K.ConsoleKeyCreateRequest; res: A.CreatedApiKey };
+  [SUBJECTS.accountsConsoleKeyRotate]: { req: { key_id: string }; res: A.CreatedApiKey };
+  [SUBJECTS.accountsConsoleKeyRevoke]: { req: { key_id: string }; res: A.ApiKeyRecord };
+  [SUBJECTS.accountsConsoleTeamList]: { req: Record<string, never>; res: { data: K.ConsoleUser[] } };
+  [SUBJECTS.accountsConsoleTeamGet]: { req: { user_id: string }; res: K.ConsoleUser };
+  [SUBJECTS.accountsConsoleTeamRole]: { req: { user_id: string; role: K.ConsoleRole }; res: K.ConsoleUser };
+  [SUBJECTS.accountsConsoleTeamRemove]: { req: { user_id: string }; res: { removed: true } };
+  [SUBJECTS.accountsConsoleTeamSignOut]: { req: { user_id: string }; res: K.ConsoleUser };
+  [SUBJECTS.accountsConsoleTeamDisable]: { req: { user_id: string }; res: K.ConsoleUser };
+  [SUBJECTS.accountsConsoleTeamEnable]: { req: { user_id: string }; res: K.ConsoleUser };
+  [SUBJECTS.accountsConsoleTeamTwoFactor]: { req: { required: boolean }; res: K.ConsoleOrgTwoFactorRequest };
+  [SUBJECTS.accountsConsoleTeamInvite]: { req: { email: string; role: K.ConsoleRole }; res: K.CreatedConsoleInvitation };
+  [SUBJECTS.accountsConsoleTeamInvitations]: { req: Record<string, never>; res: { data: K.ConsoleInvitation[] } };
+  [SUBJECTS.accountsConsoleTeamRevokeInvitation]: { req: { invitation_id: string }; res: K.ConsoleInvitation };
+  [SUBJECTS.accountsConsoleOwnPassword]: { req: { current_password: string; new_password: string }; res: K.ConsoleUser };
+  [SUBJECTS.accountsConsoleOwnSignOut]: { req: Record<string, never>; res: K.ConsoleUser };
+  [SUBJECTS.accountsConsoleOwnTotpBegin]: { req: Record<string, never>; res: K.ConsoleTotpBeginReply };
+  [SUBJECTS.accountsConsoleOwnTotpConfirm]: { req: { code: string }; res: K.ConsoleTotpConfirmReply };
+  [SUBJECTS.accountsConsoleOwnTotpDisable]: { req: { code: string }; res: K.ConsoleUser };
+  [SUBJECTS.accountsConsoleActivityRecord]: { req: K.ConsoleOwnActivityRequest; res: K.ConsoleActivityEntry };
+  [SUBJECTS.accountsConsoleActivityList]: { req: { limit?: number; before?: string }; res: { data: K.ConsoleActivityEntry[] } };
+  [SUBJECTS.accountsOrgRegion]: { req: { org_id: string }; res: { region: Region } };
   [SUBJECTS.accountsBillingDebit]: { req: A.BillingDebitRequest; res: A.WalletDebit };
   [SUBJECTS.accountsBillingRefund]: { req: A.BillingRefundRequest; res: A.WalletDebit };
   [SUBJECTS.applicantsHealth]: { req: Record<string, never>; res: Health };
@@ -209,6 +301,7 @@ export interface RpcContracts {
   [SUBJECTS.applicantsDsarGet]: { req: { id: string }; res: D.DataSubjectRequest };
   [SUBJECTS.applicantsErasureKeys]: { req: Record<string, never>; res: D.ErasureKeySet };
   [SUBJECTS.applicantsPurgeTestData]: { req: D.PurgeTestDataRequest; res: D.PurgeTestDataReply };
+  [SUBJECTS.applicantsConsolePurgeTestData]: { req: Record<string, never>; res: D.PurgeTestDataReply };
   [SUBJECTS.screeningHealth]: { req: Record<string, never>; res: Health };
   [SUBJECTS.templatesCreate]: { req: { body: unknown }; res: S.WorkflowTemplate };
   [SUBJECTS.templatesGet]: { req: { id: string }; res: S.WorkflowTemplate };
@@ -217,6 +310,7 @@ export interface RpcContracts {
   [SUBJECTS.templatesVersion]: { req: { id: string; version?: number }; res: S.TemplateVersion };
   [SUBJECTS.screeningEvaluate]: { req: S.EvaluateRequest; res: S.EvaluateReply };
   [SUBJECTS.screeningPurgeTestData]: { req: D.PurgeTestDataRequest; res: D.PurgeTestDataReply };
+  [SUBJECTS.screeningConsolePurgeTestData]: { req: Record<string, never>; res: D.PurgeTestDataReply };
   [SUBJECTS.screeningListsLoadBegin]: { req: L.WatchlistLoadBeginRequest; res: L.WatchlistLoadBeginReply };
   [SUBJECTS.screeningListsLoadBatch]: { req: L.WatchlistLoadBatchRequest; res: L.WatchlistLoadBatchReply };
   [SUBJECTS.screeningListsLoadCommit]: { req: L.WatchlistLoadCommitRequest; res: L.WatchlistLoadCommitReply };
@@ -233,6 +327,9 @@ export interface RpcContracts {
   [SUBJECTS.sessionsDecision]: { req: { id: string; body: unknown }; res: V.Session };
   [SUBJECTS.sessionsEmailLog]: { req: V.EmailLogRequest; res: { data: V.EmailLogEntry[] } };
   [SUBJECTS.sessionsUsage]: { req: K.UsageRequest; res: { data: K.UsageRow[] } };
+  [SUBJECTS.sessionsConsoleUsage]: { req: { from: string; to: string }; res: { data: K.UsageRow[] } };
+  [SUBJECTS.sessionsConsoleEmailLog]: { req: { limit?: number }; res: { data: V.EmailLogEntry[] } };
+  [SUBJECTS.sessionsConsolePurgeTestData]: { req: Record<string, never>; res: D.PurgeTestDataReply };
   [SUBJECTS.sessionsTimeline]: { req: { id: string }; res: { data: K.TimelineEntry[] } };
   [SUBJECTS.sessionsWatchlistHits]: { req: { id: string }; res: L.SessionWatchlistHitsReply };
   [SUBJECTS.sessionsWatchlistDecide]: { req: L.WatchlistHitDecideRequest; res: L.SessionWatchlistHit };
@@ -256,6 +353,12 @@ export interface RpcContracts {
   [SUBJECTS.webhookReplay]: { req: W.WebhookReplayRequest; res: W.WebhookReplayResult };
   [SUBJECTS.webhooksPrivacyExport]: { req: D.PrivacyExportRequest; res: D.WebhooksExportReply };
   [SUBJECTS.webhooksPurgeTestData]: { req: D.PurgeTestDataRequest; res: D.PurgeTestDataReply };
+  [SUBJECTS.webhooksConsoleSubscriptionCreate]: { req: { url: string; event_types: string[] }; res: W.WebhookSubscriptionWithSecret };
+  [SUBJECTS.webhooksConsoleSubscriptionList]: { req: { limit?: unknown; cursor?: unknown }; res: P.Page<W.WebhookSubscription> };
+  [SUBJECTS.webhooksConsoleSubscriptionDisable]: { req: { subscription_id: string }; res: W.WebhookSubscription };
+  [SUBJECTS.webhooksConsoleSubscriptionRotateSecret]: { req: { subscription_id: string }; res: W.WebhookSecretRotation };
+  [SUBJECTS.webhooksConsoleReplay]: { req: W.WebhookConsoleReplayRequest; res: W.WebhookReplayResult };
+  [SUBJECTS.webhooksConsolePurgeTestData]: { req: Record<string, never>; res: D.PurgeTestDataReply };
   [SUBJECTS.evidenceHealth]: { req: Record<string, never>; res: Health };
   [SUBJECTS.evidenceStoreSynthetic]: { req: E.StoreSyntheticRequest; res: E.EvidenceAvailability };
   [SUBJECTS.evidenceAvailable]: { req: { session_id: string }; res: E.EvidenceHoldings };
@@ -266,9 +369,12 @@ export interface RpcContracts {
   [SUBJECTS.evidencePrivacyExport]: { req: D.PrivacyExportRequest; res: D.EvidenceExportReply };
   [SUBJECTS.evidencePrivacyErase]: { req: D.PrivacyEraseRequest; res: D.PrivacyEraseReply };
   [SUBJECTS.evidencePurgeTestData]: { req: D.PurgeTestDataRequest; res: D.PurgeTestDataReply };
+  [SUBJECTS.evidenceConsoleActivityList]: { req: { limit?: number }; res: { data: E.ActivityEntry[] } };
+  [SUBJECTS.evidenceConsolePurgeTestData]: { req: Record<string, never>; res: D.PurgeTestDataReply };
   [SUBJECTS.idScanHealth]: { req: Record<string, never>; res: Health };
   [SUBJECTS.idScanAuditList]: { req: E.ActivityListRequest; res: { data: E.ActivityEntry[] } };
   [SUBJECTS.idScanPurgeTestData]: { req: D.PurgeTestDataRequest; res: D.PurgeTestDataReply };
+  [SUBJECTS.idScanConsolePurgeTestData]: { req: Record<string, never>; res: D.PurgeTestDataReply };
 }
 
 export type Subject = keyof RpcContracts;

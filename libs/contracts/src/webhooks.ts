@@ -70,6 +70,13 @@ export interface WebhookReplayRequest {
   org_id?: string;
 }
 
+/** The console's replay: one event, or failed deliveries since a time, of one subscription of the principal's. */
+export interface WebhookConsoleReplayRequest {
+  subscription_id: string;
+  event_id?: string;
+  since?: string;
+}
+
 export interface WebhookReplayResult {
   object: 'webhook_replay';
   /** How many deliveries were queued again. */

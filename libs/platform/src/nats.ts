@@ -11,8 +11,11 @@ import {
 } from '@nats-io/transport-node';
 import { DomainError, httpStatusOf, isErrorCode, type ErrorData } from '@verity/errors';
 import {
+  CONSOLE_ROLES,
   natsInboxPrefix,
   qualify,
+  type ConsoleActor,
+  type ConsoleRole,
   REQUEST_ID_HEADER,
   type EventContracts,
   type EventSubject,
@@ -337,6 +340,29 @@ export type RpcHandler<S extends Subject> = (payload: ReqOf<S>, ctx: RpcContext)
 export function requirePrincipal(ctx: RpcContext): Principal {
   if (!ctx.principal) throw new DomainError('internal_error', { message: 'missing principal' });
   return ctx.principal;
+}
+
+/** The person a console subject acts for: the principal the console signed, and the person and role it carries. */
+export interface ConsolePerson {
+  principal: Principal;
+  actor: ConsoleActor;
+}
+
+/**
+ * The caller of a console subject (`<service>.console.…`): a principal signed by the console (not the gateway, not
+ * unsigned) that names the person signed in (`actor`), whose role is one of `roles`. The organization and mode are the
+ * principal's, never a field of the request. No principal, or one the console did not sign or that names nobody, is
+ * refused as `internal_error` (a caller that is not the console); a role that may not do this, `insufficient_scope`.
+ */
+export function requireConsolePerson(ctx: RpcContext, roles: readonly ConsoleRole[]): ConsolePerson {
+  const principal = requirePrincipal(ctx);
+  if (sealOf(principal)?.edge !== 'console') throw new DomainError('internal_error', { message: 'a console subject takes a principal the console signed' });
+  const actor = principal.actor;
+  if (!actor || typeof actor.user_id !== 'string' || actor.user_id !== principal.key_id || !(CONSOLE_ROLES as readonly string[]).includes(actor.role)) {
+    throw new DomainError('internal_error', { message: 'a console subject takes a principal that names the person' });
+  }
+  if (!roles.includes(actor.role)) throw new DomainError('insufficient_scope', { message: `A console ${actor.role} may not do this.` });
+  return { principal, actor };
 }
 
 /**

@@ -74,6 +74,11 @@ export class KeysService {
     return { data: rows.map((row) => this.record(row)) };
   }
 
+  /** An active key by id (its organization and mode for the caller to check), or null. */
+  async findActive(keyId: unknown): Promise<KeyRow | null> {
+    return isId('key', keyId) ? this.keys.findActive(keyId) : null;
+  }
+
   async revoke(keyId: string): Promise<ApiKeyRecord> {
     const row = isId('key', keyId) ? await this.keys.revoke(keyId) : null;
     if (!row) throw DomainError.notFound('key');

@@ -3,6 +3,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import {
   SESSION_EVENT_TYPES,
   SUBJECTS,
+  type Owner,
   type Page,
   type SessionEventType,
   type WebhookSecretRotation,
@@ -97,6 +98,13 @@ export class SubscriptionsService {
     if (!isId('org', org_id)) return { data: [], next_cursor: null };
     const rows = await this.repo.list(org_id, mode ?? null, p.after, p.limit);
     return toPage(rows, p.limit, (r) => r.seq, toSubscription);
+  }
+
+  /** A subscription of `owner`'s organization and mode (the console's signed principal), else 404. */
+  async owned(owner: Owner, subscriptionId: unknown): Promise<SubscriptionRow> {
+    const row = isId('webhookSubscription', subscriptionId) ? await this.repo.find(subscriptionId) : null;
+    if (!row || row.org_id !== owner.org_id || row.mode !== owner.mode) throw DomainError.notFound('subscription_id');
+    return row;
   }
 
   async disable(subscriptionId: string): Promise<WebhookSubscription> {
