@@ -6,7 +6,6 @@ import { newId, type Mode } from '@verity/keys';
 import type { Logger, RpcClient } from '@verity/platform';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Redis } from 'ioredis';
-import { LRUCache } from 'lru-cache';
 import { mayOpen, pageDef, scopesOf, type PageName } from './auth/roles.js';
 import type { ChallengeStore, ConsoleSession, LoginLimiter, SessionStore } from './auth/session-store.js';
 import type { ConsoleConfig } from './config.js';
@@ -89,7 +88,10 @@ export class PageContext {
     return this.req.body instanceof URLSearchParams ? this.req.body : new URLSearchParams();
   }
 
-  /** The principal the console acts with for this person: their organization, the mode they chose, their role's scopes. */
+  /**
+   * The principal the console acts with for this person, signed for each call: their organization, the mode they chose,
+   * their role's scopes, and themselves with their role (`actor`), which the services check again for what they own.
+   */
   principal(): Principal {
     const { user, org } = this.viewer;
     return {
@@ -102,22 +104,23 @@ export class PageContext {
       tier: org.tier,
       custom_limits: org.custom_limits,
       billing: org.billing,
+      actor: { user_id: user.id, role: user.role },
     };
   }
 
-  /** A principal-scoped call: the service scopes it by this person's organization and mode, as for an API key. */
+  /**
+   * Every call of a page: the service takes the organization, the mode and the person from the principal the console
+   * signs, never from the request (docs/security.md, "The bus's trust boundary").
+   */
   call<S extends Subject>(subject: S, payload: ReqOf<S>): Promise<ResOf<S>> {
     return this.deps.rpc.call(subject, payload, { principal: this.principal(), requestId: this.requestId });
   }
 
-  /** An operator call: the page passes this person's organization itself (never one from the request). */
-  operator<S extends Subject>(subject: S, payload: ReqOf<S>): Promise<ResOf<S>> {
-    return this.deps.rpc.call(subject, payload, { principal: null, requestId: this.requestId });
-  }
-
-  /** Writes a change to the organization's activity log, with who made it; a failure to log is logged, never shown. */
+  /** Writes a change to the organization's activity log, made by this person; a failure to log is logged, never shown. */
   async record(action: string, target_id: string | null, details: ActivityDetails = {}, mode: Mode | null = this.mode): Promise<void> {
-    await recordActivity(this.deps, this.requestId, this.viewer.user, action, target_id, details, mode);
+    await this.call(SUBJECTS.accountsConsoleActivityRecord, { mode, action, target_id, details }).catch((err: unknown) =>
+      this.deps.log.error({ err, action, request_id: this.requestId }, 'console activity not recorded'),
+    );
   }
 
   /** The page in the signed-in frame. */
@@ -132,16 +135,6 @@ export class PageContext {
 }
 
 export type ActivityDetails = Record<string, string | number | boolean | null>;
-
-/**
- * Writes a change to the activity log of `actor`'s organization, made by them (also before a page's frame exists:
- * an invitation accepted, a recovery code used at sign-in); a failure to log is logged, never shown.
- */
-export async function recordActivity(deps: ConsoleDeps, requestId: string, actor: ConsoleUser, action: string, target_id: string | null, details: ActivityDetails = {}, mode: Mode | null = null): Promise<void> {
-  await deps.rpc
-    .call(SUBJECTS.accountsActivityRecord, { org_id: actor.org_id, mode, actor_id: actor.id, actor_email: actor.email, action, target_id, details }, { principal: null, requestId })
-    .catch((err: unknown) => deps.log.error({ err, action, request_id: requestId }, 'console activity not recorded'));
-}
 
 export type PageHandler = (ctx: PageContext) => Promise<PageResult>;
 
@@ -159,8 +152,6 @@ export function mustEnrol(user: ConsoleUser): boolean {
 
 /** The console's routes: each page's handlers, behind sign-in, the page's roles and (for posts) the form checks. */
 export class ConsoleApp {
-  private readonly orgs = new LRUCache<string, Organization>({ max: 1000, ttl: 5000 });
-
   constructor(
     readonly deps: ConsoleDeps,
     readonly http: FastifyInstance,
@@ -181,10 +172,11 @@ export class ConsoleApp {
     if (!token) return null;
     const session = await this.deps.sessions.get(token);
     if (!session) return null;
-    const ctx = { principal: null, requestId: String(req.id) };
+    // nobody is signed in to sign a principal for until this answers: the user id is the one the signed record holds
     let user: ConsoleUser;
+    let org: Organization;
     try {
-      user = await this.deps.rpc.call(SUBJECTS.accountsConsoleUserGet, { user_id: session.user_id }, ctx);
+      ({ user, org } = await this.deps.rpc.call(SUBJECTS.accountsConsoleSessionPerson, { user_id: session.user_id }, { principal: null, requestId: String(req.id) }));
     } catch (e) {
       if (e instanceof DomainError && e.code === 'resource_not_found') {
         await this.deps.sessions.destroy(token);
@@ -196,11 +188,6 @@ export class ConsoleApp {
     if (user.session_epoch !== session.epoch || user.disabled_at !== null) {
       await this.deps.sessions.destroy(token);
       return null;
-    }
-    let org = this.orgs.get(user.org_id);
-    if (!org) {
-      org = await this.deps.rpc.call(SUBJECTS.accountsOrgGet, { org_id: user.org_id }, ctx);
-      this.orgs.set(user.org_id, org);
     }
     return { user, org, session, token };
   }

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { NATS_GRANTS, SUBJECTS, TEST_DATA_PURGES } from '@verity/contracts';
+import { CONSOLE_TEST_DATA_PURGES, NATS_GRANTS, SUBJECTS } from '@verity/contracts';
 
 /** The console's source (this file runs from apps/console/dist/src). */
 const SRC = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../src');
@@ -23,7 +23,7 @@ describe("the console's NATS identity", () => {
       assert.ok(subject, `SUBJECTS.${name} exists`);
       called.add(subject);
     }
-    if (/\bTEST_DATA_PURGES\b/.test(text)) for (const [, s] of TEST_DATA_PURGES) called.add(s);
+    if (/\bCONSOLE_TEST_DATA_PURGES\b/.test(text)) for (const [, s] of CONSOLE_TEST_DATA_PURGES) called.add(s);
     assert.deepEqual([...NATS_GRANTS.console.calls].sort(), [...called].sort());
   });
 });

@@ -1,7 +1,7 @@
 import { SUBJECTS, type ConsoleInvitation, type ConsoleInvitationOpenReply } from '@verity/contracts';
 import { DomainError } from '@verity/errors';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { consoleCookies, cookieHeader, cookieOf, issuesOf, recordActivity, sameOrigin, sendPage, tokensEqual, type ConsoleDeps, type PageResult } from './app.js';
+import { consoleCookies, cookieHeader, cookieOf, issuesOf, sameOrigin, sendPage, tokensEqual, type ConsoleDeps, type PageResult } from './app.js';
 import { newToken } from './auth/session-store.js';
 import { html } from './html.js';
 import { bare, notice, when } from './layout.js';
@@ -23,6 +23,7 @@ const STATUS_WORDS: Record<Exclude<ConsoleInvitation['status'], 'pending'>, stri
 export function registerInvitation(http: FastifyInstance, deps: ConsoleDeps): void {
   const { cfg } = deps;
   const cookies = consoleCookies(cfg);
+  // nobody is signed in yet: the invitation's token says who, so these calls carry no principal
   const op = (req: FastifyRequest) => ({ principal: null, requestId: String(req.id) });
 
   const refused = (words: string, status: number): PageResult => ({
@@ -61,7 +62,7 @@ ${opts.error ? notice('error', html`<ul>${opts.error.map((m) => html`<li>${m}</l
   const opened = async (req: FastifyRequest, token: string): Promise<ConsoleInvitationOpenReply | PageResult> => {
     if (!TOKEN_RE.test(token)) return unknown();
     try {
-      const found = await deps.rpc.call(SUBJECTS.accountsConsoleInvitationOpen, { token }, op(req));
+      const found = await deps.rpc.call(SUBJECTS.accountsConsoleInvitationOpenByToken, { token }, op(req));
       return found.invitation.status === 'pending' ? found : refused(STATUS_WORDS[found.invitation.status], 410);
     } catch (e) {
       if (e instanceof DomainError && e.code === 'resource_not_found') return unknown();
@@ -92,7 +93,7 @@ ${opts.error ? notice('error', html`<ul>${opts.error.map((m) => html`<li>${m}</l
     if (password !== (body.get('confirm_password') ?? '')) return sendPage(reply, form(found, token, loginToken, { error: ['The password and its confirmation differ.'], status: 422 }));
     let accepted;
     try {
-      accepted = await deps.rpc.call(SUBJECTS.accountsConsoleInvitationAccept, { token, password: password.slice(0, 1024) }, op(req));
+      accepted = await deps.rpc.call(SUBJECTS.accountsConsoleInvitationAcceptByToken, { token, password: password.slice(0, 1024) }, op(req));
     } catch (e) {
       if (e instanceof DomainError && e.code === 'validation_error') {
         if (e.param === 'token') return sendPage(reply, refused('was already used, revoked or has expired', 410));
@@ -101,8 +102,8 @@ ${opts.error ? notice('error', html`<ul>${opts.error.map((m) => html`<li>${m}</l
       if (e instanceof DomainError && e.code === 'resource_not_found') return sendPage(reply, unknown());
       throw e;
     }
-    const { user, invitation } = accepted;
-    await recordActivity(deps, String(req.id), user, 'console.user.invitation_accepted', user.id, { invitation_id: invitation.id, role: user.role });
+    // accounts logs the acceptance in the organization's activity log
+    const { user } = accepted;
     const session = await deps.sessions.create(user.id, user.org_id, user.session_epoch);
     reply.header('set-cookie', [cookieHeader(cfg, cookies.login, '', 0), cookieHeader(cfg, cookies.session, session, Math.floor(cfg.CONSOLE_SESSION_IDLE / 1000))]);
     return sendPage(reply, { redirect: '/' });

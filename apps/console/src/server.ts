@@ -5,7 +5,7 @@ import { newId } from '@verity/keys';
 import { observeHttpRequests, PrincipalSigner, routeLabel, RpcClient, type Logger } from '@verity/platform';
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import type { Redis } from 'ioredis';
-import { ConsoleApp, consoleCookies, cookieHeader, cookieOf, ENROLMENT_PATH, mustEnrol, recordActivity, sameOrigin, sendPage, tokensEqual, type ConsoleDeps } from './app.js';
+import { ConsoleApp, consoleCookies, cookieHeader, cookieOf, ENROLMENT_PATH, mustEnrol, sameOrigin, sendPage, tokensEqual, type ConsoleDeps } from './app.js';
 import { PAGES, mayOpen } from './auth/roles.js';
 import { ChallengeStore, CHALLENGE_TTL_MS, LoginLimiter, newToken, SessionStore, sessionSigningKey } from './auth/session-store.js';
 import type { ConsoleConfig } from './config.js';
@@ -128,7 +128,7 @@ ${opts.error ? notice('error', opts.error) : ''}
     let user: ConsoleUser | null = null;
     if (email && password) {
       try {
-        ({ user } = await deps.rpc.call(SUBJECTS.accountsConsoleLogin, { email, password: password.slice(0, 1024) }, { principal: null, requestId: String(req.id) }));
+        ({ user } = await deps.rpc.call(SUBJECTS.accountsConsoleSignIn, { email, password: password.slice(0, 1024) }, { principal: null, requestId: String(req.id) }));
       } catch (e) {
         // accounts checks a bounded number of passwords at once (CONSOLE_PASSWORD_CHECKS): beyond, the person retries
         if (e instanceof DomainError && e.code === 'service_unavailable') {
@@ -203,7 +203,7 @@ ${opts.error ? notice('error', opts.error) : ''}
     }
     let verified;
     try {
-      verified = await deps.rpc.call(SUBJECTS.accountsConsoleTotpVerify, { user_id: challenge.user_id, code: (form.get('code') ?? '').slice(0, 64) }, { principal: null, requestId: String(req.id) });
+      verified = await deps.rpc.call(SUBJECTS.accountsConsoleSignInCode, { user_id: challenge.user_id, code: (form.get('code') ?? '').slice(0, 64) }, { principal: null, requestId: String(req.id) });
     } catch (e) {
       if (e instanceof DomainError && e.code === 'validation_error') return sendPage(reply, codePage(token, { status: 401, error: 'That code is not right, or was used already. Codes change every 30 seconds.' }));
       if (e instanceof DomainError && e.code === 'resource_not_found') return startAgain(reply, 'That sign-in is no longer possible. Sign in again.');
@@ -214,7 +214,7 @@ ${opts.error ? notice('error', opts.error) : ''}
     // a new password (or signing out everywhere) since the password step ends that sign-in
     if (user.session_epoch !== challenge.epoch) return startAgain(reply, 'Your account changed meanwhile. Sign in again.');
     await deps.limiter.succeeded(challenge.email, req.ip);
-    if (verified.method === 'recovery_code') await recordActivity(deps, String(req.id), user, 'console.user.recovery_code_used', user.id, { remaining: verified.recovery_codes_left });
+    // a recovery code used is written to the activity log by accounts
     const session = await deps.sessions.create(user.id, user.org_id, user.session_epoch);
     reply.header('set-cookie', [cookie(loginCookie, '', 0), cookie(challengeCookie, '', 0), cookie(sessionCookie, session, Math.floor(cfg.CONSOLE_SESSION_IDLE / 1000))]);
     return sendPage(reply, { redirect: verified.method === 'recovery_code' ? `/account/two-factor?recovery_codes_left=${verified.recovery_codes_left}` : challenge.next });

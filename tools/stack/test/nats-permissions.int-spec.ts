@@ -238,7 +238,7 @@ describe('NATS permissions of the shipped configuration', () => {
     assert.equal(await answered(as('gateway'), `$JS.API.STREAM.SNAPSHOT.${stream}`), false);
   });
 
-  it('each identity gets answers on exactly the subjects it calls: no other service subject, and the admin subjects only as the operator and the console', async () => {
+  it('each identity gets answers on exactly the subjects it calls: no other service subject, and the admin subjects only as the operator (and one read of webhook-delivery)', async () => {
     for (const id of DEPLOYED) {
       const results = await Promise.all(ALL_SUBJECTS.map(async (s) => [s, await answered(as(id), s)] as const));
       const reached = results.filter(([, ok]) => ok).map(([s]) => s).sort();
@@ -246,8 +246,7 @@ describe('NATS permissions of the shipped configuration', () => {
     }
     for (const s of ADMIN_SUBJECTS) {
       const callers = DEPLOYED.filter((id) => (NATS_GRANTS[id].calls as readonly string[]).includes(s));
-      const console = (NATS_GRANTS.console.calls as readonly string[]).includes(s) ? ['console'] : [];
-      assert.deepEqual(callers, s === SUBJECTS.accountsOrgGet ? ['webhook-delivery', ...console, 'operator'] : [...console, 'operator'], s);
+      assert.deepEqual(callers, s === SUBJECTS.accountsOrgGet ? ['webhook-delivery', 'operator'] : ['operator'], s);
     }
     // the console, for a signed-in person, never makes organizations or changes tiers and billing
     assert.equal(await answered(as('console'), SUBJECTS.accountsOrgCreate), false);
@@ -256,6 +255,42 @@ describe('NATS permissions of the shipped configuration', () => {
     assert.equal(await answered(as('sessions'), SUBJECTS.accountsKeyCreate), false);
     assert.equal(await answered(as('webhook-delivery'), SUBJECTS.sessionsCreate), false);
     assert.equal(await answered(as('operator'), SUBJECTS.accountsKeyCreate), true);
+  });
+
+  it('the console cannot call an operator subject: the server refuses its requests that would name an organization, and answers its console subjects', async () => {
+    const violations: string[] = [];
+    const watching = (async () => {
+      for await (const st of as('console').status()) {
+        if (st.type === 'error' && /permissions violation/i.test(String(st.error))) violations.push(String(st.error));
+      }
+    })();
+    // what its pages called until they carried the principal the console signs (keys, team, webhooks, logs, usage, purge)
+    const former = [
+      SUBJECTS.accountsOrgGet,
+      SUBJECTS.accountsKeyCreate,
+      SUBJECTS.accountsKeyList,
+      SUBJECTS.accountsConsoleUserGet,
+      SUBJECTS.accountsConsoleUserUpdate,
+      SUBJECTS.accountsConsoleLogin,
+      SUBJECTS.accountsConsoleTotpVerify,
+      SUBJECTS.accountsConsoleInvitationAccept,
+      SUBJECTS.accountsActivityRecord,
+      SUBJECTS.accountsActivityList,
+      SUBJECTS.sessionsUsage,
+      SUBJECTS.sessionsEmailLog,
+      SUBJECTS.webhookSubscriptionCreate,
+      SUBJECTS.webhookReplay,
+      SUBJECTS.evidenceActivityList,
+      SUBJECTS.sessionsPurgeTestData,
+      SUBJECTS.applicantsPurgeTestData,
+    ];
+    for (const s of ADMIN_SUBJECTS) assert.equal(await answered(as('console'), s), false, s);
+    await as('console').flush();
+    for (const s of former) assert.ok(violations.some((v) => v.includes(qualify(ROOT, s))), `the server refused the console's publish to ${s}: ${violations.join('; ')}`);
+    for (const s of [SUBJECTS.accountsConsoleKeyCreate, SUBJECTS.accountsConsoleTeamRole, SUBJECTS.accountsConsoleSignIn, SUBJECTS.webhooksConsoleReplay, SUBJECTS.sessionsConsolePurgeTestData]) {
+      assert.equal(await answered(as('console'), s), true, s);
+    }
+    void watching;
   });
 
   it("evidence cannot read any organization's sessions: the server refuses its requests to every sessions subject but the yes-or-no of sessions.visible", async () => {

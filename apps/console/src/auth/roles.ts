@@ -1,5 +1,5 @@
-import type { ConsoleRole } from '@verity/contracts';
-import { SCOPES, type Mode, type Scope } from '@verity/keys';
+import { consoleKeyScopes, type ConsoleRole } from '@verity/contracts';
+import type { Mode, Scope } from '@verity/keys';
 
 export type PageName = 'verifications' | 'review' | 'keys' | 'webhooks' | 'test-data' | 'logs' | 'usage' | 'users' | 'account';
 
@@ -53,12 +53,9 @@ export function scopesOf(role: ConsoleRole): Scope[] {
 
 /**
  * The scopes a person of `role` may give an API key of `mode`, and so whether they may create, rotate or revoke
- * that mode's keys at all (docs/security.md, "Roles"). A key can do what no console page lets its maker do, so
- * live keys are for owners and admins only; a developer integrates with test keys of any scope (test mode holds
- * synthetic data alone, kept apart from live data). Empty: none of that mode's keys.
+ * that mode's keys at all (docs/security.md, "Roles"): the table of @verity/contracts, which accounts checks again.
+ * Empty: none of that mode's keys.
  */
 export function keyScopesOf(role: ConsoleRole, mode: Mode): readonly Scope[] {
-  if (role === 'owner' || role === 'admin') return SCOPES;
-  if (role === 'developer' && mode === 'test') return SCOPES;
-  return [];
+  return consoleKeyScopes(role, mode);
 }

@@ -18,7 +18,7 @@ export function registerAccount(app: ConsoleApp): void {
     if (next !== (ctx.form.get('confirm_password') ?? '')) return accountPage(ctx, { error: ['The new password and its confirmation differ.'], status: 422 });
     let user: ConsoleUser;
     try {
-      user = await ctx.operator(SUBJECTS.accountsConsolePasswordChange, { user_id: ctx.viewer.user.id, current_password: current, new_password: next });
+      user = await ctx.call(SUBJECTS.accountsConsoleOwnPassword, { current_password: current, new_password: next });
     } catch (e) {
       if (e instanceof DomainError && e.code === 'validation_error') return accountPage(ctx, { error: issuesOf(e), status: 422 });
       throw e;
@@ -30,7 +30,7 @@ export function registerAccount(app: ConsoleApp): void {
   });
 
   app.post('account', '/account/sign-out-everywhere', async (ctx) => {
-    await ctx.operator(SUBJECTS.accountsConsoleUserSignOut, { org_id: ctx.orgId, user_id: ctx.viewer.user.id });
+    await ctx.call(SUBJECTS.accountsConsoleOwnSignOut, {});
     await ctx.record('console.user.signed_out_everywhere', ctx.viewer.user.id, {}, null);
     await ctx.deps.sessions.destroy(ctx.viewer.token);
     ctx.reply.header('set-cookie', cookieHeader(ctx.deps.cfg, consoleCookies(ctx.deps.cfg).session, '', 0));

@@ -32,7 +32,7 @@ export function registerKeys(app: ConsoleApp): void {
     if (scopes.length === 0) return keysPage(ctx, { error: ['Choose at least one scope.'], status: 422 });
     let created: CreatedApiKey;
     try {
-      created = await ctx.operator(SUBJECTS.accountsKeyCreate, { org_id: ctx.orgId, mode: ctx.mode, type: type as 'sk' | 'pk', scopes });
+      created = await ctx.call(SUBJECTS.accountsConsoleKeyCreate, { type: type as 'sk' | 'pk', scopes });
     } catch (e) {
       if (e instanceof DomainError && e.code === 'validation_error') return keysPage(ctx, { error: issuesOf(e), status: 422 });
       throw e;
@@ -44,7 +44,7 @@ export function registerKeys(app: ConsoleApp): void {
   app.post('keys', '/keys/:id/rotate', async (ctx) => {
     if (grantableScopes(ctx).length === 0) return notYours(ctx);
     const key = await ownKey(ctx);
-    const rotated = await ctx.operator(SUBJECTS.accountsKeyRotate, { key_id: key.id });
+    const rotated = await ctx.call(SUBJECTS.accountsConsoleKeyRotate, { key_id: key.id });
     await ctx.record('console.key.rotated', key.id);
     return keysPage(ctx, { shown: { key: rotated, verb: 'rotated' } });
   });
@@ -52,7 +52,7 @@ export function registerKeys(app: ConsoleApp): void {
   app.post('keys', '/keys/:id/revoke', async (ctx) => {
     if (grantableScopes(ctx).length === 0) return notYours(ctx);
     const key = await ownKey(ctx);
-    await ctx.operator(SUBJECTS.accountsKeyRevoke, { key_id: key.id });
+    await ctx.call(SUBJECTS.accountsConsoleKeyRevoke, { key_id: key.id });
     await ctx.record('console.key.revoked', key.id);
     return { redirect: `/keys?revoked=${encodeURIComponent(key.id)}` };
   });
@@ -71,14 +71,14 @@ async function notYours(ctx: PageContext): Promise<PageResult> {
 /** The key named in the path, if it is one of this organization's active keys of the current mode (else 404). */
 async function ownKey(ctx: PageContext): Promise<ApiKeyRecord> {
   const id = (ctx.req.params as { id: string }).id;
-  const { data } = await ctx.operator(SUBJECTS.accountsKeyList, { org_id: ctx.orgId, mode: ctx.mode });
+  const { data } = await ctx.call(SUBJECTS.accountsConsoleKeyList, {});
   const key = data.find((k) => k.id === id && !k.revoked);
   if (!key) throw DomainError.notFound('key');
   return key;
 }
 
 async function keysPage(ctx: PageContext, opts: { shown?: { key: CreatedApiKey; verb: string }; error?: string[]; status?: number } = {}): Promise<PageResult> {
-  const { data } = await ctx.operator(SUBJECTS.accountsKeyList, { org_id: ctx.orgId, mode: ctx.mode });
+  const { data } = await ctx.call(SUBJECTS.accountsConsoleKeyList, {});
   const revoked = ctx.query.get('revoked');
   const grantable = grantableScopes(ctx);
   const manages = grantable.length > 0;

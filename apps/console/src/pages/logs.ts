@@ -58,9 +58,9 @@ async function section<T>(read: () => Promise<T>): Promise<{ ok: T } | { error: 
 async function logsPage(ctx: PageContext): Promise<PageResult> {
   const before = ctx.query.get('cursor') ?? undefined;
   const [emails, activity, evidence] = await Promise.all([
-    section(() => ctx.operator(SUBJECTS.sessionsEmailLog, { org_id: ctx.orgId, mode: ctx.mode, limit: EMAILS })),
-    section(() => ctx.operator(SUBJECTS.accountsActivityList, { org_id: ctx.orgId, limit: ACTIVITY_PAGE, ...(before ? { before } : {}) })),
-    section(() => ctx.operator(SUBJECTS.evidenceActivityList, { org_id: ctx.orgId, limit: EVIDENCE })),
+    section(() => ctx.call(SUBJECTS.sessionsConsoleEmailLog, { limit: EMAILS })),
+    section(() => ctx.call(SUBJECTS.accountsConsoleActivityList, { limit: ACTIVITY_PAGE, ...(before ? { before } : {}) })),
+    section(() => ctx.call(SUBJECTS.evidenceConsoleActivityList, { limit: EVIDENCE })),
   ]);
   const actData = 'ok' in activity ? activity.ok.data : [];
   const nextBefore = actData.length === ACTIVITY_PAGE ? actData[actData.length - 1]!.id : null;

@@ -1,4 +1,4 @@
-import { SUBJECTS, TEST_DATA_PURGES, type ExpectedOutcome, type Session, type WorkflowTemplate } from '@verity/contracts';
+import { CONSOLE_TEST_DATA_PURGES, SUBJECTS, type ExpectedOutcome, type Session, type WorkflowTemplate } from '@verity/contracts';
 import { DomainError } from '@verity/errors';
 import { issuesOf, type ConsoleApp, type PageContext, type PageResult } from '../app.js';
 import { html, raw, type Html } from '../html.js';
@@ -108,9 +108,9 @@ export function registerTestData(app: ConsoleApp): void {
     // each service's part is one transaction; a service that fails stops here, and purging again finishes the rest
     const purged: Purged = [];
     let failed: string | null = null;
-    for (const [service, subject] of TEST_DATA_PURGES) {
+    for (const [service, subject] of CONSOLE_TEST_DATA_PURGES) {
       try {
-        const reply = await ctx.operator(subject, { org_id: ctx.orgId });
+        const reply = await ctx.call(subject, {});
         purged.push({ service, removed: reply.removed });
       } catch (e) {
         ctx.deps.log.error({ err: e, request_id: ctx.requestId, service }, 'console: test data purge stopped');

@@ -17,18 +17,18 @@ export function registerTwoFactor(app: ConsoleApp): void {
 
   app.post('account', '/account/two-factor/setup', async (ctx) => {
     if (ctx.viewer.user.totp_enabled_at) return { redirect: '/account/two-factor' };
-    return setupPage(ctx, await ctx.operator(SUBJECTS.accountsConsoleTotpBegin, { user_id: ctx.viewer.user.id }));
+    return setupPage(ctx, await ctx.call(SUBJECTS.accountsConsoleOwnTotpBegin, {}));
   }, { enrolment: true });
 
   app.post('account', '/account/two-factor/confirm', async (ctx) => {
     if (ctx.viewer.user.totp_enabled_at) return { redirect: '/account/two-factor' };
     let confirmed;
     try {
-      confirmed = await ctx.operator(SUBJECTS.accountsConsoleTotpConfirm, { user_id: ctx.viewer.user.id, code: (ctx.form.get('code') ?? '').slice(0, 64) });
+      confirmed = await ctx.call(SUBJECTS.accountsConsoleOwnTotpConfirm, { code: (ctx.form.get('code') ?? '').slice(0, 64) });
     } catch (e) {
       if (e instanceof DomainError && e.code === 'validation_error') {
         // the same secret again (it waits 15 minutes for its first code), with what was wrong
-        return setupPage(ctx, await ctx.operator(SUBJECTS.accountsConsoleTotpBegin, { user_id: ctx.viewer.user.id }), { error: issuesOf(e), status: 422 });
+        return setupPage(ctx, await ctx.call(SUBJECTS.accountsConsoleOwnTotpBegin, {}), { error: issuesOf(e), status: 422 });
       }
       throw e;
     }
@@ -55,7 +55,7 @@ export function registerTwoFactor(app: ConsoleApp): void {
     const wait = await ctx.deps.limiter.admit(user.email, ctx.req.ip);
     if (wait > 0) return statusPage(ctx, { error: [`Too many wrong codes. Try again in ${Math.ceil(wait / 60_000)} minutes.`], status: 429 });
     try {
-      await ctx.operator(SUBJECTS.accountsConsoleTotpDisable, { user_id: user.id, code: (ctx.form.get('code') ?? '').slice(0, 64) });
+      await ctx.call(SUBJECTS.accountsConsoleOwnTotpDisable, { code: (ctx.form.get('code') ?? '').slice(0, 64) });
     } catch (e) {
       if (e instanceof DomainError && e.code === 'validation_error') return statusPage(ctx, { error: [e.param === 'code' ? 'That code is not right, or was used already.' : e.message], status: 422 });
       throw e;

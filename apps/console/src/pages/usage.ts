@@ -37,7 +37,7 @@ async function usagePage(ctx: PageContext): Promise<PageResult> {
   let got: UsageRow[] | null = null;
   let error: string[] | null = null;
   try {
-    got = (await ctx.operator(SUBJECTS.sessionsUsage, { org_id: ctx.orgId, from: range.from, to: range.to })).data;
+    got = (await ctx.call(SUBJECTS.sessionsConsoleUsage, { from: range.from, to: range.to })).data;
   } catch (e) {
     if (!(e instanceof DomainError && e.code === 'validation_error')) throw e;
     error = issuesOf(e);

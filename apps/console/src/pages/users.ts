@@ -24,7 +24,7 @@ export function registerUsers(app: ConsoleApp): void {
     const role = ctx.form.get('role') ?? '';
     let created: CreatedConsoleInvitation;
     try {
-      created = await ctx.operator(SUBJECTS.accountsConsoleInvitationCreate, { org_id: ctx.orgId, email, role: role as ConsoleRole, invited_by: ctx.viewer.user.id });
+      created = await ctx.call(SUBJECTS.accountsConsoleTeamInvite, { email, role: role as ConsoleRole });
     } catch (e) {
       if (e instanceof DomainError && e.code === 'validation_error') return usersPage(ctx, { error: issuesOf(e), status: 422, email });
       throw e;
@@ -37,7 +37,7 @@ export function registerUsers(app: ConsoleApp): void {
   app.post('users', '/users/invitations/:id/revoke', async (ctx) => {
     let invitation: ConsoleInvitation;
     try {
-      invitation = await ctx.operator(SUBJECTS.accountsConsoleInvitationRevoke, { org_id: ctx.orgId, invitation_id: (ctx.req.params as { id: string }).id });
+      invitation = await ctx.call(SUBJECTS.accountsConsoleTeamRevokeInvitation, { invitation_id: (ctx.req.params as { id: string }).id });
     } catch (e) {
       if (e instanceof DomainError && e.code === 'validation_error') return usersPage(ctx, { error: issuesOf(e), status: 422 });
       throw e;
@@ -52,7 +52,7 @@ export function registerUsers(app: ConsoleApp): void {
     const role = ctx.form.get('role') ?? '';
     let user: ConsoleUser;
     try {
-      user = await ctx.operator(SUBJECTS.accountsConsoleUserUpdate, { org_id: ctx.orgId, user_id: person.id, role: role as ConsoleRole });
+      user = await ctx.call(SUBJECTS.accountsConsoleTeamRole, { user_id: person.id, role: role as ConsoleRole });
     } catch (e) {
       if (e instanceof DomainError && e.code === 'validation_error') return usersPage(ctx, { error: issuesOf(e), status: 422 });
       throw e;
@@ -64,21 +64,21 @@ export function registerUsers(app: ConsoleApp): void {
   // a lost laptop: every session of the person ends (their epoch moves on); they can sign in again
   app.post('users', '/users/:id/sign-out', async (ctx) => {
     const person = await teammate(ctx);
-    await ctx.operator(SUBJECTS.accountsConsoleUserSignOut, { org_id: ctx.orgId, user_id: person.id });
+    await ctx.call(SUBJECTS.accountsConsoleTeamSignOut, { user_id: person.id });
     await ctx.record('console.user.signed_out', person.id, {}, null);
     return { redirect: `/users?signed_out=${encodeURIComponent(person.email)}` };
   });
 
   // disabled: they cannot sign in, and their sessions open nothing from their next request on; enabled: they sign in again
   for (const [action, subject, activity] of [
-    ['disable', SUBJECTS.accountsConsoleUserDisable, 'console.user.disabled'],
-    ['enable', SUBJECTS.accountsConsoleUserEnable, 'console.user.enabled'],
+    ['disable', SUBJECTS.accountsConsoleTeamDisable, 'console.user.disabled'],
+    ['enable', SUBJECTS.accountsConsoleTeamEnable, 'console.user.enabled'],
   ] as const) {
     app.post('users', `/users/:id/${action}`, async (ctx) => {
       const person = await teammate(ctx);
       let user: ConsoleUser;
       try {
-        user = await ctx.operator(subject, { org_id: ctx.orgId, user_id: person.id });
+        user = await ctx.call(subject, { user_id: person.id });
       } catch (e) {
         if (e instanceof DomainError && e.code === 'validation_error') return usersPage(ctx, { error: issuesOf(e), status: 422 });
         throw e;
@@ -91,7 +91,7 @@ export function registerUsers(app: ConsoleApp): void {
   // required: everyone without two-factor sign-in is sent to set it up at their next request, and can do nothing else
   app.post('users', '/users/two-factor', async (ctx) => {
     const required = ctx.form.get('required') === 'true';
-    const set = await ctx.operator(SUBJECTS.accountsConsoleOrgTwoFactor, { org_id: ctx.orgId, required });
+    const set = await ctx.call(SUBJECTS.accountsConsoleTeamTwoFactor, { required });
     if (set.required !== ctx.viewer.user.totp_required) await ctx.record('console.team.two_factor_required', ctx.orgId, { required: set.required }, null);
     return { redirect: `/users?two_factor=${set.required ? 'required' : 'optional'}` };
   });
@@ -100,7 +100,7 @@ export function registerUsers(app: ConsoleApp): void {
   app.post('users', '/users/:id/remove', async (ctx) => {
     const person = await teammate(ctx);
     try {
-      await ctx.operator(SUBJECTS.accountsConsoleUserRemove, { org_id: ctx.orgId, user_id: person.id });
+      await ctx.call(SUBJECTS.accountsConsoleTeamRemove, { user_id: person.id });
     } catch (e) {
       if (e instanceof DomainError && e.code === 'validation_error') return usersPage(ctx, { error: issuesOf(e), status: 422 });
       throw e;
@@ -112,15 +112,15 @@ export function registerUsers(app: ConsoleApp): void {
 
 /** The person named in the path, if they are of this organization (else the 404 page): one lookup, not the list. */
 async function teammate(ctx: PageContext): Promise<ConsoleUser> {
-  const person = await ctx.operator(SUBJECTS.accountsConsoleUserGet, { user_id: (ctx.req.params as { id: string }).id });
+  const person = await ctx.call(SUBJECTS.accountsConsoleTeamGet, { user_id: (ctx.req.params as { id: string }).id });
   if (person.org_id !== ctx.orgId) throw DomainError.notFound('user');
   return person;
 }
 
 async function usersPage(ctx: PageContext, opts: { invited?: { invitation: ConsoleInvitation; link: string }; error?: string[]; status?: number; email?: string } = {}): Promise<PageResult> {
   const [{ data }, { data: invitations }] = await Promise.all([
-    ctx.operator(SUBJECTS.accountsConsoleUserList, { org_id: ctx.orgId }),
-    ctx.operator(SUBJECTS.accountsConsoleInvitationList, { org_id: ctx.orgId }),
+    ctx.call(SUBJECTS.accountsConsoleTeamList, {}),
+    ctx.call(SUBJECTS.accountsConsoleTeamInvitations, {}),
   ]);
   const emailOf = new Map(data.map((u) => [u.id, u.email]));
   const rows = data.map((u) => [

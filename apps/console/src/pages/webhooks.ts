@@ -37,7 +37,7 @@ const LOG_PAGE = 25;
 /** "Replay failed": how many attempts of the log are read back, and how many deliveries are replayed, at most per click. */
 const SCAN_PAGES = 10;
 const REPLAY_MAX = 100;
-/** A subscription list is read whole (the ownership check before every operator call that names one). */
+/** A subscription list is read whole (the page's check before every call that names one). */
 const SUBSCRIPTION_PAGES = 20;
 
 /**
@@ -54,7 +54,7 @@ export function registerWebhooks(app: ConsoleApp): void {
     if (events.length === 0) return endpointsPage(ctx, { error: ['Choose at least one event type.'], form: { url, events }, status: 422 });
     let created: WebhookSubscriptionWithSecret;
     try {
-      created = await ctx.operator(SUBJECTS.webhookSubscriptionCreate, { org_id: ctx.orgId, mode: ctx.mode, url, event_types: events });
+      created = await ctx.call(SUBJECTS.webhooksConsoleSubscriptionCreate, { url, event_types: events });
     } catch (e) {
       if (e instanceof DomainError && e.code === 'validation_error') return endpointsPage(ctx, { error: issuesOf(e), form: { url, events }, status: 422 });
       throw e;
@@ -65,7 +65,7 @@ export function registerWebhooks(app: ConsoleApp): void {
 
   app.post('webhooks', '/webhooks/:id/rotate', async (ctx) => {
     const sub = await ownSubscription(ctx, (ctx.req.params as { id: string }).id, { active: true });
-    const rotated = await ctx.operator(SUBJECTS.webhookSubscriptionRotateSecret, { subscription_id: sub.id });
+    const rotated = await ctx.call(SUBJECTS.webhooksConsoleSubscriptionRotateSecret, { subscription_id: sub.id });
     await ctx.record('console.webhook.secret_rotated', sub.id, { host: hostOf(sub.url) });
     return endpointsPage(ctx, { shown: { sub: rotated, title: 'Secret rotated: copy the new one now', previousUntil: rotated.previous_secret_expires_at } });
   });
@@ -86,7 +86,7 @@ export function registerWebhooks(app: ConsoleApp): void {
 
   app.post('webhooks', '/webhooks/:id/disable', async (ctx) => {
     const sub = await ownSubscription(ctx, (ctx.req.params as { id: string }).id, { active: true });
-    await ctx.operator(SUBJECTS.webhookSubscriptionDisable, { subscription_id: sub.id });
+    await ctx.call(SUBJECTS.webhooksConsoleSubscriptionDisable, { subscription_id: sub.id });
     await ctx.record('console.webhook.disabled', sub.id, { host: hostOf(sub.url) });
     return { redirect: `/webhooks?disabled=${encodeURIComponent(sub.id)}` };
   });
@@ -96,7 +96,7 @@ export function registerWebhooks(app: ConsoleApp): void {
     const sub = await ownSubscription(ctx, ctx.form.get('subscription_id') ?? '', { active: true });
     const eventId = ctx.form.get('event_id') ?? '';
     if (!isId('event', eventId)) throw DomainError.notFound('event_id');
-    const res = await ctx.operator(SUBJECTS.webhookReplay, { event_id: eventId, subscription_id: sub.id, org_id: ctx.orgId });
+    const res = await ctx.call(SUBJECTS.webhooksConsoleReplay, { event_id: eventId, subscription_id: sub.id });
     await ctx.record('console.webhook.replayed', sub.id, { host: hostOf(sub.url), event_id: eventId, replayed: res.replayed });
     const back = new URLSearchParams({ subscription_id: sub.id, replayed: String(res.replayed), event: eventId });
     return { redirect: `/webhooks/deliveries?${back.toString()}` };
@@ -112,7 +112,7 @@ export function registerWebhooks(app: ConsoleApp): void {
     let replayed = 0;
     try {
       for (const event_id of eventIds) {
-        replayed += (await ctx.operator(SUBJECTS.webhookReplay, { event_id, subscription_id: sub.id, org_id: ctx.orgId })).replayed;
+        replayed += (await ctx.call(SUBJECTS.webhooksConsoleReplay, { event_id, subscription_id: sub.id })).replayed;
       }
     } finally {
       // what was queued is logged even when a later replay of the batch failed
@@ -152,9 +152,7 @@ async function subscriptionsOf(ctx: PageContext): Promise<WebhookSubscription[]>
   const all: WebhookSubscription[] = [];
   let cursor: string | null = null;
   for (let i = 0; i < SUBSCRIPTION_PAGES; i++) {
-    const page: { data: WebhookSubscription[]; next_cursor: string | null } = await ctx.operator(SUBJECTS.webhookSubscriptionList, {
-      org_id: ctx.orgId,
-      mode: ctx.mode,
+    const page: { data: WebhookSubscription[]; next_cursor: string | null } = await ctx.call(SUBJECTS.webhooksConsoleSubscriptionList, {
       limit: '100',
       ...(cursor ? { cursor } : {}),
     });
@@ -166,8 +164,8 @@ async function subscriptionsOf(ctx: PageContext): Promise<WebhookSubscription[]>
 }
 
 /**
- * The subscription named by the request, if it is one of this organization's of the current mode (else 404): the
- * operator subjects that take a subscription id do not check the organization, so the console does, first.
+ * The subscription named by the request, if it is one of this organization's of the current mode (else 404), and
+ * whether it is active: webhook-delivery checks the organization and mode again, from the signed principal.
  */
 async function ownSubscription(ctx: PageContext, id: string, opts: { active?: boolean } = {}): Promise<WebhookSubscription> {
   if (!isId('webhookSubscription', id)) throw DomainError.notFound('subscription_id');
