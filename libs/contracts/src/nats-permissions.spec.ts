@@ -11,9 +11,11 @@ describe('NATS grants', () => {
     for (const id of NATS_IDENTITIES) for (const s of NATS_GRANTS[id].calls) assert.ok(identities((x) => NATS_GRANTS[x].serves, s).length === 1, `${id} calls ${s}`);
   });
 
-  it('admin subjects are called by the operator, and webhook-delivery for the one organization read it needs; the console calls none', () => {
-    for (const s of ADMIN_SUBJECTS) assert.deepEqual(identities((id) => NATS_GRANTS[id].calls, s), s === SUBJECTS.accountsOrgGet ? ['webhook-delivery', 'operator'] : ['operator'], s);
-    assert.deepEqual(NATS_GRANTS.console.calls.filter((s) => s.includes('.admin.')), []);
+  it('admin subjects are called by the operator alone: the console and the services call none (they take the organization in the request)', () => {
+    for (const s of ADMIN_SUBJECTS) assert.deepEqual(identities((id) => NATS_GRANTS[id].calls, s), ['operator'], s);
+    for (const id of NATS_IDENTITIES.filter((x) => x !== 'operator')) {
+      assert.deepEqual(NATS_GRANTS[id].calls.filter((s) => s.includes('.admin.')), [], id);
+    }
   });
 
   it('a service calls on its own account (unsigned principals) only subjects it may call; the edges and evidence never do', () => {

@@ -45,7 +45,7 @@ function servedBy(service: string): readonly Subject[] {
 
 const HEALTH: readonly Subject[] = [S.accountsHealth, S.applicantsHealth, S.screeningHealth, S.sessionsHealth, S.webhooksHealth, S.evidenceHealth, S.idScanHealth];
 
-/** Operator subjects: only the operator tool (tools/admin) calls them, apart from the few a service needs (see webhook-delivery). */
+/** Operator subjects: only the operator tool (tools/admin) calls them; they take the organization in the request and no principal. */
 export const ADMIN_SUBJECTS: readonly Subject[] = [
   S.accountsOrgCreate,
   S.accountsOrgGet,
@@ -193,8 +193,8 @@ const GRANTS = {
   },
   'webhook-delivery': {
     serves: servedBy('webhook-delivery'),
-    // the organization's mode and status before a delivery
-    calls: [S.accountsOrgGet],
+    // whether the organization the operator names for a new subscription exists, and its region
+    calls: [S.accountsOrgRegion],
     publishes: [],
     subscribes: [],
     eventStreamConsume: true,

@@ -138,7 +138,7 @@ export class SubscriptionsService {
   private async assertOrg(orgId: unknown, ctx: RpcContext): Promise<void> {
     if (!isId('org', orgId)) throw DomainError.notFound('org_id');
     try {
-      const org = await this.rpc.call(SUBJECTS.accountsOrgGet, { org_id: orgId }, { principal: null, requestId: ctx.requestId });
+      const org = await this.rpc.call(SUBJECTS.accountsOrgRegion, { org_id: orgId }, { principal: null, requestId: ctx.requestId });
       if (org.region !== this.cfg.REGION) throw DomainError.notFound('org_id');
     } catch (e) {
       if (e instanceof DomainError && e.code === 'resource_not_found') throw DomainError.notFound('org_id');
