@@ -89,7 +89,7 @@ export interface ConsoleUser {
   totp_required: boolean;
 }
 
-/** Operator request of `accounts.admin.console-user.create.v1` (the admin CLI, or an owner in the console). */
+/** Operator request of `accounts.admin.console-user.create.v1` (the admin CLI; the console invites instead). */
 export interface ConsoleUserCreateRequest {
   org_id: string;
   email: string;
@@ -99,7 +99,7 @@ export interface ConsoleUserCreateRequest {
 }
 
 /**
- * Operator request of `accounts.admin.console-user.update.v1` (an owner in the console): a person's new role. The
+ * Operator request of `accounts.admin.console-user.update.v1` (the console's owner: `accounts.console.team.role.v1`, the organization the principal's): a person's new role. The
  * person must be of `org_id` (else 404); an organization always keeps an owner (the last one is refused).
  */
 export interface ConsoleUserUpdateRequest {
@@ -109,7 +109,7 @@ export interface ConsoleUserUpdateRequest {
 }
 
 /**
- * Operator request of `accounts.admin.console-user.remove.v1` (an owner in the console): the person is deleted,
+ * Operator request of `accounts.admin.console-user.remove.v1` (the console's: `accounts.console.team.remove.v1`): the person is deleted,
  * so their next request signs them out. The person must be of `org_id`; the last owner is refused.
  */
 export interface ConsoleUserRemoveRequest {
@@ -124,7 +124,7 @@ export interface ConsoleUserSignOutRequest {
 }
 
 /**
- * Operator request of `accounts.admin.console-user.disable.v1` and `.enable.v1` (an owner in the console): a disabled
+ * Operator request of `accounts.admin.console-user.disable.v1` and `.enable.v1` (the console's: `accounts.console.team.disable.v1`, `.enable.v1`): a disabled
  * person cannot sign in, and every session of theirs ends (the epoch moves on); enabling lets them sign in again. The
  * person must be of `org_id`; the organization's last owner who is not disabled cannot be disabled.
  */
@@ -134,7 +134,7 @@ export interface ConsoleUserDisableRequest {
 }
 
 /**
- * Operator request of `accounts.admin.console-user.password.v1` (the person themself in the console): the current
+ * Operator request of `accounts.admin.console-user.password.v1` (the person themself in the console: `accounts.console.own.password.v1`): the current
  * password is checked, the new one (12 to 256 characters) replaces it, and every session ends.
  */
 export interface ConsolePasswordChangeRequest {
@@ -143,7 +143,7 @@ export interface ConsolePasswordChangeRequest {
   new_password: string;
 }
 
-/** Operator request of `accounts.admin.console-user.login.v1`: `user` is null for an unknown email or a wrong password alike. */
+/** Operator request of `accounts.admin.console-user.login.v1` and the console's `accounts.console.sign-in.v1`: `user` is null for an unknown email or a wrong password alike. */
 export interface ConsoleLoginRequest {
   email: string;
   password: string;
@@ -174,7 +174,7 @@ export interface ConsoleInvitation {
 }
 
 /**
- * Operator request of `accounts.admin.console-invitation.create.v1` (an owner in the console). An address in use in
+ * Operator request of `accounts.admin.console-invitation.create.v1` (the console's owner: `accounts.console.team.invite.v1`). An address in use in
  * the region is refused; a pending invitation of the same address and organization is revoked by the new one.
  */
 export interface ConsoleInvitationCreateRequest {
@@ -196,7 +196,7 @@ export interface ConsoleInvitationRevokeRequest {
 }
 
 /**
- * Operator request of `accounts.admin.console-invitation.open.v1` (the invitation page): the invitation a token
+ * Operator request of `accounts.admin.console-invitation.open.v1` and `accounts.console.invitation.open.v1` (the invitation page): the invitation a token
  * belongs to, whatever its status, with its organization's name; 404 for a token of no invitation.
  */
 export interface ConsoleInvitationOpenRequest {
@@ -208,7 +208,7 @@ export interface ConsoleInvitationOpenReply {
 }
 
 /**
- * Operator request of `accounts.admin.console-invitation.accept.v1`: the person's own password (12 to 256
+ * Operator request of `accounts.admin.console-invitation.accept.v1` and `accounts.console.invitation.accept.v1`: the person's own password (12 to 256
  * characters) for a pending invitation; the account is made with the invitation's address and role, and the
  * invitation is used up, in one transaction. Refused (422 on `token`) once used, revoked or expired.
  */
@@ -222,7 +222,7 @@ export interface ConsoleInvitationAcceptReply {
 }
 
 /**
- * Operator request of `accounts.admin.console-user.totp-begin.v1` (the person themself, on "Your account"): the
+ * Operator request of `accounts.admin.console-user.totp-begin.v1` (the person themself, on "Your account": `accounts.console.own.totp-begin.v1`): the
  * secret to enrol, made now or the one made less than 15 minutes ago and not yet confirmed. Refused while two-factor
  * sign-in is on. The secret is answered here and at no other time once confirmed.
  */
@@ -251,7 +251,7 @@ export interface ConsoleTotpConfirmReply {
 }
 
 /**
- * Operator request of `accounts.admin.console-user.totp-verify.v1` (the code step of a sign-in) with
+ * Operator request of `accounts.admin.console-user.totp-verify.v1` and `accounts.console.sign-in-code.v1` (the code step of a sign-in) with
  * `ConsoleTotpCodeRequest`: a code of the app, good once (a code already taken is refused until its window has
  * passed), or an unused recovery code, used up. 422 on `code` otherwise, and for a disabled person.
  */
@@ -263,7 +263,7 @@ export interface ConsoleTotpVerifyReply {
 }
 
 /**
- * Operator request of `accounts.admin.console-org.two-factor.v1` (an owner on the Team page): whether the
+ * Operator request of `accounts.admin.console-org.two-factor.v1` (an owner on the Team page: `accounts.console.team.two-factor.v1`): whether the
  * organization requires two-factor sign-in of everyone of it in this region's console.
  */
 export interface ConsoleOrgTwoFactorRequest {
