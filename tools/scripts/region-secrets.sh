@@ -5,11 +5,16 @@
 #   DATABASE_URL=postgres://verity:…@postgres:5432/verity_us tools/scripts/region-secrets.sh us | kubectl apply -n verity-us -f -
 # With names, only those Secrets (rotation of one):
 #   tools/scripts/region-secrets.sh us capture | kubectl apply -n verity-us -f -
-# Names: database (from $DATABASE_URL, the operator's database), internal, capture, webhook, erasure, principal, smtp
-# (from $SMTP_URL, optional), nats (every NATS identity, the route login and the system user) or nats-<identity>, and
-# nats-tls (the NATS servers' certificate; leave it out where cert-manager issues it,
-# deploy/examples/nats-certificates.yaml).
-#   verity-database    DATABASE_URL          read by every service with a database and the migrate Job
+# Names: database (from $DATABASE_URL, the operator's database, and $DATABASE_POOLER_URL, the same through the
+# optional PgBouncer), redis (from $REDIS_URL, default redis://redis:6379), internal, capture, webhook, erasure,
+# principal, smtp (from $SMTP_URL, optional), nats (every NATS identity, the route login and the system user) or
+# nats-<identity>, nats-tls (the NATS servers' certificate; leave it out where cert-manager issues it,
+# deploy/examples/nats-certificates.yaml), and, only with the in-cluster Postgres of deploy/components/in-cluster-data,
+# postgres (its superuser, database and password, from $DATABASE_URL).
+#   verity-database    DATABASE_URL          every service with a database: $DATABASE_POOLER_URL when set, else $DATABASE_URL
+#                      DIRECT_DATABASE_URL   the migrate Job and PgBouncer: the server itself ($DATABASE_URL)
+#   verity-redis       REDIS_URL             gateway, console: rate limits, console sessions ($REDIS_URL; may carry a password)
+#   verity-postgres    POSTGRES_USER POSTGRES_PASSWORD POSTGRES_DB  the in-cluster Postgres (deploy/components/in-cluster-data)
 #   verity-internal    INTERNAL_AUTH_SECRET  gateway, console, evidence, id-scan: signs internal HTTP (48 random bytes, hex)
 #   verity-capture     CAPTURE_SECRET_KEY    sessions: client secrets of capture links (48 random bytes, hex)
 #   verity-webhook     WEBHOOK_SECRET_KEY    webhook-delivery: encrypts signing secrets at rest (32 bytes, base64)
@@ -28,24 +33,42 @@
 #                                            certificate of the same CA (docs/operations.md, "NATS certificates")
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
-region="${1:?usage: region-secrets.sh us|eu [database|internal|capture|webhook|erasure|principal|smtp|nats|nats-<identity>|nats-tls…]}"
+region="${1:?usage: region-secrets.sh us|eu [database|redis|internal|capture|webhook|erasure|principal|smtp|nats|nats-<identity>|nats-tls|postgres…]}"
 [[ "$region" == us || "$region" == eu ]] || { echo "region must be us or eu" >&2; exit 2; }
 shift
 names=("$@")
-[[ ${#names[@]} -gt 0 ]] || names=(database internal capture webhook erasure principal smtp nats nats-tls)
+[[ ${#names[@]} -gt 0 ]] || names=(database redis internal capture webhook erasure principal smtp nats nats-tls)
 
-secret() { # name key value
+secret() { # name key value [key value …]
+  local name="$1"; shift
   cat <<YAML
 ---
 apiVersion: v1
 kind: Secret
 metadata:
-  name: $1
+  name: ${name}
   labels: { app.kubernetes.io/part-of: verity, verity.dev/region: ${region} }
 type: Opaque
 stringData:
-  $2: "$3"
 YAML
+  while [[ $# -gt 0 ]]; do
+    printf '  %s: "%s"\n' "$1" "$2"
+    shift 2
+  done
+}
+
+# The region's database URL, required by `database` and `postgres`.
+database_url() {
+  [[ -n "${DATABASE_URL:-}" ]] || { echo "DATABASE_URL is not set: the region's database URL (postgres://user:password@host:5432/verity_${region})" >&2; exit 2; }
+  printf %s "$DATABASE_URL"
+}
+
+# The in-cluster Postgres's first user, password and database: those of $DATABASE_URL, so the services' URL works.
+postgres_secret() {
+  local url re='^postgres(ql)?://([^:@/]+):([^@/]+)@[^/]+/([^?]+)'
+  url="$(database_url)"
+  [[ "$url" =~ $re ]] || { echo "DATABASE_URL must be postgres://user:password@host:port/database for the in-cluster Postgres" >&2; exit 2; }
+  secret verity-postgres POSTGRES_USER "${BASH_REMATCH[2]}" POSTGRES_PASSWORD "${BASH_REMATCH[3]}" POSTGRES_DB "${BASH_REMATCH[4]}"
 }
 
 tls_secret() { # name file:key… (PEM files, each under its key)
@@ -121,8 +144,10 @@ principal_secrets() {
 for n in "${names[@]}"; do
   case "$n" in
     database)
-      [[ -n "${DATABASE_URL:-}" ]] || { echo "DATABASE_URL is not set: the region's database URL (postgres://user:password@host:5432/verity_${region})" >&2; exit 2; }
-      secret verity-database DATABASE_URL "$DATABASE_URL" ;;
+      direct="$(database_url)"
+      secret verity-database DATABASE_URL "${DATABASE_POOLER_URL:-$direct}" DIRECT_DATABASE_URL "$direct" ;;
+    redis) secret verity-redis REDIS_URL "${REDIS_URL:-redis://redis:6379}" ;;
+    postgres) postgres_secret ;;
     internal) secret verity-internal INTERNAL_AUTH_SECRET "$(openssl rand -hex 48)" ;;
     capture) secret verity-capture CAPTURE_SECRET_KEY "$(openssl rand -hex 48)" ;;
     webhook) secret verity-webhook WEBHOOK_SECRET_KEY "$(openssl rand -base64 32)" ;;

@@ -1,10 +1,12 @@
 /**
  * The subset of kustomize that deploy/ uses, in plain TypeScript, so that `npm test` renders the overlays on a
  * machine without kubectl or kustomize (no maintained kustomize runs from npm; docs/decisions.md). Supported:
- * `resources` (files and directories with their own kustomization), `namespace`, `images` (newName/newTag),
- * `configMapGenerator` (files, literals; a content-hash suffix, references in pod specs renamed) and `patches`
- * (inline JSON 6902 with a kind/name target). Anything else in a kustomization is refused by name, so a feature
- * added to deploy/ without teaching it here fails the check instead of being silently ignored.
+ * `resources` (files and directories with their own kustomization), `components` (directories of
+ * `kind: Component`, applied to what the including kustomization has gathered so far, as kustomize does),
+ * `namespace`, `images` (newName/newTag), `configMapGenerator` (files, literals; a content-hash suffix, references
+ * in pod specs renamed) and `patches` (inline JSON 6902 with a kind/name target). Anything else in a kustomization
+ * is refused by name, so a feature added to deploy/ without teaching it here fails the check instead of being
+ * silently ignored.
  */
 import { createHash } from 'node:crypto';
 import { readFileSync, statSync } from 'node:fs';
@@ -21,30 +23,42 @@ export interface K8sObject {
 }
 
 interface Kustomization {
+  kind?: string;
   resources?: string[];
+  components?: string[];
   namespace?: string;
   images?: { name: string; newName?: string; newTag?: string }[];
   configMapGenerator?: { name: string; files?: string[]; literals?: string[] }[];
   patches?: { target: { kind?: string; name?: string }; patch: string }[];
 }
 
-const SUPPORTED = new Set(['apiVersion', 'kind', 'resources', 'namespace', 'images', 'configMapGenerator', 'patches']);
+const SUPPORTED = new Set(['apiVersion', 'kind', 'resources', 'components', 'namespace', 'images', 'configMapGenerator', 'patches']);
 
 export class KustomizeError extends Error {}
 
 /** The objects of a kustomization directory, as `kubectl kustomize <dir>` prints them (modulo order and hash). */
 export function renderKustomization(dir: string): K8sObject[] {
+  return build(dir, 'Kustomization', []);
+}
+
+/**
+ * Builds the kustomization (or component) in `dir` onto `objects`: its resources are added, then its components
+ * are built onto the whole, then its own generators and patches apply to the whole. A kustomization starts from
+ * nothing; a component starts from what the kustomization that names it has gathered, and changes it in place.
+ */
+function build(dir: string, kind: 'Kustomization' | 'Component', objects: K8sObject[]): K8sObject[] {
   const file = path.join(dir, 'kustomization.yaml');
   const k = parseYaml(readFileSync(file, 'utf8')) as Kustomization & Record<string, unknown>;
   for (const key of Object.keys(k)) {
     if (!SUPPORTED.has(key)) throw new KustomizeError(`${file}: "${key}" is not supported by the renderer of tools/deploy-check (extend it)`);
   }
-  const objects: K8sObject[] = [];
+  if ((k.kind ?? 'Kustomization') !== kind) throw new KustomizeError(`${file}: a ${k.kind ?? 'Kustomization'} where a ${kind} belongs (components: names directories of kind Component)`);
   for (const r of k.resources ?? []) {
     const p = path.resolve(dir, r);
     if (statSync(p).isDirectory()) objects.push(...renderKustomization(p));
     else objects.push(...readObjects(p));
   }
+  for (const c of k.components ?? []) build(path.resolve(dir, c), 'Component', objects);
   const renamed = new Map<string, string>();
   for (const g of k.configMapGenerator ?? []) {
     const data: Record<string, string> = {};

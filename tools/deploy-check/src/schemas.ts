@@ -7,7 +7,7 @@ import { HorizontalPodAutoscaler } from 'kubernetes-models/autoscaling/v2';
 import { Job } from 'kubernetes-models/batch/v1';
 import { NetworkPolicy, Ingress } from 'kubernetes-models/networking.k8s.io/v1';
 import { PodDisruptionBudget } from 'kubernetes-models/policy/v1';
-import { ConfigMap, Secret, Service } from 'kubernetes-models/v1';
+import { ConfigMap, Namespace, Secret, Service } from 'kubernetes-models/v1';
 import { idOf, type K8sObject } from './kustomize.js';
 
 interface Validatable {
@@ -22,6 +22,7 @@ const MODELS: Record<string, new (data: never) => Validatable> = {
   'networking.k8s.io/v1/Ingress': Ingress,
   'policy/v1/PodDisruptionBudget': PodDisruptionBudget,
   'v1/ConfigMap': ConfigMap,
+  'v1/Namespace': Namespace,
   'v1/Secret': Secret,
   'v1/Service': Service,
 };

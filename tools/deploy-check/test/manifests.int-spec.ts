@@ -6,7 +6,8 @@
 import { before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { PrincipalSigner } from '@verity/platform';
 import { parseAllDocuments } from 'yaml';
@@ -25,6 +26,12 @@ const REGIONS = ['us', 'eu'] as const;
 const overlay = (k: string) => path.join(REPO_ROOT, 'deploy', 'overlays', k);
 const fixture = (k: string) => path.join(REPO_ROOT, 'tools', 'deploy-check', 'test', 'fixtures', k);
 let envSchemas: Record<string, EnvShape>;
+const kubectl = ['/usr/bin/kubectl', '/usr/local/bin/kubectl'].find((p) => existsSync(p));
+/** Objects in one order, the generated ConfigMap's content hash aside (the renderer's and kustomize's differ). */
+const normalized = (objects: K8sObject[]) =>
+  (JSON.parse(JSON.stringify(objects).replace(/(verity-nats-config)-[a-z0-9]{10}/g, '$1-HASH')) as K8sObject[]).sort((a, b) =>
+    `${a.kind}/${a.metadata.name}`.localeCompare(`${b.kind}/${b.metadata.name}`),
+  );
 
 /** A region as applied: its objects and its migrate Job (whose network rules are the region's). */
 const region = (r: string) => [...renderKustomization(overlay(r)), ...renderKustomization(overlay(`${r}/migrate`))];
@@ -49,7 +56,11 @@ describe('the shipped overlays', () => {
 
     it(`${r}: in namespace verity-${r}, with the region's settings and nothing of the other region`, () => {
       const objects = region(r);
-      for (const o of objects) assert.equal(o.metadata.namespace, `verity-${r}`, `${o.kind}/${o.metadata.name}`);
+      for (const o of objects.filter((x) => x.kind !== 'Namespace')) assert.equal(o.metadata.namespace, `verity-${r}`, `${o.kind}/${o.metadata.name}`);
+      // the namespace itself, where the admission controller holds every pod to the restricted standard
+      const ns = find(objects, 'Namespace', `verity-${r}`);
+      assert.equal(ns.metadata.labels?.['pod-security.kubernetes.io/enforce'], 'restricted');
+      assert.equal(ns.metadata.labels?.['verity.dev/region'], r);
       const cfg = find(objects, 'ConfigMap', 'verity-config')['data'] as Record<string, string>;
       assert.equal(cfg['REGION'], r);
       assert.equal(cfg['CAPTURE_BASE_URL'], `https://${r}.verity.example.com`);
@@ -60,7 +71,7 @@ describe('the shipped overlays', () => {
       const job = find(objects, 'Job', 'verity-migrate');
       assert.deepEqual(containersOf(job)[0]!['env'], [
         { name: 'REGION', value: r },
-        { name: 'DATABASE_URL', valueFrom: { secretKeyRef: { name: 'verity-database', key: 'DATABASE_URL' } } },
+        { name: 'DATABASE_URL', valueFrom: { secretKeyRef: { name: 'verity-database', key: 'DIRECT_DATABASE_URL' } } },
       ]);
       const ingress = find(objects, 'Ingress', 'gateway')['spec'] as { rules: { host: string }[]; tls: { hosts: string[] }[] };
       assert.equal(ingress.rules[0]!.host, `${r}.verity.example.com`);
@@ -108,6 +119,10 @@ describe('the shipped overlays', () => {
     assert.equal(refs.get('sessions SMTP_URL'), 'verity-smtp (optional)');
     assert.equal(refs.get('webhook-delivery WEBHOOK_SECRET_KEY'), 'verity-webhook');
     assert.equal(refs.get('migrate DATABASE_URL'), 'verity-database');
+    // Redis's URL may carry a password: a Secret, never the ConfigMap
+    assert.equal(refs.get('gateway REDIS_URL'), 'verity-redis');
+    assert.equal(refs.get('console REDIS_URL'), 'verity-redis');
+    assert.equal((find(objects, 'ConfigMap', 'verity-config')['data'] as Record<string, string>)['REDIS_URL'], undefined);
     // each edge signs principals with its own key; every service verifies them, and holds no signing key
     assert.equal(refs.get('gateway PRINCIPAL_SIGNING_KEY'), 'verity-principal-gateway');
     assert.equal(refs.get('console PRINCIPAL_SIGNING_KEY'), 'verity-principal-console');
@@ -213,27 +228,123 @@ describe('the shipped overlays', () => {
     }
   });
 
-  const kubectl = ['/usr/bin/kubectl', '/usr/local/bin/kubectl'].find((p) => existsSync(p));
   it('the renderer agrees with kubectl kustomize (where kubectl is installed)', { skip: !kubectl && 'kubectl is not installed' }, () => {
-    const norm = (objects: K8sObject[]) =>
-      (JSON.parse(JSON.stringify(objects).replace(/(verity-nats-config)-[a-z0-9]{10}/g, '$1-HASH')) as K8sObject[]).sort((a, b) =>
-        `${a.kind}/${a.metadata.name}`.localeCompare(`${b.kind}/${b.metadata.name}`),
-      );
     for (const dir of [overlay('us'), overlay('eu'), overlay('us/migrate'), fixture('missing-env')]) {
       const theirs = parseAllDocuments(execFileSync(kubectl!, ['kustomize', dir], { encoding: 'utf8' })).map((d) => d.toJS() as K8sObject);
-      assert.deepEqual(norm(renderKustomization(dir)), norm(theirs), dir);
+      assert.deepEqual(normalized(renderKustomization(dir)), normalized(theirs), dir);
+    }
+  });
+});
+
+/** The secretKeyRefs of `objects` that `secrets` (region-secrets.sh's output) does not create, as "object container ref/key". */
+function unmetSecretRefs(objects: K8sObject[], secrets: (K8sObject & { stringData: Record<string, string> })[]): string[] {
+  const byName = new Map(secrets.map((o) => [o.metadata.name, o.stringData]));
+  const out: string[] = [];
+  for (const o of objects) {
+    for (const c of containersOf(o)) {
+      for (const e of (c['env'] as { name: string; valueFrom?: { secretKeyRef?: { name: string; key: string; optional?: boolean } } }[] | undefined) ?? []) {
+        const ref = e.valueFrom?.secretKeyRef;
+        if (ref && !ref.optional && byName.get(ref.name)?.[ref.key] === undefined) out.push(`${o.kind}/${o.metadata.name} ${c.name} ${ref.name}/${ref.key}`);
+      }
+    }
+  }
+  return out;
+}
+
+const regionSecrets = (r: string, names: string[] = [], env: Record<string, string> = {}) =>
+  parseAllDocuments(
+    execFileSync('bash', [path.join(REPO_ROOT, 'tools/scripts/region-secrets.sh'), r, ...names], {
+      encoding: 'utf8',
+      env: { PATH: process.env['PATH'] ?? '', DATABASE_URL: `postgres://verity:pw@postgres:5432/verity_${r}`, SMTP_URL: 'smtps://u:p@smtp.example.com:465', ...env },
+    }),
+  ).map((d) => d.toJS() as K8sObject & { stringData: Record<string, string> });
+
+describe('install options as kustomize components (deploy/components)', () => {
+  const DEFAULT_SECRETS = ['database', 'redis', 'internal', 'capture', 'webhook', 'erasure', 'principal', 'smtp', 'nats', 'nats-tls'];
+  type Peer = { podSelector?: { matchLabels?: Record<string, string> }; ipBlock?: { cidr: string } };
+  type Policy = { podSelector: { matchLabels?: Record<string, string> }; egress?: { to?: Peer[]; ports?: { port: number }[] }[] };
+  /** Where the pods with a database may connect, as "peer:port". */
+  const databaseEgress = (objects: K8sObject[]) =>
+    objects
+      .filter((o) => o.kind === 'NetworkPolicy' && (o['spec'] as Policy).podSelector.matchLabels?.['verity.dev/database'] === 'true')
+      .flatMap((o) => ((o['spec'] as Policy).egress ?? []).flatMap((e) => (e.to ?? []).flatMap((peer) => (e.ports ?? []).map((p) => `${JSON.stringify(peer)}:${p.port}`))))
+      .sort();
+
+  /** An overlay of the region's that picks these components, written where a platform team's own would live. */
+  function overlayWith(r: string, components: string[]): string {
+    const dir = mkdtempSync(path.join(os.tmpdir(), `verity-overlay-${r}-`));
+    const rel = (p: string) => path.relative(dir, p);
+    writeFileSync(
+      path.join(dir, 'kustomization.yaml'),
+      [
+        'apiVersion: kustomize.config.k8s.io/v1beta1',
+        'kind: Kustomization',
+        // the components' objects are the overlay's own: they take its namespace, as the region's objects do
+        `namespace: verity-${r}`,
+        `resources: [${rel(overlay(r))}]`,
+        `components: [${components.map((c) => rel(path.join(REPO_ROOT, 'deploy', 'components', c))).join(', ')}]`,
+        '',
+      ].join('\n'),
+    );
+    return dir;
+  }
+
+  for (const r of REGIONS) {
+    for (const data of ['in-cluster-data', 'external-data']) {
+      for (const pooler of [false, true]) {
+        const components = [data, ...(pooler ? ['pgbouncer'] : [])];
+        it(`${r} with ${components.join(' + ')}: valid, hardened, reachable, its Secrets made by region-secrets.sh`, () => {
+          const dir = overlayWith(r, components);
+          try {
+            const objects = [...renderKustomization(dir), ...renderKustomization(overlay(`${r}/migrate`))];
+            assert.deepEqual(problems(objects), []);
+            for (const o of objects.filter((x) => x.kind !== 'Namespace')) assert.equal(o.metadata.namespace, `verity-${r}`, `${o.kind}/${o.metadata.name}`);
+            const inCluster = data === 'in-cluster-data';
+            assert.equal(objects.some((o) => o.kind === 'StatefulSet' && o.metadata.name === 'postgres'), inCluster);
+            assert.equal(objects.some((o) => o.kind === 'StatefulSet' && o.metadata.name === 'redis'), inCluster);
+            assert.equal(objects.some((o) => o.kind === 'Deployment' && o.metadata.name === 'pgbouncer'), pooler);
+            // the pods with a database reach the server (a pod selector in the namespace, or the managed service's
+            // address range) and, with the pooler, PgBouncer
+            const server = inCluster ? JSON.stringify({ podSelector: { matchLabels: { app: 'postgres' } } }) : JSON.stringify({ ipBlock: { cidr: '10.0.0.0/8' } });
+            assert.deepEqual(databaseEgress(objects), [`${server}:5432`, ...(pooler ? [`${JSON.stringify({ podSelector: { matchLabels: { app: 'pgbouncer' } } })}:6432`] : [])].sort());
+            if (pooler) {
+              const env = containersOf(find(objects, 'Deployment', 'pgbouncer'))[0]!['env'] as { name: string; value?: string; valueFrom?: { secretKeyRef?: { key: string } } }[];
+              assert.equal(env.find((e) => e.name === 'DATABASE_URL')?.valueFrom?.secretKeyRef?.key, 'DIRECT_DATABASE_URL', 'PgBouncer connects to the server itself');
+              assert.equal(env.find((e) => e.name === 'POOL_MODE')?.value, 'transaction');
+            }
+            const secrets = regionSecrets(r, [...DEFAULT_SECRETS, ...(inCluster ? ['postgres'] : [])], pooler ? { DATABASE_POOLER_URL: `postgres://verity:pw@pgbouncer:6432/verity_${r}` } : {});
+            assert.deepEqual(unmetSecretRefs(objects, secrets), []);
+            const database = secrets.find((o) => o.metadata.name === 'verity-database')!.stringData;
+            assert.equal(database['DATABASE_URL'], pooler ? `postgres://verity:pw@pgbouncer:6432/verity_${r}` : `postgres://verity:pw@postgres:5432/verity_${r}`);
+            assert.equal(database['DIRECT_DATABASE_URL'], `postgres://verity:pw@postgres:5432/verity_${r}`);
+            if (inCluster) {
+              assert.deepEqual(secrets.find((o) => o.metadata.name === 'verity-postgres')!.stringData, { POSTGRES_USER: 'verity', POSTGRES_PASSWORD: 'pw', POSTGRES_DB: `verity_${r}` });
+            }
+            if (kubectl) {
+              const theirs = parseAllDocuments(execFileSync(kubectl, ['kustomize', dir], { encoding: 'utf8' })).map((d) => d.toJS() as K8sObject);
+              assert.deepEqual(normalized(renderKustomization(dir)), normalized(theirs), 'the renderer agrees with kubectl kustomize');
+            }
+          } finally {
+            rmSync(dir, { recursive: true, force: true });
+          }
+        });
+      }
+    }
+  }
+
+  it('a component named where a kustomization belongs, or the reverse, is refused by name', () => {
+    const dir = mkdtempSync(path.join(os.tmpdir(), 'verity-overlay-bad-'));
+    try {
+      writeFileSync(path.join(dir, 'kustomization.yaml'), `resources: [${path.relative(dir, path.join(REPO_ROOT, 'deploy', 'components', 'pgbouncer'))}]\n`);
+      assert.throws(() => renderKustomization(dir), /a Component where a Kustomization belongs/);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
     }
   });
 });
 
 describe('tools/scripts/region-secrets.sh', () => {
-  const run = (r: string) =>
-    parseAllDocuments(
-      execFileSync('bash', [path.join(REPO_ROOT, 'tools/scripts/region-secrets.sh'), r], {
-        encoding: 'utf8',
-        env: { PATH: process.env['PATH'] ?? '', DATABASE_URL: `postgres://verity:pw@postgres:5432/verity_${r}`, SMTP_URL: 'smtps://u:p@smtp.example.com:465' },
-      }),
-    ).map((d) => d.toJS() as K8sObject & { stringData: Record<string, string> });
+  const run = (r: string) => regionSecrets(r);
 
   it('creates every Secret the region reads, each value accepted by the services that read it, and none the same in both regions', () => {
     const us = run('us');
@@ -268,7 +379,8 @@ describe('tools/scripts/region-secrets.sh', () => {
     }
     const euValues = new Set(eu.flatMap((o) => Object.values(o.stringData)));
     for (const o of us) {
-      if (o.metadata.name === 'verity-smtp') continue; // the operator's, given to the script
+      // the operator's, given to the script (Redis's default is the in-cluster address, no password)
+      if (o.metadata.name === 'verity-smtp' || o.metadata.name === 'verity-redis') continue;
       for (const v of Object.values(o.stringData)) assert.ok(!euValues.has(v), `${o.metadata.name} differs between regions`);
     }
   });
