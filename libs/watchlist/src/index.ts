@@ -38,3 +38,15 @@ export {
   type TokenMatch,
   type TokenPair,
 } from './match.js';
+export {
+  CANDIDATE_LIMIT,
+  candidateAnswer,
+  CANDIDATES_SQL,
+  MAX_HITS,
+  screenPerson,
+  type Candidate,
+  type CandidateAnswer,
+  type CandidateSource,
+  type Screening,
+  type ScreeningHit,
+} from './screen.js';

@@ -2,6 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import type { WatchlistEntityWire, WatchlistStatus } from '@verity/contracts';
 import { DomainError } from '@verity/errors';
 import { Sql, unnestColumns } from '@verity/platform';
+import { candidateAnswer, CANDIDATES_SQL, type CandidateAnswer } from '@verity/watchlist';
 
 /** Rows of one version's entities deleted per statement when a retired or abandoned version is cleared. */
 export const PURGE_CHUNK = 5000;
@@ -224,31 +225,9 @@ export class WatchlistsRepository {
     return gone.length;
   }
 
-  /**
-   * The persons of every current list that share the most keys with `keys`, at most `limit`, in one statement: one
-   * snapshot, so a list replaced meanwhile is read whole, old or new, never a mix or a half.
-   */
-  async candidates(keys: readonly string[], limit: number, list: string | null = null): Promise<{ lists: number; candidates: CandidateRow[]; versions: Record<string, number> }> {
-    const rows = await this.db.rows<CandidateRow & { lists: number; versions: Record<string, string> }>(
-      `WITH current AS (SELECT id AS list, current_version AS version_id FROM screening.watchlists
-                         WHERE current_version IS NOT NULL AND ($3::text IS NULL OR id = $3)),
-            found AS (
-              SELECT k.version_id, k.seq, count(*)::int AS shared
-                FROM current c JOIN screening.watchlist_keys k ON k.version_id = c.version_id AND k.key = ANY($1::text[])
-               GROUP BY k.version_id, k.seq
-               ORDER BY shared DESC, k.version_id, k.seq
-               LIMIT $2)
-       SELECT (SELECT count(*)::int FROM current) AS lists, (SELECT coalesce(jsonb_object_agg(list, version_id::text), '{}') FROM current) AS versions,
-              c.list, e.entity_id, e.names, e.dates_of_birth, e.nationalities, f.shared
-         FROM (SELECT 1) one
-         LEFT JOIN found f ON true
-         LEFT JOIN current c ON c.version_id = f.version_id
-         LEFT JOIN screening.watchlist_entities e ON e.version_id = f.version_id AND e.seq = f.seq`,
-      [keys, limit, list],
-    );
-    const lists = rows[0]?.lists ?? 0;
-    const versions = Object.fromEntries(Object.entries(rows[0]?.versions ?? {}).map(([l, v]) => [l, Number(v)]));
-    return { lists, versions, candidates: rows.filter((r) => r.entity_id !== null).map(({ lists: _, versions: _v, ...r }) => r) };
+  /** The candidates of a screening (`CANDIDATES_SQL` of @verity/watchlist): one statement, one snapshot of the lists. */
+  async candidates(keys: readonly string[], limit: number, list: string | null = null): Promise<CandidateAnswer> {
+    return candidateAnswer(await this.db.rows<CandidateRow & { lists: number; versions: Record<string, string> }>(CANDIDATES_SQL, [keys, limit, list]));
   }
 
   /** Current versions not yet handed to sessions for monitoring (docs/watchlist.md, "Monitoring"), oldest first. */
