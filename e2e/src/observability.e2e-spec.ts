@@ -154,6 +154,7 @@ describe('observability: metrics on every internal port, one trace per request',
       assert.ok(has(samples, 'process_cpu_seconds_total', { service }), `${service}: process metrics`);
       assert.ok(has(samples, 'nodejs_eventloop_lag_seconds', { service }), `${service}: event loop lag`);
       assert.ok(samples.every((s) => s.labels.service === service), `${service}: every series says service="${service}"`);
+      assert.ok(samples.every((s) => s.labels.region === 'us'), `${service}: every series says region="us"`);
     }
     // never on the public port
     assert.equal((await fetch(`${base}/metrics`)).status, 404);

@@ -29,7 +29,7 @@ export async function runHttpApp<C extends HttpAppConfig>(
     process.exit(78);
   }
   const log = createLogger(name, cfg.REGION, cfg.LOG_LEVEL);
-  initMetrics(name);
+  initMetrics(name, cfg.REGION);
   initTracing(name, cfg.REGION, cfg);
   try {
     const nc = await connectNats(cfg.NATS_URL, `${name}-${cfg.REGION}`, natsCredentialsOf(cfg, name));

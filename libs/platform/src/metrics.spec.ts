@@ -25,12 +25,12 @@ function metricOf(series: string): string {
 
 describe('metrics', () => {
   it('every agreed name is registered, and the process defaults the dashboard uses are produced', async () => {
-    initMetrics('unit');
+    initMetrics('unit', 'eu');
     const registered = new Set(register.getMetricsAsArray().map((m) => m.name));
     for (const n of METRIC_NAMES) assert.ok(registered.has(n), `${n} registered`);
     const text = (await metricsText()).body;
     for (const n of DEFAULT_METRIC_NAMES) assert.match(text, new RegExp(`^${n}(\\{| )`, 'm'), `${n} produced`);
-    assert.match(text, /^process_cpu_seconds_total\{service="unit"\} /m, 'every series says its service');
+    assert.match(text, /^process_cpu_seconds_total\{service="unit",region="eu"\} /m, 'every series says its service and its region');
   });
 
   it('names an internal route by its pattern with each parameter as :param', () => {
@@ -63,6 +63,14 @@ describe('dashboard and alerts (deploy/observability)', () => {
     for (const m of ['verity_http_requests_total', 'verity_rpc_requests_total', 'verity_http_request_duration_seconds', 'verity_webhook_deliveries_total', 'verity_outbox_lag_seconds', 'verity_stream_consumer_pending', 'verity_reading_pool_busy', 'verity_queue_depth']) {
       assert.ok(used.has(m), `the dashboard shows ${m}`);
     }
+    // one dashboard for both regions: a region variable, every series filtered by it and kept apart by region
+    const variables = (JSON.parse(deployFile('grafana-dashboard.json')) as { templating: { list: Array<{ name: string }> } }).templating.list.map((v) => v.name);
+    assert.ok(variables.includes('region'), 'a region variable');
+    for (const e of exprs) {
+      for (const n of metricNamesIn(e)) assert.ok(e.includes(`${n}{region=~"$region"`), `dashboard: ${n} filtered by $region in ${e}`);
+      for (const by of e.matchAll(/\b(?:sum|max|count) by \(([^)]*)\)/g)) assert.match(by[1]!, /\bregion\b/, `dashboard: by (${by[1]}) keeps regions apart in ${e}`);
+      assert.doesNotMatch(e, /\b(?:sum|max|count)\(/, `dashboard: an aggregation without by (region) in ${e}`);
+    }
   });
 
   it('every alert reads only metrics the code registers and says what to do', () => {
@@ -78,6 +86,10 @@ describe('dashboard and alerts (deploy/observability)', () => {
     const used = new Set<string>();
     for (const r of rules) {
       assert.ok(r.annotations.summary && r.annotations.description.length > 80, `${r.alert}: a summary and a runbook description`);
+      // per region: every aggregation keeps the region, and the summary names it
+      for (const by of r.expr.matchAll(/\b(?:sum|max|count) by \(([^)]*)\)/g)) assert.match(by[1]!, /\bregion\b/, `${r.alert}: by (${by[1]}) keeps regions apart`);
+      assert.doesNotMatch(r.expr, /\b(?:sum|max|count)\s*\(/, `${r.alert}: an aggregation without by (region)`);
+      assert.ok(r.annotations.summary.startsWith('{{ $labels.region }}: '), `${r.alert}: the summary names the region`);
       for (const n of metricNamesIn(r.expr)) {
         const m = metricOf(n);
         assert.ok((METRIC_NAMES as readonly string[]).includes(m) || (DEFAULT_METRIC_NAMES as readonly string[]).includes(m), `${r.alert}: "${n}" is not a registered metric`);

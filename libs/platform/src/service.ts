@@ -191,7 +191,7 @@ export async function runService(def: ServiceDefinition, appModule: new () => un
     process.exit(78);
   }
   const log = createLogger(def.name, cfg.REGION, cfg.LOG_LEVEL);
-  initMetrics(def.name);
+  initMetrics(def.name, cfg.REGION);
   initTracing(def.name, cfg.REGION, cfg);
   try {
     const app = await createServiceApp(def, appModule, cfg, log);

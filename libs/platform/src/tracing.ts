@@ -16,7 +16,7 @@ import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-ho
 import { W3CTraceContextPropagator } from '@opentelemetry/core';
 import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
 import { resourceFromAttributes } from '@opentelemetry/resources';
-import { BatchSpanProcessor, TracerProvider } from '@opentelemetry/sdk-trace';
+import { AlwaysOffSampler, AlwaysOnSampler, BatchSpanProcessor, ParentBasedSampler, TraceIdRatioBasedSampler, TracerProvider, type Sampler } from '@opentelemetry/sdk-trace';
 import { z } from 'zod';
 
 /**
@@ -34,6 +34,16 @@ export const tracingEnv = {
   OTEL_SERVICE_NAME: z.string().min(1).max(100).optional(),
   /** Longest a finished span waits in memory before it is sent (spans leave in batches). */
   OTEL_BSP_SCHEDULE_DELAY: z.coerce.number().int().min(10).max(60_000).default(5000),
+  /**
+   * Which traces are kept (the OpenTelemetry names): `parentbased_always_on` (the default: every trace, and a caller's
+   * decision followed), `parentbased_traceidratio` (a share of new traces, the callers' decisions followed),
+   * `traceidratio`, `always_on`, `always_off`, `parentbased_always_off`.
+   */
+  OTEL_TRACES_SAMPLER: z
+    .enum(['always_on', 'always_off', 'traceidratio', 'parentbased_always_on', 'parentbased_always_off', 'parentbased_traceidratio'])
+    .default('parentbased_always_on'),
+  /** The share of traces the `…traceidratio` samplers keep, 0 to 1. */
+  OTEL_TRACES_SAMPLER_ARG: z.coerce.number().min(0).max(1).default(1),
 };
 export type TracingConfig = z.infer<z.ZodObject<typeof tracingEnv>>;
 
@@ -56,11 +66,34 @@ export function initTracing(service: string, region: string, cfg: Partial<Tracin
   provider = new TracerProvider({
     resource: resourceFromAttributes({ 'service.name': cfg.OTEL_SERVICE_NAME ?? service, 'service.namespace': 'verity', 'cloud.region': region, 'verity.region': region }),
     spanProcessors: [new BatchSpanProcessor({ exporter, scheduledDelayMillis: cfg.OTEL_BSP_SCHEDULE_DELAY ?? 5000 })],
+    sampler: samplerOf(cfg),
   });
   context.setGlobalContextManager(new AsyncLocalStorageContextManager().enable());
   propagation.setGlobalPropagator(new W3CTraceContextPropagator());
   trace.setGlobalTracerProvider(provider);
   enabled = true;
+}
+
+/**
+ * The sampler `OTEL_TRACES_SAMPLER` names. A trace's decision is made where it starts (the gateway, or a service's
+ * own background work) and travels in `traceparent`; the parent-based samplers follow it, so a kept trace is whole.
+ */
+export function samplerOf(cfg: Partial<Pick<TracingConfig, 'OTEL_TRACES_SAMPLER' | 'OTEL_TRACES_SAMPLER_ARG'>>): Sampler {
+  const ratio = new TraceIdRatioBasedSampler(cfg.OTEL_TRACES_SAMPLER_ARG ?? 1);
+  switch (cfg.OTEL_TRACES_SAMPLER ?? 'parentbased_always_on') {
+    case 'always_on':
+      return new AlwaysOnSampler();
+    case 'always_off':
+      return new AlwaysOffSampler();
+    case 'traceidratio':
+      return ratio;
+    case 'parentbased_always_off':
+      return new ParentBasedSampler({ root: new AlwaysOffSampler() });
+    case 'parentbased_traceidratio':
+      return new ParentBasedSampler({ root: ratio });
+    case 'parentbased_always_on':
+      return new ParentBasedSampler({ root: new AlwaysOnSampler() });
+  }
 }
 
 /** Sends the spans still waiting (at shutdown). */
