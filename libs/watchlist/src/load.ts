@@ -23,6 +23,11 @@ export interface LoadOptions {
   /** The most entities, and bytes of JSON, of one batch. */
   batchEntities?: number;
   batchBytes?: number;
+  /**
+   * Batches sent before the first of them is answered (default 2): the next batch is read and sent while the service
+   * stores the one before. Each is stored under its own ordinals, so the order they are stored in does not matter.
+   */
+  inFlight?: number;
 }
 
 export interface LoadOutcome<R> {
@@ -47,12 +52,24 @@ export async function loadList<R>(format: ListFormat, input: ListInput, sink: Lo
   let sent = 0;
   let batch: LoadedEntity[] = [];
   let bytes = 0;
+  const inFlight = Math.max(1, opts.inFlight ?? 2);
+  const pending = new Set<Promise<void>>();
+  let failed: unknown = null;
   const flush = async () => {
     if (batch.length === 0) return;
-    await sink.batch(version, sent, batch);
+    const p: Promise<void> = sink.batch(version, sent, batch).then(
+      () => void pending.delete(p),
+      (e: unknown) => {
+        pending.delete(p);
+        failed ??= e;
+      },
+    );
+    pending.add(p);
     sent += batch.length;
     batch = [];
     bytes = 0;
+    while (pending.size >= inFlight) await Promise.race(pending);
+    if (failed !== null) throw failed;
   };
   try {
     for await (const e of reading.entities) {
@@ -68,7 +85,10 @@ export async function loadList<R>(format: ListFormat, input: ListInput, sink: Lo
       bytes += size;
     }
     await flush();
+    await Promise.all(pending);
+    if (failed !== null) throw failed;
   } catch (e) {
+    await Promise.all(pending);
     await sink.abort(version, (e as Error).message.slice(0, 2000)).catch(() => undefined);
     throw e;
   }

@@ -93,6 +93,32 @@ describe('loadList: batches of bounded size, committed at the end', () => {
     assert.deepEqual(r.batches.flat().map((e) => e.entity_id), ['p0', 'p1', 'p2', 'p3', 'p4']);
   });
 
+  it('sends the next batch while the one before is stored, two at most in flight, and commits after the last is stored', async () => {
+    let open = 0;
+    let most = 0;
+    const stored: number[] = [];
+    const sink: LoadSink<string> = {
+      begin: async () => 1,
+      batch: async (_v, seq) => {
+        open++;
+        most = Math.max(most, open);
+        await new Promise((r) => setTimeout(r, seq === 0 ? 20 : 1));
+        stored.push(seq);
+        open--;
+      },
+      commit: async (_v, n) => (assert.equal(open, 0), `${n} after ${stored.join(',')}`),
+      abort: async () => assert.fail('no abort'),
+    };
+    const out = await loadList('opensanctions-ftm', [ftm(6)], sink, { batchEntities: 1 });
+    assert.equal(most, 2);
+    // the first batch, slow, is stored after the second: each is stored under its own ordinals
+    assert.equal(stored[0], 1);
+    assert.deepEqual([[...stored].sort(), out.committed], [[0, 1, 2, 3, 4, 5], `6 after ${stored.join(',')}`]);
+    const one = recorder();
+    await loadList('opensanctions-ftm', [ftm(3)], one.sink, { batchEntities: 1, inFlight: 1 });
+    assert.deepEqual(one.calls.slice(1, 4), ['batch 7 0 1', 'batch 7 1 1', 'batch 7 2 1']);
+  });
+
   it('keeps a batch under its size in bytes', async () => {
     const r = recorder();
     await loadList('opensanctions-ftm', [ftm(10)], r.sink, { batchBytes: 200 });
