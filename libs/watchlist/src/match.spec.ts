@@ -1,6 +1,7 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { compareDates, compareNationality, nameKeys, prepareName, scoreParty, tokenSimilarity, type ListedParty, type ScreenedPerson } from './index.js';
+import { editDistance } from './match.js';
 
 const party = (names: string[], dates_of_birth: string[] = [], nationalities: string[] = []): ListedParty => ({ names, dates_of_birth, nationalities });
 const PETROVSKY = party(['Aleksandr Ivanovich PETROVSKY', 'Alexander PETROVSKIY'], ['1961-03-14', '1962'], ['RU', 'CY']);
@@ -35,6 +36,9 @@ describe('scoreParty: one listed person, however the document spells them', () =
     ['an initial alone, no date', { names: ['A. Petrovsky'] }, PETROVSKY],
     ['someone else entirely', { names: ['Jane Doe'], dateOfBirth: '1961-03-14' }, PETROVSKY],
     ['particles alone', { names: ['Bin Al'] }, BIN_LADIN],
+    ['a namesake of the same nationality born decades later', { names: ['Nikolaos Papadakis'], dateOfBirth: '1990-07-02', nationality: 'GR' }, PAPADAKIS],
+    ['given and middle name in common, another family name', { names: ['Aleksandr Ivanovich Sokolov'] }, PETROVSKY],
+    ['another family name of the same stem', { names: ['Nikolaos Papadimitriou'] }, PAPADAKIS],
   ];
   for (const [label, person, listed] of other) {
     it(`does not match: ${label}`, () => assert.ok(score(person, listed) < 0.8, `${label}: ${JSON.stringify(scoreParty(person, listed))}`));
@@ -47,7 +51,7 @@ describe('scoreParty: one listed person, however the document spells them', () =
       m.features.pairs.map((p) => [p.query, p.listed, p.how]),
       [
         ['PETROVSKII', 'PETROVSKIY', 'transliteration'],
-        ['ALEKSANDR', 'ALEXANDER', 'spelling'],
+        ['ALEKSANDR', 'ALEXANDER', 'phonetic'],
       ],
     );
     assert.deepEqual(m.features.unpaired, { query: 0, listed: 0 });
@@ -118,5 +122,24 @@ describe('nameKeys: candidates are found by a key they share', () => {
 
   it('gives particles and initials no key', () => {
     assert.deepEqual(nameKeys(prepareName('bin al A.')), []);
+  });
+});
+
+describe('spelling: a few edits, not a shared stem', () => {
+  const how = (a: string, b: string) => tokenSimilarity(prepareName(a).tokens[0]!, prepareName(b).tokens[0]!).how;
+
+  it('pairs a misspelling (one edit up to 5 letters, two from 6, three from 10), not another name of the same stem', () => {
+    assert.equal(how('DELGAERO', 'DELGANERO'), 'spelling');
+    assert.equal(how('PAPADAKES', 'PAPADAKIS'), 'spelling');
+    assert.equal(how('KOZLOWSKI', 'KOZOLWSKI'), 'spelling');
+    assert.equal(how('ROUSSET', 'ROUSSERIN'), null);
+    assert.equal(how('KOZLOWCZYK', 'KOZLOWAK'), null);
+  });
+
+  it('counts letters dropped, added, replaced and two neighbours swapped, up to a limit', () => {
+    assert.deepEqual(
+      [editDistance('MARTIN', 'MARTIN', 2), editDistance('MARTIN', 'MRATIN', 2), editDistance('MARTIN', 'MARTEN', 2), editDistance('MARTIN', 'MARTINEZ', 2), editDistance('MARTIN', 'ROUSSEAU', 2)],
+      [0, 1, 1, 2, 3],
+    );
   });
 });

@@ -122,8 +122,46 @@ export function tokenSimilarity(a: NameToken, b: NameToken): { similarity: numbe
   if (a.folded === b.folded) return { similarity: TRANSLITERATION_SIMILARITY, how: 'transliteration' };
   if ((a.vowelless || b.vowelless) && a.skeletons.some((s) => b.skeletons.includes(s))) return { similarity: SKELETON_SIMILARITY, how: 'transliteration' };
   const jw = jaroWinkler(a.folded, b.folded);
-  if (jw >= 0.75 && a.phonetic.some((p) => b.phonetic.includes(p)) && jw < PHONETIC_SIMILARITY) return { similarity: PHONETIC_SIMILARITY, how: 'phonetic' };
-  return { similarity: jw, how: jw >= PAIR_MINIMUM ? 'spelling' : null };
+  const sounds = jw >= 0.75 && a.phonetic.some((p) => b.phonetic.includes(p));
+  if (sounds && jw < PHONETIC_SIMILARITY) return { similarity: PHONETIC_SIMILARITY, how: 'phonetic' };
+  // a misspelling is a few edits: Jaro-Winkler alone also pairs different names that share a stem (ROUSSET, ROUSSERIN)
+  if (jw < PAIR_MINIMUM) return { similarity: jw, how: null };
+  const edits = spellingEdits(a.text, b.text);
+  if (editDistance(a.text, b.text, edits) <= edits || editDistance(a.folded, b.folded, edits) <= edits) return { similarity: jw, how: 'spelling' };
+  return sounds ? { similarity: PHONETIC_SIMILARITY, how: 'phonetic' } : { similarity: 0, how: null };
+}
+
+/**
+ * The edits a misspelling of a word may hold: one up to 5 letters, two from 6, three from 10 (a letter of another
+ * script may be two Latin ones: `Х` is `KH`).
+ */
+function spellingEdits(a: string, b: string): number {
+  return Math.max(1, Math.floor((Math.min(a.length, b.length) + 2) / 4));
+}
+
+/**
+ * Edits (a letter dropped, added, replaced, or two neighbours swapped) from `a` to `b`; any count above `max` is
+ * returned as `max + 1`.
+ */
+export function editDistance(a: string, b: string, max: number): number {
+  if (Math.abs(a.length - b.length) > max) return max + 1;
+  let prev2: number[] = [];
+  let prev = Array.from({ length: b.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= a.length; i++) {
+    const cur = [i];
+    let best = i;
+    for (let j = 1; j <= b.length; j++) {
+      const cost = a[i - 1] === b[j - 1] ? 0 : 1;
+      let d = Math.min(prev[j]! + 1, cur[j - 1]! + 1, prev[j - 1]! + cost);
+      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) d = Math.min(d, prev2[j - 2]! + 1);
+      cur.push(d);
+      best = Math.min(best, d);
+    }
+    if (best > max) return max + 1;
+    prev2 = prev;
+    prev = cur;
+  }
+  return Math.min(prev[b.length]!, max + 1);
 }
 
 export interface TokenPair {
@@ -185,7 +223,12 @@ function compareTokens(q: NameToken[], n: NameToken[]): NameComparison {
   let unpaired = 0;
   q.forEach((t, i) => usedQ.has(i) || (unpaired += weight(t)));
   n.forEach((t, j) => usedN.has(j) || (unpaired += weight(t)));
-  let score = paired === 0 ? 0 : matched / (paired + UNPAIRED_COST * unpaired);
+  // a full word left on each side is a word that differs (another family name), not one the other side leaves out
+  // (a middle name): each such two count as a pair of similarity 0
+  const left = (ts: NameToken[], used: Set<number>) => ts.filter((t, i) => !used.has(i) && weight(t) === 1).length;
+  const conflicts = Math.min(left(q, usedQ), left(n, usedN));
+  unpaired -= 2 * conflicts;
+  let score = paired === 0 ? 0 : matched / (paired + 2 * conflicts + UNPAIRED_COST * unpaired);
   const strong = chosen.filter((c) => !q[c.i]!.particle && c.how !== 'initial').length;
   const words = (ts: NameToken[]) => ts.filter((t) => !t.particle).length;
   if (strong === 0) score = Math.min(score, 0.3);
@@ -219,7 +262,7 @@ export type DateAgreement = 'exact' | 'year' | 'near' | 'mismatch' | 'unknown';
 export type NationalityAgreement = 'match' | 'mismatch' | 'unknown';
 
 /** What each agreement adds to the name's score (docs/watchlist.md, "How matching scores"). */
-export const DATE_ADJUSTMENT: Record<DateAgreement, number> = { exact: 0.1, year: 0.05, near: -0.05, mismatch: -0.25, unknown: 0 };
+export const DATE_ADJUSTMENT: Record<DateAgreement, number> = { exact: 0.1, year: 0.05, near: -0.05, mismatch: -0.3, unknown: 0 };
 export const NATIONALITY_ADJUSTMENT: Record<NationalityAgreement, number> = { match: 0.05, mismatch: -0.05, unknown: 0 };
 
 const DATE_RANK: DateAgreement[] = ['exact', 'year', 'near', 'mismatch'];
