@@ -7,6 +7,7 @@ import { benchReading } from './reading-bench.js';
 import { benchLive } from './live-bench.js';
 import { benchFootprint } from './footprint-bench.js';
 import { benchScale } from './scale-bench.js';
+import { benchWatchlist } from './watchlist-bench.js';
 
 /**
  * `npm run bench`: each figure next to a baseline measured in the same run on the same machine.
@@ -41,3 +42,5 @@ if (['applicants', 'sessions', 'evidence', 'id-scan', 'live', 'footprint'].some(
 // its own stack: deliveries from event to acknowledged receipt
 if (want('webhooks')) await benchWebhooks();
 if (only.has('scale')) await benchScale(flags);
+// loads a million-person list: only when named (`npm run bench -- watchlist [--entities=N]`)
+if (only.has('watchlist')) await benchWatchlist(flags);

@@ -1,0 +1,526 @@
+/**
+ * The generated watchlist of `npm run bench -- watchlist` (docs/benchmarks.md, docs/watchlist.md "Measured"):
+ * persons with names in several scripts (Latin with diacritics, Cyrillic, Greek, Arabic), dates of birth and
+ * nationalities, written as OpenSanctions FollowTheMoney JSON lines so that the bench loads them the way an
+ * operator's file is loaded; and the queries screened against them: variants of listed persons (typos,
+ * transliterations, swapped name parts, initials) and persons who are not listed (namesakes born years apart,
+ * other names). Deterministic: entity `i` of a seed is always the same person, so the queries need no copy of
+ * the list. The PRNG is the one of the specimens (`random`, mulberry32).
+ */
+import { random } from '@verity/specimens';
+
+/** Changes whenever the generator makes another list: the bench keeps a generated file only for the same version. */
+export const GENERATOR_VERSION = 3;
+
+type Rng = () => number;
+const pick = <T>(r: Rng, xs: readonly T[]): T => xs[Math.floor(r() * xs.length)]!;
+const chance = (r: Rng, p: number) => r() < p;
+
+export type Culture = 'ru' | 'el' | 'ar' | 'de' | 'fr' | 'es' | 'pl' | 'tr' | 'en';
+/** Share of the list by culture (Cyrillic, Greek and Arabic script for ru, el and ar). */
+const CULTURES: ReadonlyArray<[Culture, number]> = [
+  ['ru', 0.25],
+  ['ar', 0.25],
+  ['el', 0.08],
+  ['de', 0.08],
+  ['fr', 0.08],
+  ['es', 0.1],
+  ['pl', 0.04],
+  ['tr', 0.06],
+  ['en', 0.06],
+];
+const NATIONALITIES: Record<Culture, string[]> = {
+  ru: ['RU', 'RU', 'RU', 'UA', 'BY', 'KZ'],
+  el: ['GR', 'GR', 'CY'],
+  ar: ['SA', 'AE', 'EG', 'IQ', 'SY', 'JO', 'LB', 'MA', 'DZ', 'TN', 'LY', 'YE', 'QA', 'KW', 'SD'],
+  de: ['DE', 'DE', 'AT', 'CH'],
+  fr: ['FR', 'FR', 'BE', 'CH'],
+  es: ['ES', 'MX', 'AR', 'CO', 'VE', 'CU', 'PE'],
+  pl: ['PL'],
+  tr: ['TR'],
+  en: ['GB', 'US', 'CA', 'AU', 'IE', 'ZA'],
+};
+
+// ---- names: given names by culture and sex, family names as a stem and an ending (a long tail, as real lists have)
+
+const RU_GIVEN_M =
+  'Александр Алексей Анатолий Андрей Антон Аркадий Артём Борис Вадим Валентин Валерий Василий Виктор Виталий Владимир Владислав Вячеслав Геннадий Георгий Глеб Григорий Даниил Денис Дмитрий Евгений Егор Захар Иван Игорь Илья Кирилл Константин Лев Леонид Максим Матвей Михаил Никита Николай Олег Павел Пётр Роман Руслан Семён Сергей Станислав Степан Тимофей Тимур Фёдор Эдуард Юрий Яков Ярослав'.split(' ');
+const RU_GIVEN_F =
+  'Алёна Алина Алла Анастасия Анна Валентина Валерия Вера Виктория Галина Дарья Евгения Екатерина Елена Елизавета Жанна Зоя Инна Ирина Карина Кристина Ксения Лариса Лидия Любовь Людмила Маргарита Марина Мария Надежда Наталья Нина Оксана Ольга Полина Раиса Светлана Софья Тамара Татьяна Ульяна Юлия Яна'.split(' ');
+const RU_STEM_A = 'Аб Бар Бел Бог Бор Бул Вас Вол Вор Гал Гор Гус Дав Дем Дор Ег Ерм Жар Жук Зай Зах Иль Кал Кар Ков Кол Кор Куз Лав Лар Леб Мак Мал Мар Мед Мор Нес Нов Ор Ос Пав Пан Пет Пол Рад Раз Рог Сав Сем Сид Сок Сол Там Тар Тих Ус Фед Фил Фом Хар Хол Цвет Чер Шаб Шил Щер Юд Як Яр'.split(' ');
+const RU_STEM_B = ['', '', '', 'ан', 'ен', 'ин', 'он', 'ат', 'уш', 'ич', 'ал', 'ер', 'ор', 'ык', 'ушк', 'ень', 'ял', 'от', 'ес', 'им', 'ур', 'як', 'ил', 'оч', 'аш', 'ем', 'ул', 'ей', 'ом', 'ад', 'ик', 'ев'];
+const RU_END: ReadonlyArray<[string, string]> = [
+  ['ов', 'ова'],
+  ['ов', 'ова'],
+  ['ев', 'ева'],
+  ['ин', 'ина'],
+  ['ский', 'ская'],
+  ['енко', 'енко'],
+  ['ук', 'ук'],
+  ['цев', 'цева'],
+  ['ников', 'никова'],
+];
+
+const EL_GIVEN_M =
+  'Γεώργιος Δημήτριος Ιωάννης Κωνσταντίνος Νικόλαος Παναγιώτης Βασίλειος Χρήστος Αθανάσιος Μιχαήλ Ευάγγελος Σπυρίδων Αντώνιος Ανδρέας Θεόδωρος Στέφανος Αλέξανδρος Εμμανουήλ Ηλίας Σταύρος Παύλος Πέτρος Λεωνίδας Απόστολος Άγγελος Γρηγόριος Διονύσιος Ιάκωβος Κυριάκος Μάρκος Φώτιος Χαράλαμπος'.split(' ');
+const EL_GIVEN_F =
+  'Μαρία Ελένη Αικατερίνη Βασιλική Σοφία Αγγελική Γεωργία Δήμητρα Κωνσταντίνα Ευαγγελία Ιωάννα Χριστίνα Παρασκευή Αναστασία Ευφροσύνη Θεοδώρα Φωτεινή Χαρίκλεια Ζωή Ειρήνη Δέσποινα Καλλιόπη'.split(' ');
+const EL_STEM = 'Παπαδ Γεωργ Νικολ Κωνσταντιν Βλαχ Αντων Μακρ Οικονομ Καραγιαν Δημητρ Ιωανν Σταθ Αλεξ Λαμπρ Χατζ Μαυρ Τσακ Ζαχαρ Κυρ Πετρ Σαρ Μπακ Ραπτ Φωτ Ψαρ Αργυρ Βασιλ Γιαννακ Δελ Θεοδωρ Καλ Λιαπ Μιχαλ Ντ Ξεν Πανταζ Ρηγ Σπανουδ Τζαν Φραγκ Χριστ'.split(' ');
+/** A syllable between a Greek stem and its ending. */
+const EL_MID = ['', '', '', 'ο', 'α', 'ι', 'αρ', 'ελ', 'ον', 'ακ', 'ιδ', 'ουλ', 'αν', 'ερ', 'ιτ', 'ομ'];
+const EL_END: ReadonlyArray<[string, string]> = [
+  ['όπουλος', 'οπούλου'],
+  ['ίδης', 'ίδου'],
+  ['άκης', 'άκη'],
+  ['άτος', 'άτου'],
+  ['ίου', 'ίου'],
+  ['άκος', 'άκου'],
+  ['έλλης', 'έλλη'],
+  ['ιάδης', 'ιάδου'],
+  ['ούλης', 'ούλη'],
+  ['ας', 'α'],
+];
+
+/** Arabic given names with their usual Latin spellings (Arabic script writes no short vowels, so no rule gives them). */
+const AR_GIVEN_M: ReadonlyArray<[string, string[]]> = [
+  ['محمد', ['Muhammad', 'Mohammed', 'Mohamed', 'Mohammad']],
+  ['أحمد', ['Ahmad', 'Ahmed']],
+  ['علي', ['Ali']],
+  ['حسن', ['Hassan', 'Hasan']],
+  ['حسين', ['Hussein', 'Husayn', 'Hussain']],
+  ['عمر', ['Omar', 'Umar']],
+  ['خالد', ['Khalid', 'Khaled']],
+  ['يوسف', ['Yusuf', 'Youssef', 'Yousef']],
+  ['إبراهيم', ['Ibrahim', 'Ebrahim']],
+  ['مصطفى', ['Mustafa', 'Moustafa']],
+  ['سعيد', ['Said', 'Saeed']],
+  ['طارق', ['Tariq', 'Tarek']],
+  ['ماجد', ['Majid', 'Majed']],
+  ['سامي', ['Sami', 'Samy']],
+  ['كريم', ['Karim', 'Kareem']],
+  ['جمال', ['Jamal', 'Gamal']],
+  ['ناصر', ['Nasser', 'Nasir']],
+  ['فيصل', ['Faisal', 'Faysal']],
+  ['حمزة', ['Hamza', 'Hamzah']],
+  ['زياد', ['Ziad', 'Ziyad']],
+  ['رشيد', ['Rashid', 'Rachid']],
+  ['وليد', ['Walid', 'Waleed']],
+  ['عادل', ['Adel', 'Adil']],
+  ['منصور', ['Mansour', 'Mansur']],
+  ['هشام', ['Hisham', 'Hesham']],
+  ['بلال', ['Bilal']],
+  ['أنس', ['Anas']],
+  ['صالح', ['Salih', 'Saleh']],
+  ['عثمان', ['Othman', 'Uthman', 'Osman']],
+  ['إسماعيل', ['Ismail', 'Ismael']],
+  ['نبيل', ['Nabil', 'Nabeel']],
+  ['ياسر', ['Yasser', 'Yasir']],
+  ['مراد', ['Murad', 'Mourad']],
+  ['رامي', ['Rami', 'Ramy']],
+  ['سليمان', ['Sulaiman', 'Suleiman', 'Slimane']],
+  ['عماد', ['Imad', 'Emad']],
+  ['فارس', ['Fares', 'Faris']],
+  ['هاني', ['Hani', 'Hany']],
+  ['زكريا', ['Zakaria', 'Zakariya']],
+  ['جعفر', ['Jafar', 'Jaafar']],
+];
+const AR_GIVEN_F: ReadonlyArray<[string, string[]]> = [
+  ['فاطمة', ['Fatima', 'Fatma']],
+  ['عائشة', ['Aisha', 'Aicha']],
+  ['مريم', ['Maryam', 'Mariam']],
+  ['زينب', ['Zainab', 'Zaynab']],
+  ['خديجة', ['Khadija', 'Khadidja']],
+  ['نور', ['Nour', 'Noor']],
+  ['ليلى', ['Layla', 'Leila']],
+  ['سارة', ['Sara', 'Sarah']],
+  ['هدى', ['Huda', 'Hoda']],
+  ['أمينة', ['Amina', 'Amineh']],
+  ['رانيا', ['Rania', 'Ranya']],
+  ['سلمى', ['Salma', 'Selma']],
+  ['ياسمين', ['Yasmin', 'Yasmine']],
+  ['هند', ['Hind']],
+  ['دينا', ['Dina']],
+];
+/** Family names: an article and a word (`المنصوري`, Al-Mansouri, El Mansouri, Almansouri). */
+const AR_FAMILY: ReadonlyArray<[string, string[]]> = [
+  ['منصوري', ['Mansouri', 'Mansuri']],
+  ['قحطاني', ['Qahtani', 'Kahtani']],
+  ['شمري', ['Shammari', 'Shamari']],
+  ['دوسري', ['Dosari', 'Dossary']],
+  ['عتيبي', ['Otaibi', 'Utaybi']],
+  ['زهراني', ['Zahrani']],
+  ['غامدي', ['Ghamdi']],
+  ['حربي', ['Harbi']],
+  ['مطيري', ['Mutairi', 'Mutayri']],
+  ['خطيب', ['Khatib', 'Khateeb']],
+  ['نجار', ['Najjar', 'Naggar']],
+  ['حداد', ['Haddad']],
+  ['سيد', ['Sayed', 'Sayyid']],
+  ['تميمي', ['Tamimi']],
+  ['بغدادي', ['Baghdadi']],
+  ['حلبي', ['Halabi']],
+  ['مصري', ['Masri', 'Masry']],
+  ['شامي', ['Shami']],
+  ['عبيدي', ['Obaidi', 'Ubaydi']],
+  ['جبوري', ['Jubouri', 'Jabouri']],
+  ['كبيسي', ['Kubaisi', 'Kubaysi']],
+  ['هاشمي', ['Hashemi', 'Hashimi']],
+  ['عمري', ['Omari', 'Amri']],
+  ['سعدي', ['Saadi', 'Sadi']],
+  ['كعبي', ['Kaabi', 'Kabi']],
+];
+const AR_ARTICLE = ['Al-', 'Al ', 'El-', 'El '];
+
+/** A syllable between a Latin-script stem and its ending (`Schwarz` + `en` + `berg`). */
+const LATIN_MID = ['', '', '', 'en', 'an', 'el', 'er', 'in', 'ol', 'ar', 'et', 'is', 'ow', 'ur', 'ad', 'em', 'il', 'on'];
+const LATIN: Record<'de' | 'fr' | 'es' | 'pl' | 'tr' | 'en', { m: string[]; f: string[]; stems: string[]; ends: string[] }> = {
+  de: {
+    m: 'Jürgen Klaus Günter Hans Wolfgang Uwe Dieter Stefan Michael Thomas Andreas Frank Jörg Matthias Björn Lukas Maximilian Tobias Florian Sebastian Johannes Rüdiger Volker Bernd Dirk'.split(' '),
+    f: 'Jürgen Ursula Monika Petra Sabine Birgit Renate Karin Andrea Claudia Susanne Jutta Gisela Anja Katharina Lena Jülia Hannelore Brigitte Käthe Dörte'.split(' '),
+    stems: 'Müll Schröd Schmi Schwarz Wei Wagn Beck Hoff Schäf Koch Richt Kl Wolf Neum Schwarzk Zimm Braun Krü Hofm Hart Lang Werm Krau Köhl Lehm Maier Schulz Fisch Böhm Günth Jäg Vogt Stei Haas Dietr Fuchs Kell Sommer Grün'.split(' '),
+    ends: ['er', 'mann', 'berg', 'hardt', 'ner', 'ler', 'ke', 'brecht', 'hausen', 'ß'],
+  },
+  fr: {
+    m: 'François Jérôme Stéphane Frédéric Hervé Rémi Benoît Sébastien Thierry Gérard Jean Pierre Michel André Philippe Nicolas Olivier Christophe Laurent Étienne Mathieu Cédric Loïc Yannick'.split(' '),
+    f: 'Hélène Françoise Céline Nathalie Isabelle Sylvie Véronique Aurélie Mélanie Chloé Élodie Amélie Brigitte Josée Agnès Geneviève Margaux Noémie Sandrine Valérie'.split(' '),
+    stems: 'Lef Mart Bern Dub Durand Mor Laur Sim Mich Lebl Garn Faur Rouss Blanc Guér Muller Henr Rouss Nicol Perr Mercier Bonn Lamb Fontain Chevali Robin Masson Sanch Gauthi Dumont'.split(' '),
+    ends: ['èvre', 'in', 'ard', 'ois', 'et', 'eau', 'ier', 'elle', 'on', 'aux'],
+  },
+  es: {
+    m: 'José Jesús Ángel Andrés Martín Óscar Iván Raúl Rubén Adrián Joaquín Sebastián Julián Tomás Ramón Nicolás Agustín Hernán Germán Álvaro Víctor Fernando Diego Alejandro'.split(' '),
+    f: 'María Lucía Sofía Inés Ángela Mónica Verónica Begoña Raquel Rocío Maite Nuria Pilar Dolores Concepción Asunción Belén Natalia Beatriz'.split(' '),
+    stems: 'Garc Rodr Mart Hern Lóp Gonz Pér Sánch Ram Torr Flor Riv Góm Díaz Vásq Castill Jimén Moren Ruiz Álvar Muñ Romer Alons Gutiérr Navarr Domíng Vázqu Ramír Serr Blanc Suár Molin Ortiz Delg Castr Ortega Rubi Marín Núñ'.split(' '),
+    ends: ['ía', 'íguez', 'ínez', 'ández', 'ez', 'ero', 'ado', 'illo', 'ón', 'ano'],
+  },
+  pl: {
+    m: 'Łukasz Paweł Michał Wojciech Krzysztof Grzegorz Jarosław Tomasz Piotr Marcin Przemysław Zbigniew Mirosław Stanisław Bartłomiej Maciej Jędrzej Kacper Szymon Mikołaj'.split(' '),
+    f: 'Małgorzata Agnieszka Katarzyna Bożena Grażyna Jadwiga Elżbieta Żaneta Urszula Joanna Magdalena Dorota Halina Wiesława Zofia'.split(' '),
+    stems: 'Wójc Kowal Nowak Lewand Kamiń Zieliń Szymań Woźni Dąbrow Kozłow Jankow Mazur Kwiatkow Krawcz Piotrow Grabow Zając Pawłow Michalsk Król Wieczor Jabłoń Wróbl Majewsk Olszew Stępień Górsk Rutk Sikor Baran'.split(' '),
+    ends: ['ik', 'ski', 'czyk', 'ak', 'ewicz', 'owski', 'iak', 'ek', 'ła', 'ny'],
+  },
+  tr: {
+    m: 'Mehmet Mustafa Ahmet Ali Hüseyin Hasan İbrahim İsmail Osman Yusuf Murat Ömer Ramazan Halil Süleyman Abdullah Mahmut Salih Recep Kemal Orhan Çağlar Gökhan Ümit Şükrü Oğuz'.split(' '),
+    f: 'Fatma Ayşe Emine Hatice Zeynep Elif Meryem Şerife Zehra Sultan Hanife Merve Özlem Gülşen Büşra Çiğdem Şeyma Gülay Dilek'.split(' '),
+    stems: 'Yılm Kaya Demir Şah Çel Yıldız Yıldırım Öztürk Aydın Özdem Arsl Doğ Kılıç Aslan Çetin Kara Koç Kurt Özkan Şim Polat Korkm Özcan Çakır Erdoğ Yavuz Can Acar Şen Aktaş Güler Yalçın Güneş Bozkurt Bulut'.split(' '),
+    ends: ['az', 'an', 'er', 'oğlu', 'gil', 'türk', 'kaya', 'soy', 'baş', 'ci'],
+  },
+  en: {
+    m: 'James John Robert Michael William David Richard Joseph Thomas Charles Christopher Daniel Matthew Anthony Mark Donald Steven Paul Andrew Joshua Kenneth Kevin Brian George Timothy'.split(' '),
+    f: 'Mary Patricia Jennifer Linda Elizabeth Barbara Susan Jessica Sarah Karen Lisa Nancy Betty Margaret Sandra Ashley Kimberly Emily Donna Michelle'.split(' '),
+    stems: 'Smith John Will Brown Jon Mill Dav Wils And Thom Tayl Moor Jack Mart Lee Thomps Whit Harr Clark Lew Robins Walk Young All King Wright Scott Hill Green Adams Bak Nels Carter Mitch Roberts Turn Phill Camp Park Evans Edwards Coll'.split(' '),
+    ends: ['', 'son', 'ton', 'ley', 'field', 'er', 'ford', 'well', 'wood', 's'],
+  },
+};
+
+// ---- transliteration: the Latin spellings of a Cyrillic or Greek word, by several systems
+
+/** ICAO 9303 (Russian passports since 2013), BGN/PCGN (US and UK lists), German (Duden): one Cyrillic word, three ways. */
+const CYRILLIC_SYSTEMS: ReadonlyArray<Record<string, string>> = [
+  { а: 'a', б: 'b', в: 'v', г: 'g', д: 'd', е: 'e', ё: 'e', ж: 'zh', з: 'z', и: 'i', й: 'i', к: 'k', л: 'l', м: 'm', н: 'n', о: 'o', п: 'p', р: 'r', с: 's', т: 't', у: 'u', ф: 'f', х: 'kh', ц: 'ts', ч: 'ch', ш: 'sh', щ: 'shch', ъ: 'ie', ы: 'y', ь: '', э: 'e', ю: 'iu', я: 'ia' },
+  { а: 'a', б: 'b', в: 'v', г: 'g', д: 'd', е: 'e', ё: 'yo', ж: 'zh', з: 'z', и: 'i', й: 'y', к: 'k', л: 'l', м: 'm', н: 'n', о: 'o', п: 'p', р: 'r', с: 's', т: 't', у: 'u', ф: 'f', х: 'kh', ц: 'ts', ч: 'ch', ш: 'sh', щ: 'shch', ъ: '', ы: 'y', ь: '', э: 'e', ю: 'yu', я: 'ya' },
+  { а: 'a', б: 'b', в: 'w', г: 'g', д: 'd', е: 'e', ё: 'jo', ж: 'sch', з: 's', и: 'i', й: 'j', к: 'k', л: 'l', м: 'm', н: 'n', о: 'o', п: 'p', р: 'r', с: 's', т: 't', у: 'u', ф: 'f', х: 'ch', ц: 'z', ч: 'tsch', ш: 'sch', щ: 'schtsch', ъ: '', ы: 'y', ь: '', э: 'e', ю: 'ju', я: 'ja' },
+];
+
+/** ELOT 743 (Greek passports) and a phonetic spelling as English-language lists write Greek names. */
+const GREEK_SYSTEMS: ReadonlyArray<{ pairs: Record<string, string>; single: Record<string, string> }> = [
+  {
+    pairs: { ου: 'ou', αυ: 'av', ευ: 'ev', γγ: 'ng', γκ: 'gk', μπ: 'mp', ντ: 'nt' },
+    single: { α: 'a', β: 'v', γ: 'g', δ: 'd', ε: 'e', ζ: 'z', η: 'i', θ: 'th', ι: 'i', κ: 'k', λ: 'l', μ: 'm', ν: 'n', ξ: 'x', ο: 'o', π: 'p', ρ: 'r', σ: 's', ς: 's', τ: 't', υ: 'y', φ: 'f', χ: 'ch', ψ: 'ps', ω: 'o' },
+  },
+  {
+    pairs: { ου: 'ou', αυ: 'av', ευ: 'ef', αι: 'e', ει: 'i', οι: 'i', γγ: 'ng', γκ: 'g', μπ: 'b', ντ: 'd' },
+    single: { α: 'a', β: 'v', γ: 'g', δ: 'd', ε: 'e', ζ: 'z', η: 'i', θ: 'th', ι: 'i', κ: 'k', λ: 'l', μ: 'm', ν: 'n', ξ: 'x', ο: 'o', π: 'p', ρ: 'r', σ: 's', ς: 's', τ: 't', υ: 'i', φ: 'f', χ: 'h', ψ: 'ps', ω: 'o' },
+  },
+];
+
+/** Which spelling system a Latin rendering uses: ICAO and BGN/PCGN (passports, the US, UK and UN lists) far more than German. */
+const system = (r: Rng) => { const x = r(); return x < 0.45 ? 0 : x < 0.9 ? 1 : 2; };
+
+const capitalize = (s: string) => (s === '' ? s : s[0]!.toUpperCase() + s.slice(1));
+const stripAccents = (s: string) => s.normalize('NFD').replace(/\p{M}/gu, '').normalize('NFC');
+
+function cyrillicToLatin(word: string, system: number): string {
+  const map = CYRILLIC_SYSTEMS[system]!;
+  return capitalize([...word.toLowerCase()].map((c) => map[c] ?? c).join(''));
+}
+
+function greekToLatin(word: string, system: number): string {
+  const { pairs, single } = GREEK_SYSTEMS[system]!;
+  const w = stripAccents(word.toLowerCase());
+  let out = '';
+  for (let i = 0; i < w.length; i++) {
+    const two = w.slice(i, i + 2);
+    if (pairs[two] !== undefined) {
+      out += pairs[two];
+      i++;
+    } else out += single[w[i]!] ?? w[i];
+  }
+  return capitalize(out);
+}
+
+/** As a machine-readable zone or an ASCII-only form writes a Latin name: `Müller` → `Mueller`, `Łukasz` → `Lukasz`. */
+export function asciiSpelling(word: string): string {
+  const expanded = word.replace(/Ä/g, 'Ae').replace(/Ö/g, 'Oe').replace(/Ü/g, 'Ue').replace(/ä/g, 'ae').replace(/ö/g, 'oe').replace(/ü/g, 'ue').replace(/ß/g, 'ss');
+  return stripAccents(expanded).replace(/ł/g, 'l').replace(/Ł/g, 'L').replace(/ı/g, 'i').replace(/İ/g, 'I');
+}
+
+// ---- persons
+
+/** One word of a person's name: as the culture writes it, and its Latin spellings (the first the usual one). */
+interface Word {
+  native: string;
+  latin: string[];
+  role: 'given' | 'middle' | 'family';
+}
+
+/** A generated person: who they are, and how the list writes them. */
+export interface GeneratedPerson {
+  index: number;
+  id: string;
+  culture: Culture;
+  /** Given names first, family name last. */
+  words: Word[];
+  /** The list writes the family name first. */
+  familyFirst: boolean;
+  /** The real date of birth, `YYYY-MM-DD`. */
+  dob: string;
+  nationality: string;
+  /** What the list gives: every name (the primary first), the date of birth (as precise as it gives it), the nationality. */
+  names: string[];
+  listedDob: string | null;
+  listedNationality: string | null;
+}
+
+const nativeScript = (c: Culture) => c === 'ru' || c === 'el' || c === 'ar';
+
+function cultureOf(r: Rng): Culture {
+  let x = r();
+  for (const [c, share] of CULTURES) {
+    if (x < share) return c;
+    x -= share;
+  }
+  return 'en';
+}
+
+function latinSpellings(native: string, culture: Culture): string[] {
+  if (culture === 'ru') return [...new Set(CYRILLIC_SYSTEMS.map((_, s) => cyrillicToLatin(native, s)))];
+  if (culture === 'el') return [...new Set(GREEK_SYSTEMS.map((_, s) => greekToLatin(native, s)))];
+  return [...new Set([native, asciiSpelling(native)])];
+}
+
+function ruPatronymic(father: string, female: boolean): string {
+  const stem = father.endsWith('й') ? father.slice(0, -1) + 'е' : father.endsWith('а') || father.endsWith('я') ? father.slice(0, -1) + 'о' : father + 'о';
+  return stem + (female ? 'вна' : 'вич');
+}
+
+function wordsOf(r: Rng, culture: Culture, female: boolean): Word[] {
+  const w = (native: string, role: Word['role'], latin?: string[]): Word => ({ native, role, latin: latin ?? latinSpellings(native, culture) });
+  switch (culture) {
+    case 'ru': {
+      const given = pick(r, female ? RU_GIVEN_F : RU_GIVEN_M);
+      const [m, f] = pick(r, RU_END);
+      const family = pick(r, RU_STEM_A) + pick(r, RU_STEM_B) + (female ? f : m);
+      const out = [w(given, 'given')];
+      if (chance(r, 0.7)) out.push(w(ruPatronymic(pick(r, RU_GIVEN_M), female), 'middle'));
+      out.push(w(family, 'family'));
+      return out;
+    }
+    case 'el': {
+      const [m, f] = pick(r, EL_END);
+      const out = [w(pick(r, female ? EL_GIVEN_F : EL_GIVEN_M), 'given')];
+      if (chance(r, 0.3)) out.push(w(pick(r, EL_GIVEN_M), 'middle'));
+      out.push(w(pick(r, EL_STEM) + pick(r, EL_MID) + (female ? f : m), 'family'));
+      return out;
+    }
+    case 'ar': {
+      const [given, gl] = pick(r, female ? AR_GIVEN_F : AR_GIVEN_M);
+      const [father, fl] = pick(r, AR_GIVEN_M);
+      const out = [w(given, 'given', gl)];
+      // the father's name, and often the grandfather's, as Arabic names on sanctions lists are given
+      if (chance(r, 0.75)) out.push(w(father, 'middle', fl));
+      if (out.length > 1 && chance(r, 0.5)) out.push(((([a, l]) => w(a, 'middle', l))(pick(r, AR_GIVEN_M))));
+      // a family name of the list above, or a nisba made of a given name (الأحمدي, Al-Ahmadi)
+      const [fam, famL] = chance(r, 0.6) ? pick(r, AR_FAMILY) : ((([a, l]) => [`${a}ي`, l.map((x) => `${x.replace(/[aeiy]$/, '')}i`)])(pick(r, AR_GIVEN_M)) as [string, string[]]);
+      out.push(w(`ال${fam}`, 'family', AR_ARTICLE.flatMap((art) => famL.map((l) => art + l))));
+      return out;
+    }
+    default: {
+      const pool = LATIN[culture];
+      const out = [w(pick(r, female ? pool.f : pool.m), 'given')];
+      if (chance(r, 0.25)) out.push(w(pick(r, female ? pool.f : pool.m), 'middle'));
+      const family = () => pick(r, pool.stems) + pick(r, LATIN_MID) + pick(r, pool.ends);
+      out.push(w(family(), 'family'));
+      // two family names, as Spanish names have
+      if (culture === 'es' && chance(r, 0.6)) out.push(w(family(), 'family'));
+      return out;
+    }
+  }
+}
+
+const join = (ws: readonly string[]) => ws.join(' ');
+/** The name in its own script, or in Latin by spelling `system` (each word its `system`-th spelling, else its first). */
+const nativeName = (words: readonly Word[]) => join(words.map((w) => w.native));
+const latinName = (words: readonly Word[], system: number) => join(words.map((w) => w.latin[Math.min(system, w.latin.length - 1)]!));
+
+function dateOf(r: Rng, from: number, to: number): string {
+  const y = from + Math.floor(r() * (to - from + 1));
+  const m = 1 + Math.floor(r() * 12);
+  const d = 1 + Math.floor(r() * 28);
+  return `${y}-${String(m).padStart(2, '0')}-${String(d).padStart(2, '0')}`;
+}
+
+/** Entity `index` of the list of `seed`: always the same person. */
+export function person(seed: number, index: number): GeneratedPerson {
+  const r = random((Math.imul(seed, 0x9e3779b1) ^ Math.imul(index + 1, 0x85ebca6b)) >>> 0);
+  const culture = cultureOf(r);
+  const female = chance(r, 0.3);
+  const words = wordsOf(r, culture, female);
+  // Russian and Greek lists often write the family name first
+  const familyFirst = (culture === 'ru' || culture === 'el') && chance(r, 0.3);
+  const ordered = familyFirst ? [words.at(-1)!, ...words.slice(0, -1)] : words;
+  const names: string[] = [];
+  const s = system(r);
+  if (nativeScript(culture)) {
+    const native = chance(r, 0.6);
+    names.push(native ? nativeName(ordered) : latinName(ordered, s));
+    if (chance(r, 0.5)) names.push(native ? latinName(ordered, s) : nativeName(ordered));
+    if (chance(r, 0.2)) names.push(latinName(ordered, (s + 1) % 3));
+  } else {
+    names.push(nativeName(ordered));
+    if (chance(r, 0.2)) names.push(latinName(ordered, 1));
+  }
+  const dob = dateOf(r, 1940, 2002);
+  const precision = r();
+  const nationality = pick(r, NATIONALITIES[culture]);
+  return {
+    index,
+    id: `gen-${index.toString(36).padStart(5, '0')}`,
+    culture,
+    words,
+    familyFirst,
+    dob,
+    nationality,
+    names: [...new Set(names)],
+    listedDob: precision < 0.7 ? dob : precision < 0.85 ? dob.slice(0, 4) : null,
+    listedNationality: chance(r, 0.85) ? nationality : null,
+  };
+}
+
+/** The person as an OpenSanctions FollowTheMoney entity, one line of `entities.ftm.json`. */
+export function ftmLine(p: GeneratedPerson): string {
+  const properties: Record<string, string[]> = { name: [p.names[0]!] };
+  if (p.names.length > 1) properties.alias = p.names.slice(1);
+  if (p.listedDob) properties.birthDate = [p.listedDob];
+  if (p.listedNationality) properties.nationality = [p.listedNationality.toLowerCase()];
+  return JSON.stringify({ id: p.id, schema: 'Person', caption: p.names[0], properties, target: true, datasets: ['bench'], last_change: '2026-11-01T00:00:00' });
+}
+
+/** The list's file: entities `0 … n-1` of `seed`, as FollowTheMoney JSON lines, in chunks of about 1 MB. */
+export function* ftmFile(seed: number, n: number): Generator<string> {
+  let chunk = '';
+  for (let i = 0; i < n; i++) {
+    chunk += `${ftmLine(person(seed, i))}\n`;
+    if (chunk.length >= 1 << 20) {
+      yield chunk;
+      chunk = '';
+    }
+  }
+  if (chunk !== '') yield chunk;
+}
+
+// ---- queries
+
+export const VARIANT_KINDS = ['typo', 'transliteration', 'swap', 'initials'] as const;
+export const CONTROL_KINDS = ['namesake', 'other'] as const;
+export type QueryKind = (typeof VARIANT_KINDS)[number] | (typeof CONTROL_KINDS)[number];
+
+/** A person screened: a variant of listed entity `entity_id`, or a control (`entity_id` null) who is not listed. */
+export interface Query {
+  kind: QueryKind;
+  entity_id: string | null;
+  name: string;
+  dateOfBirth: string | null;
+  nationality: string | null;
+}
+
+/** One edit in one word of at least four letters: a letter dropped, doubled, swapped with the next, or replaced. */
+export function typo(r: Rng, name: string): string {
+  const words = name.split(' ');
+  const long = words.map((w, i) => [w, i] as const).filter(([w]) => [...w].length >= 4);
+  if (long.length === 0) return name;
+  const [w, i] = pick(r, long);
+  const cs = [...w];
+  // never the first letter: a name's first letter is its most reliable
+  const at = 1 + Math.floor(r() * (cs.length - 1));
+  const kind = Math.floor(r() * 4);
+  if (kind === 0) cs.splice(at, 1);
+  else if (kind === 1) cs.splice(at, 0, cs[at]!);
+  else if (kind === 2 && at < cs.length - 1) [cs[at], cs[at + 1]] = [cs[at + 1]!, cs[at]!];
+  else cs[at] = pick(r, [...new Set(cs.slice(1))].filter((c) => c !== cs[at]).concat(cs[at - 1]!));
+  words[i] = cs.join('');
+  return words.join(' ');
+}
+
+/** The name in a script or a spelling the list does not give: Latin for a name listed in its own script, and the reverse. */
+function transliterated(r: Rng, p: GeneratedPerson): string | null {
+  const listed = new Set(p.names);
+  const options = nativeScript(p.culture)
+    ? [nativeName(p.words), latinName(p.words, system(r))]
+    : [latinName(p.words.map((w) => ({ ...w, latin: [asciiSpelling(w.native)] })), 0)];
+  const fresh = options.filter((o) => !listed.has(o));
+  return fresh.length > 0 ? pick(r, fresh) : null;
+}
+
+/** The same words with the family name moved to the other end, in the script (or spelling) of one of the listed names. */
+function swapped(r: Rng, p: GeneratedPerson): string {
+  const words = p.familyFirst ? [...p.words] : [p.words.at(-1)!, ...p.words.slice(0, -1)];
+  const native = nativeName(p.familyFirst ? [p.words.at(-1)!, ...p.words.slice(0, -1)] : p.words);
+  if (!nativeScript(p.culture) || p.names.includes(native) && chance(r, 0.5)) return nativeName(words);
+  return latinName(words, system(r));
+}
+
+/** The first given name as its initial, the rest in full, in Latin letters (as a document's holder name may be written). */
+function initials(r: Rng, p: GeneratedPerson): string {
+  const s = system(r);
+  return p.words.map((w, i) => (i === 0 ? `${w.latin[0]![0]}.` : w.latin[Math.min(s, w.latin.length - 1)]!)).join(' ');
+}
+
+/**
+ * `perKind` queries of each kind over the list of `seed` of `n` entities. A variant carries the person's real date of
+ * birth four times in five and the nationality every other time (a document gives both; a list's record does not
+ * always); a namesake is a listed person's name with a date of birth 5 to 30 years off; an `other` is a person of
+ * another seed, whose name may still happen to be listed.
+ */
+export function queries(seed: number, n: number, perKind: number): Query[] {
+  const r = random((seed ^ 0x51ed27) >>> 0);
+  const out: Query[] = [];
+  const entity = () => person(seed, Math.floor(r() * n));
+  const carried = (p: GeneratedPerson) => ({ dateOfBirth: chance(r, 0.8) ? p.dob : null, nationality: chance(r, 0.5) ? p.nationality : null });
+  for (const kind of VARIANT_KINDS) {
+    for (let i = 0; i < perKind; i++) {
+      // a name with no other spelling (an English one) has no transliteration: another person is drawn
+      for (;;) {
+        const p = entity();
+        const listedName = pick(r, p.names);
+        const name =
+          kind === 'typo' ? typo(r, listedName) : kind === 'transliteration' ? transliterated(r, p) : kind === 'swap' ? swapped(r, p) : initials(r, p);
+        if (name === null || p.names.includes(name)) continue;
+        out.push({ kind, entity_id: p.id, name, ...carried(p) });
+        break;
+      }
+    }
+  }
+  for (let i = 0; i < perKind; i++) {
+    let p = entity();
+    while (p.listedDob === null) p = entity();
+    const years = (5 + Math.floor(r() * 26)) * (chance(r, 0.5) ? -1 : 1);
+    const dob = `${Number(p.dob.slice(0, 4)) + years}${p.dob.slice(4)}`;
+    out.push({ kind: 'namesake', entity_id: null, name: p.names[0]!, dateOfBirth: dob, nationality: chance(r, 0.5) ? p.nationality : null });
+  }
+  const others = random((seed ^ 0x07e45) >>> 0);
+  for (let i = 0; i < perKind; i++) {
+    const p = person((seed + 1 + Math.floor(others() * 1e6)) >>> 0, i);
+    out.push({ kind: 'other', entity_id: null, name: p.names[0]!, dateOfBirth: p.dob, nationality: chance(r, 0.5) ? p.nationality : null });
+  }
+  return out;
+}
