@@ -6,7 +6,7 @@
 # With names, only those Secrets (rotation of one):
 #   tools/scripts/region-secrets.sh us capture | kubectl apply -n verity-us -f -
 # Names: database (from $DATABASE_URL, the operator's database, and $DATABASE_POOLER_URL, the same through the
-# optional PgBouncer), redis (from $REDIS_URL, default redis://redis:6379), internal, capture, webhook, erasure,
+# optional PgBouncer), redis (from $REDIS_URL, default redis://redis:6379), internal, capture, webhook, console-totp, erasure,
 # principal, smtp (from $SMTP_URL, optional), nats (every NATS identity, the route login and the system user) or
 # nats-<identity>, nats-tls (the NATS servers' certificate; leave it out where cert-manager issues it,
 # deploy/examples/nats-certificates.yaml), and, only with the in-cluster Postgres of deploy/components/in-cluster-data,
@@ -18,6 +18,7 @@
 #   verity-internal    INTERNAL_AUTH_SECRET  gateway, console, evidence, id-scan: signs internal HTTP (48 random bytes, hex)
 #   verity-capture     CAPTURE_SECRET_KEY    sessions: client secrets of capture links (48 random bytes, hex)
 #   verity-webhook     WEBHOOK_SECRET_KEY    webhook-delivery: encrypts signing secrets at rest (32 bytes, base64)
+#   verity-console-totp  CONSOLE_TOTP_KEY    accounts: encrypts the console's TOTP secrets at rest (32 bytes, base64)
 #   verity-erasure     ERASURE_SIGNING_KEY   applicants: signs erasure certificates (Ed25519 seed, 32 bytes, base64)
 #   verity-principal-gateway  PRINCIPAL_SIGNING_KEY  gateway: signs the principals it attaches (<key id>:<Ed25519 seed>)
 #   verity-principal-console  PRINCIPAL_SIGNING_KEY  console: the same, for the people signed in
@@ -33,11 +34,11 @@
 #                                            certificate of the same CA (docs/operations.md, "NATS certificates")
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
-region="${1:?usage: region-secrets.sh us|eu [database|redis|internal|capture|webhook|erasure|principal|smtp|nats|nats-<identity>|nats-tls|postgres…]}"
+region="${1:?usage: region-secrets.sh us|eu [database|redis|internal|capture|webhook|console-totp|erasure|principal|smtp|nats|nats-<identity>|nats-tls|postgres…]}"
 [[ "$region" == us || "$region" == eu ]] || { echo "region must be us or eu" >&2; exit 2; }
 shift
 names=("$@")
-[[ ${#names[@]} -gt 0 ]] || names=(database redis internal capture webhook erasure principal smtp nats nats-tls)
+[[ ${#names[@]} -gt 0 ]] || names=(database redis internal capture webhook console-totp erasure principal smtp nats nats-tls)
 
 secret() { # name key value [key value …]
   local name="$1"; shift
@@ -151,6 +152,7 @@ for n in "${names[@]}"; do
     internal) secret verity-internal INTERNAL_AUTH_SECRET "$(openssl rand -hex 48)" ;;
     capture) secret verity-capture CAPTURE_SECRET_KEY "$(openssl rand -hex 48)" ;;
     webhook) secret verity-webhook WEBHOOK_SECRET_KEY "$(openssl rand -base64 32)" ;;
+    console-totp) secret verity-console-totp CONSOLE_TOTP_KEY "$(openssl rand -base64 32)" ;;
     erasure) secret verity-erasure ERASURE_SIGNING_KEY "$(openssl rand -base64 32)" ;;
     principal) principal_secrets ;;
     smtp)

@@ -383,6 +383,7 @@ async function startSharedStack(env) {
     env: { LOG_LEVEL: env.LOG_LEVEL, TRUSTED_PROXIES: '127.0.0.1', RPC_TIMEOUT_MS: '3000', PG_CONNECT_TIMEOUT_MS: '10000' },
     serviceEnv: {
       sessions: { CAPTURE_SECRET_KEY: randomBytes(32).toString('base64') },
+      accounts: { CONSOLE_TOTP_KEY: randomBytes(32).toString('base64') },
       // one reader thread per region: two regions' stacks share two cores
       evidence: { READING_THREADS: '1' },
       // receivers of the tests run on loopback with the test certificate; retries compressed to seconds

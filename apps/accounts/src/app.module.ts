@@ -1,4 +1,5 @@
 import { Module } from '@nestjs/common';
+import { CONFIG } from '@verity/platform';
 import { AccountsRpcController } from './accounts.rpc.controller.js';
 import { BillingService } from './billing/billing.service.js';
 import { SettleSweep } from './billing/settle-sweep.js';
@@ -10,6 +11,8 @@ import { ConsoleInvitationsService } from './console/console-invitations.service
 import { ConsoleTwoFactorService } from './console/console-two-factor.service.js';
 import { ConsoleUsersRepository } from './console/console-users.repository.js';
 import { ConsoleUsersService } from './console/console-users.service.js';
+import { TotpBox } from './console/totp-box.js';
+import type { AccountsConfig } from './config.js';
 import { KeysRepository } from './keys/keys.repository.js';
 import { KeysService } from './keys/keys.service.js';
 import { OrganizationsRepository } from './organizations/organizations.repository.js';
@@ -28,6 +31,7 @@ import { OrganizationsService } from './organizations/organizations.service.js';
     ConsoleUsersService,
     ConsoleInvitationsRepository,
     ConsoleInvitationsService,
+    { provide: TotpBox, inject: [CONFIG], useFactory: (cfg: AccountsConfig) => TotpBox.fromBase64(cfg.CONSOLE_TOTP_KEY) },
     ConsoleTwoFactorService,
     ConsoleActivityRepository,
     ConsoleActivityService,

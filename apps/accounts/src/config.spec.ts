@@ -5,7 +5,8 @@ import { DEFAULT_CHECK_PRICES } from './billing/pricing.js';
 import { accountsEnv } from './config.js';
 
 const PRINCIPAL_VERIFY_KEYS = `gateway/k1:${'A'.repeat(43)},console/k1:${'B'.repeat(43)}`;
-const load = (vars: Record<string, string>) => loadConfig({ ...serviceEnv, ...accountsEnv }, { REGION: 'us', PRINCIPAL_VERIFY_KEYS, ...vars });
+const CONSOLE_TOTP_KEY = Buffer.alloc(32, 7).toString('base64');
+const load = (vars: Record<string, string>) => loadConfig({ ...serviceEnv, ...accountsEnv }, { REGION: 'us', PRINCIPAL_VERIFY_KEYS, CONSOLE_TOTP_KEY, ...vars });
 
 describe('accounts configuration', () => {
   it('defaults: the default prices, settle after 5 minutes', () => {
@@ -26,8 +27,18 @@ describe('accounts configuration', () => {
       ['CHECK_PRICES', 'document=-5'],
       ['BILLING_SETTLE_AFTER_MS', '30s'],
       ['BILLING_SETTLE_AFTER_MS', 'soon'],
+      ['CONSOLE_TOTP_KEY', ''],
+      ['CONSOLE_TOTP_KEY', Buffer.alloc(16).toString('base64')],
+      ['CONSOLE_TOTP_KEY', 'not base64 at all, but forty-four characters'],
     ] as const) {
       assert.throws(() => load({ [name]: value }), (e: unknown) => e instanceof ConfigError && e.problems.some((p) => p.startsWith(name)), `${name}=${value}`);
     }
+  });
+
+  it('CONSOLE_TOTP_KEY is required: no start without it', () => {
+    assert.throws(
+      () => loadConfig({ ...serviceEnv, ...accountsEnv }, { REGION: 'us', PRINCIPAL_VERIFY_KEYS }),
+      (e: unknown) => e instanceof ConfigError && e.problems.some((p) => p.startsWith('CONSOLE_TOTP_KEY')),
+    );
   });
 });

@@ -3,6 +3,7 @@ import { SUBJECTS } from '@verity/contracts';
 import { durationEnv, type ServiceConfigOf, type ServiceDefinition } from '@verity/platform';
 import { z } from 'zod';
 import { parseCheckPrices } from './billing/pricing.js';
+import { isTotpKey } from './console/totp-box.js';
 import { ACCOUNTS_MIGRATIONS } from './database/migrations.js';
 
 /** Configuration of the accounts service beyond the platform's (validated at start like the rest). */
@@ -33,6 +34,11 @@ export const accountsEnv = {
   CONSOLE_PASSWORD_CHECKS: z.coerce.number().int().min(1).max(64).default(availableParallelism()),
   /** Sign-ins that wait for a password check; one more is refused at once (503), as is one that waits 5 s. */
   CONSOLE_PASSWORD_CHECKS_WAITING: z.coerce.number().int().min(0).max(1024).default(16),
+  /**
+   * The AES-256-GCM key that encrypts console TOTP secrets at rest: 32 bytes, standard base64 (`openssl rand -base64
+   * 32`). Required; changing it makes every enrolled person's secret unreadable (docs/configuration.md).
+   */
+  CONSOLE_TOTP_KEY: z.string().refine(isTotpKey, 'must be 32 bytes in standard base64 (openssl rand -base64 32)'),
 };
 
 export const ACCOUNTS_SERVICE: ServiceDefinition<typeof accountsEnv> = {

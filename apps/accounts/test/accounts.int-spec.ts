@@ -6,7 +6,7 @@ import { hashApiKey } from '@verity/keys';
 import { RpcClient } from '@verity/platform';
 import { query, refusal, startServiceUnderTest, type ServiceUnderTest } from '@verity/testing';
 import { AccountsModule } from '../src/app.module.js';
-import { ACCOUNTS_SERVICE } from '../src/config.js';
+import { ACCOUNTS_SERVICE, accountsEnv } from '../src/config.js';
 
 
 let db: ServiceUnderTest<unknown>['db'];
@@ -15,7 +15,7 @@ let rpc: RpcClient;
 let svc: ServiceUnderTest<unknown> | undefined;
 
 before(async () => {
-  svc = await startServiceUnderTest({ def: ACCOUNTS_SERVICE, module: AccountsModule });
+  svc = await startServiceUnderTest({ def: ACCOUNTS_SERVICE, module: AccountsModule, env: accountsEnv });
   ({ db, nc, rpc } = svc);
 });
 

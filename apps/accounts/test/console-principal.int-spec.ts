@@ -11,14 +11,14 @@ import type { Mode } from '@verity/keys';
 import { RpcClient } from '@verity/platform';
 import { query, refusal, startServiceUnderTest, testPrincipal, testSigner, type ServiceUnderTest } from '@verity/testing';
 import { AccountsModule } from '../src/app.module.js';
-import { ACCOUNTS_SERVICE } from '../src/config.js';
+import { ACCOUNTS_SERVICE, accountsEnv } from '../src/config.js';
 
 let svc: ServiceUnderTest<unknown> | undefined;
 /** The console: signs every principal with its key. */
 let consoleRpc: RpcClient;
 
 before(async () => {
-  svc = await startServiceUnderTest({ def: ACCOUNTS_SERVICE, module: AccountsModule });
+  svc = await startServiceUnderTest({ def: ACCOUNTS_SERVICE, module: AccountsModule, env: accountsEnv });
   consoleRpc = new RpcClient(svc.nc, svc.root, 5000, { signer: testSigner('console') });
 });
 

@@ -9,6 +9,7 @@ import { SUBJECTS, type ConsoleActivityRecordRequest, type ReqOf, type ResOf, ty
 import { query, refusal, startServiceUnderTest, testPrincipal, type ServiceUnderTest } from '@verity/testing';
 import { Secret, TOTP } from 'otpauth';
 import { AccountsModule } from '../src/app.module.js';
+import { ConsoleTwoFactorService } from '../src/console/console-two-factor.service.js';
 import { ACCOUNTS_SERVICE, accountsEnv } from '../src/config.js';
 
 let db: ServiceUnderTest<unknown>['db'];
@@ -16,7 +17,7 @@ let rpc: ServiceUnderTest<unknown>['rpc'];
 let svc: ServiceUnderTest<unknown> | undefined;
 
 before(async () => {
-  svc = await startServiceUnderTest({ def: ACCOUNTS_SERVICE, module: AccountsModule });
+  svc = await startServiceUnderTest({ def: ACCOUNTS_SERVICE, module: AccountsModule, env: accountsEnv });
   ({ db, rpc } = svc);
 });
 
@@ -375,6 +376,8 @@ describe('console two-factor sign-in', () => {
     assert.match(begun.secret, /^[A-Z2-7]{32}$/);
     assert.ok(begun.uri.startsWith(`otpauth://totp/Verity%20US:${encodeURIComponent(user.email)}?`), begun.uri);
     assert.deepEqual(await call(SUBJECTS.accountsConsoleTotpBegin, { user_id: user.id }), begun, 'the same secret while it waits for its code');
+    const [pending] = await query<{ totp_pending_secret: string }>(db.url, 'SELECT totp_pending_secret FROM accounts.console_users WHERE id = $1', [user.id]);
+    assert.ok(pending!.totp_pending_secret.startsWith('v1.') && !pending!.totp_pending_secret.includes(begun.secret), 'the secret being enrolled is sealed too');
 
     const wrong = await refusal(call(SUBJECTS.accountsConsoleTotpConfirm, { user_id: user.id, code: codeOf(begun.secret, Date.now() - 120_000) }));
     assert.deepEqual([wrong.code, wrong.param], ['validation_error', 'code']);
@@ -384,12 +387,13 @@ describe('console two-factor sign-in', () => {
     assert.equal(recovery_codes.length, 10);
     assert.equal((await refusal(call(SUBJECTS.accountsConsoleTotpBegin, { user_id: user.id }))).param, 'user_id', 'on already');
 
-    // nothing stored or answered holds the secret or a recovery code as given, apart from the secret's own column
+    // nothing stored or answered holds the secret or a recovery code as given: the secret is sealed (CONSOLE_TOTP_KEY)
     const [row] = await query<Record<string, unknown>>(db.url, 'SELECT * FROM accounts.console_users WHERE id = $1', [user.id]);
     const codes = await query<Record<string, unknown>>(db.url, 'SELECT * FROM accounts.console_recovery_codes WHERE user_id = $1', [user.id]);
     assert.equal(codes.length, 10);
     for (const c of recovery_codes) assert.ok(!JSON.stringify(codes).includes(c.replace(/-/g, '')) && !JSON.stringify(codes).includes(c), 'hashed');
-    assert.deepEqual(Object.keys(row!).filter((k) => JSON.stringify(row![k]).includes(begun.secret)), ['totp_secret']);
+    assert.deepEqual(Object.keys(row!).filter((k) => JSON.stringify(row![k]).includes(begun.secret)), []);
+    assert.match(String(row!.totp_secret), /^v1\.[A-Za-z0-9+/]+=*$/);
     assert.ok(!JSON.stringify(await call(SUBJECTS.accountsConsoleUserGet, { user_id: user.id })).includes(begun.secret));
 
     // the code step: the code the confirmation took is not taken again; the next step's is, once
@@ -449,6 +453,43 @@ describe('console two-factor sign-in', () => {
     const code = codeOf(secret);
     const results = await Promise.allSettled([1, 2, 3].map(() => call(SUBJECTS.accountsConsoleTotpVerify, { user_id: user.id, code })));
     assert.deepEqual(results.map((r) => r.status).sort(), ['fulfilled', 'rejected', 'rejected']);
+  });
+});
+
+describe('console two-factor secrets at rest', () => {
+  const codeOf = (secret: string, at = Date.now()) => new TOTP({ secret: Secret.fromBase32(secret) }).generate({ timestamp: at });
+
+  /** A person with two-factor sign-in on, and their secret as the app has it. */
+  async function enrolled(label: string): Promise<{ id: string; secret: string }> {
+    const user = await call(SUBJECTS.accountsConsoleUserCreate, { org_id: await newOrg(), email: email(label), role: 'developer', password: PASSWORD });
+    const { secret } = await call(SUBJECTS.accountsConsoleTotpBegin, { user_id: user.id });
+    await call(SUBJECTS.accountsConsoleTotpConfirm, { user_id: user.id, code: codeOf(secret) });
+    return { id: user.id, secret };
+  }
+  const stored = async (id: string) => (await query<{ totp_secret: string }>(db.url, 'SELECT totp_secret FROM accounts.console_users WHERE id = $1', [id]))[0]!.totp_secret;
+
+  it("a sealed secret copied onto another person's row does not open there: their codes are refused", async () => {
+    const [a, b] = [await enrolled('sealed-a'), await enrolled('sealed-b')];
+    await query(db.url, 'UPDATE accounts.console_users SET totp_secret = $2, totp_last_step = NULL WHERE id = $1', [b.id, await stored(a.id)]);
+    for (const secret of [a.secret, b.secret]) {
+      const e = await refusal(call(SUBJECTS.accountsConsoleTotpVerify, { user_id: b.id, code: codeOf(secret, Date.now() + 30_000) }));
+      assert.deepEqual([e.code, e.param], ['validation_error', 'code']);
+    }
+  });
+
+  it('a secret an earlier release stored in clear still takes its codes, and is sealed when accounts starts', async () => {
+    const person = await enrolled('clear');
+    await query(db.url, 'UPDATE accounts.console_users SET totp_secret = $2 WHERE id = $1', [person.id, person.secret]);
+    const verified = await call(SUBJECTS.accountsConsoleTotpVerify, { user_id: person.id, code: codeOf(person.secret, Date.now() + 30_000) });
+    assert.equal(verified.method, 'totp');
+    // what a start of accounts does before it serves
+    assert.ok((await svc!.app.get(ConsoleTwoFactorService).sealClearSecrets()) >= 1);
+    const sealed = await stored(person.id);
+    assert.ok(sealed.startsWith('v1.') && !sealed.includes(person.secret), sealed);
+    // the sealed secret takes the app's codes as before (the step taken above forgotten, to use a code of now again)
+    await query(db.url, 'UPDATE accounts.console_users SET totp_last_step = NULL WHERE id = $1', [person.id]);
+    assert.equal((await call(SUBJECTS.accountsConsoleTotpVerify, { user_id: person.id, code: codeOf(person.secret) })).method, 'totp');
+    assert.equal(await svc!.app.get(ConsoleTwoFactorService).sealClearSecrets(), 0, 'nothing left in clear');
   });
 });
 

@@ -81,7 +81,7 @@ export async function harness(label: string, env: Record<string, string> = {}): 
     WEBHOOK_POLL_MS: '100',
     ...env,
   };
-  const accounts = await startAccounts({ REGION: 'us', DATABASE_URL: db.url, NATS_SUBJECT_PREFIX: prefix, PRINCIPAL_VERIFY_KEYS: TEST_SERVER_ENV.PRINCIPAL_VERIFY_KEYS });
+  const accounts = await startAccounts({ REGION: 'us', DATABASE_URL: db.url, NATS_SUBJECT_PREFIX: prefix, PRINCIPAL_VERIFY_KEYS: TEST_SERVER_ENV.PRINCIPAL_VERIFY_KEYS, CONSOLE_TOTP_KEY: TEST_SERVER_ENV.CONSOLE_TOTP_KEY });
   const nc = await connectNats(TEST_NATS_URL, `${label}-int-test`);
   const rpc = new RpcClient(nc, root, 5000, { signer: testSigner() });
   await waitFor(async () => (await rpc.call(SUBJECTS.accountsHealth, {}, op).catch(() => null))?.status === 'ok', 15_000, 100);

@@ -260,7 +260,7 @@ const regionSecrets = (r: string, names: string[] = [], env: Record<string, stri
   ).map((d) => d.toJS() as K8sObject & { stringData: Record<string, string> });
 
 describe('install options as kustomize components (deploy/components)', () => {
-  const DEFAULT_SECRETS = ['database', 'redis', 'internal', 'capture', 'webhook', 'erasure', 'principal', 'smtp', 'nats', 'nats-tls'];
+  const DEFAULT_SECRETS = ['database', 'redis', 'internal', 'capture', 'webhook', 'console-totp', 'erasure', 'principal', 'smtp', 'nats', 'nats-tls'];
   type Peer = { podSelector?: { matchLabels?: Record<string, string> }; ipBlock?: { cidr: string } };
   type Policy = { podSelector: { matchLabels?: Record<string, string> }; egress?: { to?: Peer[]; ports?: { port: number }[] }[] };
   /** Where the pods with a database may connect, as "peer:port". */

@@ -33,6 +33,11 @@ export function devWebhookSecretKey(repoRoot: string): string {
   return devSecret(repoRoot, 'webhook-secret');
 }
 
+/** CONSOLE_TOTP_KEY of a region: encrypts its console's TOTP secrets at rest, so people enrolled yesterday sign in today. */
+export function devConsoleTotpKey(repoRoot: string, region: string): string {
+  return devSecret(repoRoot, `console-totp-${region}`);
+}
+
 /** CAPTURE_SECRET_KEY of a region: derives its capture links' client secrets, so links sent yesterday still work. */
 export function devCaptureSecretKey(repoRoot: string, region: string): string {
   return devSecret(repoRoot, `capture-secret-${region}`);

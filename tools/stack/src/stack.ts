@@ -7,7 +7,7 @@ import { fileURLToPath } from 'node:url';
 import type { NatsConnection } from '@nats-io/transport-node';
 import { subjectRoot, type NatsIdentity } from '@verity/contracts';
 import { connectNats } from '@verity/platform/nats';
-import { devCaptureSecretKey, devErasureSigningKey, devPrincipalKeys, devWebhookSecretKey, type PrincipalKeys } from './dev-keys.js';
+import { devCaptureSecretKey, devConsoleTotpKey, devErasureSigningKey, devPrincipalKeys, devWebhookSecretKey, type PrincipalKeys } from './dev-keys.js';
 import { stopChild } from './infra/process.js';
 import { NatsServer } from './nats.js';
 import { RoundRobinProxy } from './proxy.js';
@@ -258,6 +258,7 @@ export class Stack {
       ...internal,
       ...((service as string) === 'applicants' && !process.env.ERASURE_SIGNING_KEY ? { ERASURE_SIGNING_KEY: devErasureSigningKey(REPO_ROOT, region) } : {}),
       ...((service as string) === 'webhook-delivery' && !process.env.WEBHOOK_SECRET_KEY ? { WEBHOOK_SECRET_KEY: devWebhookSecretKey(REPO_ROOT) } : {}),
+      ...((service as string) === 'accounts' && !process.env.CONSOLE_TOTP_KEY ? { CONSOLE_TOTP_KEY: devConsoleTotpKey(REPO_ROOT, region) } : {}),
       // a live session's link points at this region's gateway; its client secret is derived with the region's key
       ...((service as string) === 'sessions'
         ? { CAPTURE_BASE_URL: this.baseUrl(region), ...(process.env.CAPTURE_SECRET_KEY ? {} : { CAPTURE_SECRET_KEY: devCaptureSecretKey(REPO_ROOT, region) }) }

@@ -195,6 +195,23 @@ export class ConsoleUsersRepository {
     });
   }
 
+  /** Up to `limit` people whose TOTP secret (or the one being enrolled) is stored in clear, by an earlier release. */
+  async clearTotpSecrets(limit: number): Promise<Array<{ id: string; totp_secret: string | null; totp_pending_secret: string | null }>> {
+    return this.db.rows(
+      `SELECT id, CASE WHEN totp_secret NOT LIKE 'v1.%' THEN totp_secret END AS totp_secret,
+              CASE WHEN totp_pending_secret NOT LIKE 'v1.%' THEN totp_pending_secret END AS totp_pending_secret
+         FROM accounts.console_users
+        WHERE totp_secret NOT LIKE 'v1.%' OR totp_pending_secret NOT LIKE 'v1.%'
+        ORDER BY id LIMIT $1`,
+      [limit],
+    );
+  }
+
+  /** Replaces a secret stored in clear by its sealed form, only if it is still that value. */
+  async sealTotpSecret(userId: string, column: 'totp_secret' | 'totp_pending_secret', clear: string, sealed: string): Promise<void> {
+    await this.db.rows(`UPDATE accounts.console_users SET ${column} = $3 WHERE id = $1 AND ${column} = $2 RETURNING id`, [userId, clear, sealed]);
+  }
+
   /** Whether the organization requires two-factor sign-in in the console; null when there is no such organization. */
   async setTwoFactorRequired(orgId: string, required: boolean): Promise<boolean | null> {
     const rows = await this.db.rows<{ required: boolean }>(`UPDATE accounts.organizations SET console_require_two_factor = $2 WHERE id = $1 RETURNING console_require_two_factor AS required`, [orgId, required]);
