@@ -11,8 +11,11 @@
 # nats-<identity>, nats-tls (the NATS servers' certificate; leave it out where cert-manager issues it,
 # deploy/examples/nats-certificates.yaml), and, only with the in-cluster Postgres of deploy/components/in-cluster-data,
 # postgres (its superuser, database and password, from $DATABASE_URL).
-#   verity-database    DATABASE_URL          every service with a database: $DATABASE_POOLER_URL when set, else $DATABASE_URL
-#                      DIRECT_DATABASE_URL   the migrate Job and PgBouncer: the server itself ($DATABASE_URL)
+#   verity-database    DIRECT_DATABASE_URL   the migrate Job: the server itself as the schemas' owner ($DATABASE_URL)
+#   verity-database-<service>  DATABASE_URL PASSWORD  each service with a database: its own role verity_<schema> with a new
+#                                            password, at $DATABASE_POOLER_URL's host when set (PgBouncer), else $DATABASE_URL's;
+#                                            the migrate Job gives the role that password and its rights (docs/operations.md)
+#   verity-pgbouncer-auth  userlist.txt      PgBouncer (deploy/components/pgbouncer): the services' roles and passwords
 #   verity-redis       REDIS_URL             gateway, console: rate limits, console sessions ($REDIS_URL; may carry a password)
 #   verity-postgres    POSTGRES_USER POSTGRES_PASSWORD POSTGRES_DB  the in-cluster Postgres (deploy/components/in-cluster-data)
 #   verity-internal    INTERNAL_AUTH_SECRET  gateway, console, evidence, id-scan: signs internal HTTP (48 random bytes, hex)
@@ -52,8 +55,13 @@ metadata:
 type: Opaque
 stringData:
 YAML
+  local v
   while [[ $# -gt 0 ]]; do
-    printf '  %s: "%s"\n' "$1" "$2"
+    # a YAML double-quoted string: backslashes, quotes and line ends escaped
+    v="${2//\\/\\\\}"
+    v="${v//\"/\\\"}"
+    v="${v//$'\n'/\\n}"
+    printf '  %s: "%s"\n' "$1" "$v"
     shift 2
   done
 }
@@ -64,7 +72,32 @@ database_url() {
   printf %s "$DATABASE_URL"
 }
 
-# The in-cluster Postgres's first user, password and database: those of $DATABASE_URL, so the services' URL works.
+# The services with a database, each connecting as its own role (docs/operations.md, "Database roles").
+DATABASE_SERVICES=(accounts applicants screening sessions webhook-delivery evidence id-scan)
+URL_RE='^(postgres(ql)?://)([^:@/]+):([^@/]+)@([^/]+)/([^?]+)(\?.*)?$'
+
+# The region's database: the owner's URL for the migrate Job, and per service its role's URL and password (the host
+# PgBouncer's when $DATABASE_POOLER_URL is set), with PgBouncer's list of those roles.
+database_secrets() {
+  local direct host pw svc userlist=""
+  direct="$(database_url)"
+  [[ "$direct" =~ $URL_RE ]] || { echo "DATABASE_URL must be postgres://user:password@host:port/database" >&2; exit 2; }
+  local scheme="${BASH_REMATCH[1]}" db="${BASH_REMATCH[6]}" query="${BASH_REMATCH[7]}"
+  host="${BASH_REMATCH[5]}"
+  if [[ -n "${DATABASE_POOLER_URL:-}" ]]; then
+    [[ "$DATABASE_POOLER_URL" =~ $URL_RE ]] || { echo "DATABASE_POOLER_URL must be postgres://…@host:port/database" >&2; exit 2; }
+    host="${BASH_REMATCH[5]}"
+  fi
+  secret verity-database DIRECT_DATABASE_URL "$direct"
+  for svc in "${DATABASE_SERVICES[@]}"; do
+    pw="$(openssl rand -hex 24)"
+    secret "verity-database-$svc" DATABASE_URL "${scheme}verity_${svc//-/_}:${pw}@${host}/${db}${query}" PASSWORD "$pw"
+    userlist+="\"verity_${svc//-/_}\" \"${pw}\""$'\n'
+  done
+  secret verity-pgbouncer-auth userlist.txt "$userlist"
+}
+
+# The in-cluster Postgres's first user, password and database: those of $DATABASE_URL, so the owner's URL works.
 postgres_secret() {
   local url re='^postgres(ql)?://([^:@/]+):([^@/]+)@[^/]+/([^?]+)'
   url="$(database_url)"
@@ -144,9 +177,7 @@ principal_secrets() {
 
 for n in "${names[@]}"; do
   case "$n" in
-    database)
-      direct="$(database_url)"
-      secret verity-database DATABASE_URL "${DATABASE_POOLER_URL:-$direct}" DIRECT_DATABASE_URL "$direct" ;;
+    database) database_secrets ;;
     redis) secret verity-redis REDIS_URL "${REDIS_URL:-redis://redis:6379}" ;;
     postgres) postgres_secret ;;
     internal) secret verity-internal INTERNAL_AUTH_SECRET "$(openssl rand -hex 48)" ;;

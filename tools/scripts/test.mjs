@@ -126,7 +126,7 @@ process.on('SIGTERM', () => void finish('interrupted'));
   steps.push(['build', secondsSince(t)]);
 }
 
-const { checkGivenServers, ensureInstalled, freePort, LocalInfra, onPath, SERVICES, Stack } = await import('../stack/dist/src/index.js');
+const { checkGivenServers, ensureInstalled, freePort, LocalInfra, migrateRoleEnv, onPath, SERVICES, Stack } = await import('../stack/dist/src/index.js');
 
 // ---- which files
 function find(dir, suffix, out = []) {
@@ -304,8 +304,9 @@ function migrateInto(dbName) {
     SERVICES.map(
       (s) =>
         new Promise((resolve, reject) => {
+          // the services' roles too (cluster-wide): a stack on a clone of the template connects as them
           const c = spawn(process.execPath, [path.join(root, 'apps', s, 'dist', 'src', 'migrate.js')], {
-            env: { ...process.env, REGION: 'us', DATABASE_URL: infra.databaseUrl(dbName) },
+            env: { ...process.env, REGION: 'us', DATABASE_URL: infra.databaseUrl(dbName), ...migrateRoleEnv(infra.databaseUrl(dbName), s) },
             stdio: ['ignore', 'ignore', 'inherit'],
           });
           c.on('exit', (code) => (code === 0 ? resolve() : reject(new Error(`migrating ${s} failed`))));

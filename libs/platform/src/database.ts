@@ -1,5 +1,6 @@
 import pg from 'pg';
 import { DataSource, type MigrationInterface } from 'typeorm';
+import { serviceRole } from './database-roles.js';
 
 export type MigrationClass = new () => MigrationInterface;
 
@@ -149,18 +150,53 @@ export async function ensureDatabase(url: string, template?: string): Promise<vo
   }
 }
 
-/** Creates the schema if missing and applies pending migrations. Run before a rollout, not by the serving process. */
-export async function migrateServiceSchema(opts: ServiceDatabaseOptions): Promise<string[]> {
+/**
+ * Creates the schema if missing, applies pending migrations, and gives the service's role (`serviceRole`) the use
+ * of its schema's tables and sequences and nothing else; `rolePassword` lets that role log in with it. Run before a
+ * rollout by the schema's owner, not by the serving process.
+ */
+export async function migrateServiceSchema(opts: ServiceDatabaseOptions & { rolePassword?: string }): Promise<string[]> {
   // a migration may rewrite a large table: no statement timeout
   const ds = createServiceDataSource({ ...opts, poolMax: 1, timeouts: { ...(opts.timeouts ?? DEFAULT_DATABASE_TIMEOUTS), statementMs: 0 } });
   await ds.initialize();
   try {
     await ds.query(`CREATE SCHEMA IF NOT EXISTS "${opts.schema}"`);
     const ran = await ds.runMigrations({ transaction: 'each' });
+    await grantServiceRole(ds, opts.schema, opts.rolePassword);
     return ran.map((m) => m.name);
   } finally {
     await ds.destroy();
   }
+}
+
+/** SQLSTATEs of a role made or changed at the same moment by another migration (both regions migrate at once). */
+const ROLE_RACES = new Set(['42710', '23505', 'XX000']);
+
+/**
+ * The service's role: created if missing (able to log in, inheriting nothing), its password set when given, and
+ * granted exactly the data rights on its own schema: read and write rows, use sequences. No DDL, no other schema
+ * (PUBLIC's default use of a new schema is revoked too), so a service cannot read another's tables.
+ */
+async function grantServiceRole(ds: DataSource, schema: string, password: string | undefined): Promise<void> {
+  const role = serviceRole(schema);
+  const q = (sql: string, params?: unknown[]) => ds.query(sql, params);
+  for (let attempt = 0; ; attempt++) {
+    try {
+      const [{ exists }] = (await q('SELECT EXISTS (SELECT 1 FROM pg_roles WHERE rolname = $1) AS exists', [role])) as [{ exists: boolean }];
+      if (!exists) await q(`CREATE ROLE "${role}" LOGIN NOINHERIT`);
+      if (password !== undefined) {
+        const [{ sql }] = (await q(`SELECT format('ALTER ROLE %I LOGIN PASSWORD %L', $1::text, $2::text) AS sql`, [role, password])) as [{ sql: string }];
+        await q(sql);
+      }
+      break;
+    } catch (e) {
+      if (attempt >= 3 || !ROLE_RACES.has((e as { code?: string }).code ?? '')) throw e;
+    }
+  }
+  await q(`REVOKE ALL ON SCHEMA "${schema}" FROM PUBLIC`);
+  await q(`GRANT USAGE ON SCHEMA "${schema}" TO "${role}"`);
+  await q(`GRANT SELECT, INSERT, UPDATE, DELETE ON ALL TABLES IN SCHEMA "${schema}" TO "${role}"`);
+  await q(`GRANT USAGE, SELECT, UPDATE ON ALL SEQUENCES IN SCHEMA "${schema}" TO "${role}"`);
 }
 
 /** Tells apart "cannot reach Postgres" from other failures for a clear start-up message. */

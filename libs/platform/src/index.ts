@@ -4,6 +4,7 @@ export * from './nats.js';
 export * from './principal-seal.js';
 export * from './events.js';
 export * from './database.js';
+export * from './database-roles.js';
 export * from './redis.js';
 export * from './service.js';
 export * from './migrate.js';

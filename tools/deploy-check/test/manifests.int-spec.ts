@@ -29,7 +29,7 @@ let envSchemas: Record<string, EnvShape>;
 const kubectl = ['/usr/bin/kubectl', '/usr/local/bin/kubectl'].find((p) => existsSync(p));
 /** Objects in one order, the generated ConfigMap's content hash aside (the renderer's and kustomize's differ). */
 const normalized = (objects: K8sObject[]) =>
-  (JSON.parse(JSON.stringify(objects).replace(/(verity-nats-config)-[a-z0-9]{10}/g, '$1-HASH')) as K8sObject[]).sort((a, b) =>
+  (JSON.parse(JSON.stringify(objects).replace(/(verity-nats-config|verity-pgbouncer)-[a-z0-9]{10}/g, '$1-HASH')) as K8sObject[]).sort((a, b) =>
     `${a.kind}/${a.metadata.name}`.localeCompare(`${b.kind}/${b.metadata.name}`),
   );
 
@@ -72,6 +72,10 @@ describe('the shipped overlays', () => {
       assert.deepEqual(containersOf(job)[0]!['env'], [
         { name: 'REGION', value: r },
         { name: 'DATABASE_URL', valueFrom: { secretKeyRef: { name: 'verity-database', key: 'DIRECT_DATABASE_URL' } } },
+        ...['accounts', 'applicants', 'screening', 'sessions', 'webhook-delivery', 'evidence', 'id-scan'].map((app) => ({
+          name: `DATABASE_PASSWORD_${app.toUpperCase().replace('-', '_')}`,
+          valueFrom: { secretKeyRef: { name: `verity-database-${app}`, key: 'PASSWORD' } },
+        })),
       ]);
       const ingress = find(objects, 'Ingress', 'gateway')['spec'] as { rules: { host: string }[]; tls: { hosts: string[] }[] };
       assert.equal(ingress.rules[0]!.host, `${r}.verity.example.com`);
@@ -132,7 +136,9 @@ describe('the shipped overlays', () => {
     }
     for (const app of ['gateway', 'accounts', 'applicants', 'screening', 'sessions', 'webhook-delivery', 'evidence', 'id-scan']) {
       assert.equal(refs.get(`${app} NATS_PASSWORD`), `verity-nats-${app}`);
-      if (app !== 'gateway') assert.equal(refs.get(`${app} DATABASE_URL`), 'verity-database');
+      // each service as its own role (docs/operations.md, "Database roles"); the migrate Job gives each its password
+      if (app !== 'gateway') assert.equal(refs.get(`${app} DATABASE_URL`), `verity-database-${app}`);
+      if (app !== 'gateway') assert.equal(refs.get(`migrate DATABASE_PASSWORD_${app.toUpperCase().replace('-', '_')}`), `verity-database-${app}`);
     }
   });
 
@@ -247,6 +253,15 @@ function unmetSecretRefs(objects: K8sObject[], secrets: (K8sObject & { stringDat
         if (ref && !ref.optional && byName.get(ref.name)?.[ref.key] === undefined) out.push(`${o.kind}/${o.metadata.name} ${c.name} ${ref.name}/${ref.key}`);
       }
     }
+    // and the Secrets a pod mounts, with the keys it mounts
+    const pod = (o['spec'] as { template?: { spec?: { volumes?: { secret?: { secretName: string; items?: { key: string }[] } }[] } } } | undefined)?.template?.spec;
+    for (const v of pod?.volumes ?? []) {
+      if (!v.secret) continue;
+      for (const key of v.secret.items?.map((i) => i.key) ?? [null]) {
+        const data = byName.get(v.secret.secretName);
+        if (!data || (key !== null && data[key] === undefined)) out.push(`${o.kind}/${o.metadata.name} volume ${v.secret.secretName}${key ? `/${key}` : ''}`);
+      }
+    }
   }
   return out;
 }
@@ -308,15 +323,25 @@ describe('install options as kustomize components (deploy/components)', () => {
             const server = inCluster ? JSON.stringify({ podSelector: { matchLabels: { app: 'postgres' } } }) : JSON.stringify({ ipBlock: { cidr: '10.0.0.0/8' } });
             assert.deepEqual(databaseEgress(objects), [`${server}:5432`, ...(pooler ? [`${JSON.stringify({ podSelector: { matchLabels: { app: 'pgbouncer' } } })}:6432`] : [])].sort());
             if (pooler) {
-              const env = containersOf(find(objects, 'Deployment', 'pgbouncer'))[0]!['env'] as { name: string; value?: string; valueFrom?: { secretKeyRef?: { key: string } } }[];
-              assert.equal(env.find((e) => e.name === 'DATABASE_URL')?.valueFrom?.secretKeyRef?.key, 'DIRECT_DATABASE_URL', 'PgBouncer connects to the server itself');
-              assert.equal(env.find((e) => e.name === 'POOL_MODE')?.value, 'transaction');
+              // its configuration: transaction pooling to the server "postgres", the services' roles from the Secret
+              const ini = (objects.find((o) => o.kind === 'ConfigMap' && o.metadata.name.startsWith('verity-pgbouncer-'))!['data'] as Record<string, string>)['pgbouncer.ini']!;
+              assert.match(ini, /^pool_mode = transaction$/m);
+              assert.match(ini, /^\* = host=postgres port=5432$/m);
+              assert.match(ini, /^auth_file = \/etc\/pgbouncer-auth\/userlist.txt$/m);
+              // a managed server is reached under the name "postgres" too
+              assert.equal(find(objects, 'Service', 'postgres')['spec'] && ((find(objects, 'Service', 'postgres')['spec'] as { type?: string }).type === 'ExternalName'), !inCluster);
             }
             const secrets = regionSecrets(r, [...DEFAULT_SECRETS, ...(inCluster ? ['postgres'] : [])], pooler ? { DATABASE_POOLER_URL: `postgres://verity:pw@pgbouncer:6432/verity_${r}` } : {});
             assert.deepEqual(unmetSecretRefs(objects, secrets), []);
-            const database = secrets.find((o) => o.metadata.name === 'verity-database')!.stringData;
-            assert.equal(database['DATABASE_URL'], pooler ? `postgres://verity:pw@pgbouncer:6432/verity_${r}` : `postgres://verity:pw@postgres:5432/verity_${r}`);
-            assert.equal(database['DIRECT_DATABASE_URL'], `postgres://verity:pw@postgres:5432/verity_${r}`);
+            assert.equal(secrets.find((o) => o.metadata.name === 'verity-database')!.stringData['DIRECT_DATABASE_URL'], `postgres://verity:pw@postgres:5432/verity_${r}`);
+            // each service's role, at PgBouncer's address with the pooler, the server's without; PgBouncer knows each
+            const userlist = secrets.find((o) => o.metadata.name === 'verity-pgbouncer-auth')!.stringData['userlist.txt']!;
+            for (const app of ['accounts', 'applicants', 'screening', 'sessions', 'webhook-delivery', 'evidence', 'id-scan']) {
+              const own = secrets.find((o) => o.metadata.name === `verity-database-${app}`)!.stringData;
+              const role = `verity_${app.replace('-', '_')}`;
+              assert.equal(own['DATABASE_URL'], `postgres://${role}:${own['PASSWORD']}@${pooler ? 'pgbouncer:6432' : 'postgres:5432'}/verity_${r}`);
+              assert.ok(userlist.split('\n').includes(`"${role}" "${own['PASSWORD']}"`), `${role} in PgBouncer's list`);
+            }
             if (inCluster) {
               assert.deepEqual(secrets.find((o) => o.metadata.name === 'verity-postgres')!.stringData, { POSTGRES_USER: 'verity', POSTGRES_PASSWORD: 'pw', POSTGRES_DB: `verity_${r}` });
             }

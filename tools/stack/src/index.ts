@@ -5,3 +5,4 @@ export * from './infra/local.js';
 export * from './infra/packages.js';
 export * from './infra/postgres.js';
 export * from './infra/process.js';
+export * from './database-roles.js';

@@ -7,6 +7,7 @@ import { fileURLToPath } from 'node:url';
 import type { NatsConnection } from '@nats-io/transport-node';
 import { subjectRoot, type NatsIdentity } from '@verity/contracts';
 import { connectNats } from '@verity/platform/nats';
+import { migrateRoleEnv, serviceDatabaseUrl } from './database-roles.js';
 import { devCaptureSecretKey, devConsoleTotpKey, devErasureSigningKey, devPrincipalKeys, devWebhookSecretKey, type PrincipalKeys } from './dev-keys.js';
 import { stopChild } from './infra/process.js';
 import { NatsServer } from './nats.js';
@@ -249,7 +250,8 @@ export class Stack {
     return {
       ...(process.env as Record<string, string>),
       REGION: region,
-      DATABASE_URL: this.opts.databaseUrl(region),
+      // each service as its own role, with rights on its own schema only; the gateway and the console have no database
+      DATABASE_URL: (SERVICES as readonly string[]).includes(service) ? serviceDatabaseUrl(this.opts.databaseUrl(region), service) : this.opts.databaseUrl(region),
       ...(this.natsServers.has(region) ? this.nats(region).envFor(service as NatsIdentity) : {}),
       NATS_SUBJECT_PREFIX: prefix,
       REDIS_URL: this.opts.redisUrl ?? process.env.REDIS_URL ?? 'redis://127.0.0.1:6379',
@@ -279,8 +281,10 @@ export class Stack {
 
   async migrate(region: Region): Promise<void> {
     for (const s of SERVICES) {
+      // as the database's owner, which gives the service's role its rights
+      const owner = this.opts.databaseUrl(region);
       const child = spawn(process.execPath, ['--enable-source-maps', entry(s, 'migrate')], {
-        env: this.envFor(region, s),
+        env: { ...this.envFor(region, s), DATABASE_URL: owner, ...migrateRoleEnv(owner, s) },
         stdio: ['ignore', 'pipe', 'pipe'],
       });
       let err = '';
