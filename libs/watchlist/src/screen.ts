@@ -1,7 +1,7 @@
 import { nameKeys, prepareName, scoreParty, type MatchFeatures, type ScreenedPerson } from './match.js';
 
 /** Candidates scored per screening at most: the persons sharing the most index keys with the person screened. */
-export const CANDIDATE_LIMIT = 100;
+export const CANDIDATE_LIMIT = 300;
 /** Hits reported per screening at most, best first. */
 export const MAX_HITS = 10;
 
