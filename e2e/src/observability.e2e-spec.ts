@@ -253,6 +253,25 @@ describe('observability: metrics on every internal port, one trace per request',
     assert.ok(trace.some((s) => s.service === 'sessions' && s.name.startsWith('db ')), 'statements in the trace');
   });
 
+  it('the webhook path joins the trace: outbox, event stream, fan-out; the delivery span is the child of the run that made the event', async () => {
+    let root: OtlpSpan | undefined;
+    let deliver: OtlpSpan | undefined;
+    await waitFor(
+      async () => {
+        root = otlp.spans.find((s) => s.service === 'gateway' && s.name === 'HTTP POST /v1/sessions');
+        deliver = root && otlp.spans.find((s) => s.service === 'webhook-delivery' && s.name === 'webhook.deliver' && s.traceId === root!.traceId);
+        return deliver !== undefined;
+      },
+      20_000,
+      100,
+    );
+    assert.ok(deliver, "a delivery span in the session request's trace");
+    const parent = otlp.spans.find((s) => s.spanId === deliver!.parentSpanId);
+    assert.ok(parent, 'its parent was exported');
+    assert.equal(parent.service, 'sessions');
+    assert.equal(parent.name, 'job test_run', 'the run whose completion is the delivered event');
+  });
+
   it('an internal HTTP hop joins the trace: the evidence span is the child of the gateway request', async () => {
     assert.ok(imageRequestId);
     let hop: OtlpSpan | undefined;

@@ -51,6 +51,7 @@ function newDelivery(): NewDelivery {
     event_type: 'kyc.session.completed',
     session_id: newId('session'),
     body: '{"type":"kyc.session.completed"}',
+    trace_context: null,
   };
 }
 

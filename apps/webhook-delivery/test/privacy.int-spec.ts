@@ -208,6 +208,7 @@ describe('webhook-delivery.admin.purge-test-data.v1', () => {
       event_type: 'kyc.session.completed',
       session_id: newId('session'),
       body: '{}',
+      trace_context: null,
     });
     const outcome = (id: string) => ({ attempt_id: newId('webhookAttempt'), delivery_id: id, round: 1, attempt: 1, status: 'succeeded' as const, http_status: 200, latency_ms: 5, error_code: null, retry_ms: null });
     const [done, inFlight] = [row(newId('event')), row(newId('event'))];

@@ -5,10 +5,10 @@ import {
   type OnApplicationBootstrap,
 } from '@nestjs/common';
 import { jetstream, type JetStreamClient } from '@nats-io/jetstream';
-import type { NatsConnection } from '@nats-io/transport-node';
+import { headers, type MsgHdrs, type NatsConnection } from '@nats-io/transport-node';
 import { eventSubject, subjectRoot, type DomainEvent, type SessionOutcome, type SessionStatus } from '@verity/contracts';
 import type { Mode } from '@verity/keys';
-import { CONFIG, encodeJson, ensureEventStream, LOGGER, NATS, Poller, Sql, type Logger, type Queryable } from '@verity/platform';
+import { CONFIG, currentTraceparent, encodeJson, ensureEventStream, LOGGER, NATS, Poller, Sql, type Logger, type Queryable } from '@verity/platform';
 import type { SessionsConfig } from '../config.js';
 import { sessionEvent } from './session-event.js';
 
@@ -53,18 +53,22 @@ export class Outbox implements OnApplicationBootstrap, BeforeApplicationShutdown
   ): Promise<boolean> {
     const event = sessionEvent(s, occurredAt);
     if (!event) return false;
-    await q.rows(`INSERT INTO sessions.outbox (event_id, session_id, type, event) VALUES ($1, $2, $3, $4)`, [
-      event.id,
-      s.id,
-      event.type,
-      JSON.stringify(event),
-    ]);
+    await this.addEvent(q, s.id, event);
     return true;
   }
 
-  /** Writes an event that no status change derives (`kyc.session.watchlist_hit`) in the transaction `q`. */
+  /**
+   * Writes an event in the transaction `q` (also one that no status change derives: `kyc.session.watchlist_hit`), with
+   * the trace of the work writing it (tracing on), which the relay sends along so that its deliveries join it.
+   */
   async addEvent(q: Queryable, sessionId: string, event: DomainEvent): Promise<void> {
-    await q.rows(`INSERT INTO sessions.outbox (event_id, session_id, type, event) VALUES ($1, $2, $3, $4)`, [event.id, sessionId, event.type, JSON.stringify(event)]);
+    await q.rows(`INSERT INTO sessions.outbox (event_id, session_id, type, event, trace_context) VALUES ($1, $2, $3, $4, $5)`, [
+      event.id,
+      sessionId,
+      event.type,
+      JSON.stringify(event),
+      currentTraceparent(),
+    ]);
   }
 
   onApplicationBootstrap(): void {
@@ -106,8 +110,8 @@ export class Outbox implements OnApplicationBootstrap, BeforeApplicationShutdown
     return this.db.tx(async (q) => {
       const [lock] = await q.rows<{ held: boolean }>(`SELECT pg_try_advisory_xact_lock(hashtext($1)) AS held`, [RELAY_LOCK_KEY]);
       if (!lock!.held) return null;
-      const rows = await q.rows<{ seq: string; event_id: string; session_id: string; type: string; event: DomainEvent }>(
-        `SELECT seq, event_id, session_id, type, event FROM sessions.outbox WHERE relayed_at IS NULL ORDER BY seq LIMIT ${BATCH}`,
+      const rows = await q.rows<{ seq: string; event_id: string; session_id: string; type: string; event: DomainEvent; trace_context: string | null }>(
+        `SELECT seq, event_id, session_id, type, event, trace_context FROM sessions.outbox WHERE relayed_at IS NULL ORDER BY seq LIMIT ${BATCH}`,
       );
       if (rows.length === 0) return 0;
       const js = await this.client();
@@ -121,7 +125,7 @@ export class Outbox implements OnApplicationBootstrap, BeforeApplicationShutdown
       const settled = await Promise.allSettled(
         [...bySession.values()].map(async (chain) => {
           for (const r of chain) {
-            await js.publish(eventSubject(this.root, r.type), encodeJson(r.event), { msgID: r.event_id, timeout: PUBLISH_TIMEOUT_MS });
+            await js.publish(eventSubject(this.root, r.type), encodeJson(r.event), { msgID: r.event_id, timeout: PUBLISH_TIMEOUT_MS, ...traceHeadersOf(r.trace_context) });
           }
         }),
       );
@@ -143,4 +147,12 @@ export class Outbox implements OnApplicationBootstrap, BeforeApplicationShutdown
     this.js = jetstream(this.nc);
     return this.js;
   }
+}
+
+/** The message headers carrying a stored `traceparent` (none when the event was written untraced). */
+function traceHeadersOf(traceparent: string | null): { headers?: MsgHdrs } {
+  if (!traceparent) return {};
+  const h = headers();
+  h.set('traceparent', traceparent);
+  return { headers: h };
 }

@@ -21,6 +21,8 @@ export interface ClaimedAttempt {
   subscriptionId: string;
   secretSealed: string;
   previousSecretSealed: string | null;
+  /** The W3C `traceparent` its event arrived with: the attempt joins that trace. */
+  traceContext: string | null;
 }
 
 /**
@@ -47,7 +49,7 @@ const CLAIM = `
            completed_at = CASE WHEN NOT (due.active AND due.has_left) THEN now() END,
            updated_at = now()
       FROM due WHERE d.id = due.id
-    RETURNING d.id, d.round, d.attempts, d.round_base, d.body, ${COPIED.map((c) => `d.${c}`).join(', ')},
+    RETURNING d.id, d.round, d.attempts, d.round_base, d.body, d.trace_context, ${COPIED.map((c) => `d.${c}`).join(', ')},
               due.lease_until AS expired_lease, due.active AND due.has_left AS claimed, due.url, due.secret_sealed, due.previous_secret_sealed
   ), interrupted AS (
     INSERT INTO webhook_delivery.attempts (id, delivery_id, ${COPIED.join(', ')}, attempt, next_attempt_at, status, latency_ms, error_code, finished_at)
@@ -57,7 +59,8 @@ const CLAIM = `
     ON CONFLICT (delivery_id, attempt) DO NOTHING
   )
   SELECT c.id AS "deliveryId", c.event_id AS "eventId", c.round, c.attempts AS attempt, c.attempts - c.round_base AS "attemptInRound",
-         c.url, c.body, c.subscription_id AS "subscriptionId", c.secret_sealed AS "secretSealed", c.previous_secret_sealed AS "previousSecretSealed"
+         c.url, c.body, c.subscription_id AS "subscriptionId", c.secret_sealed AS "secretSealed", c.previous_secret_sealed AS "previousSecretSealed",
+         c.trace_context AS "traceContext"
     FROM c WHERE c.claimed`;
 
 /** Claims up to `limit` due attempts (see CLAIM). */

@@ -33,6 +33,10 @@ describe('fan-out matching', () => {
     ];
     const out = matchDeliveries(event, subs);
     assert.deepEqual(out.map((d) => d.subscription_id), ['whs_same', 'whs_same2']);
+    // the trace the event's message carried goes with each of its deliveries
+    assert.deepEqual(out.map((d) => d.trace_context), [null, null]);
+    const traceparent = '00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01';
+    assert.deepEqual(matchDeliveries(event, subs, traceparent).map((d) => d.trace_context), [traceparent, traceparent]);
     for (const d of out) {
       assert.equal(d.id, deliveryId(event.id, d.subscription_id));
       assert.equal(d.event_id, event.id);

@@ -35,8 +35,16 @@ const DELIVERIES = unnestColumns({
   event_type: 'text',
   session_id: 'text',
   body: 'text',
+  trace_context: 'text',
 });
-export type NewDelivery = Pick<DomainEvent, 'org_id' | 'mode'> & Record<'id' | 'event_id' | 'subscription_id' | 'event_type' | 'body', string> & { session_id: string | null };
+export type NewDelivery = Pick<DomainEvent, 'org_id' | 'mode'> &
+  Record<'id' | 'event_id' | 'subscription_id' | 'event_type' | 'body', string> & { session_id: string | null; trace_context: string | null };
+
+/** An event as it arrived, with the W3C `traceparent` its message carried (the trace of the work that made it). */
+interface ArrivedEvent {
+  event: DomainEvent;
+  traceparent: string | null;
+}
 
 /**
  * The id of the delivery of an event to a subscription, derived from the two, so that the primary key alone
@@ -54,7 +62,7 @@ export const deliveryIdSql = (event: string, subscription: string) =>
  * The deliveries an event makes: one per active subscription of the event's organization AND mode that lists
  * the event's type and existed when the event occurred. Reserved types are never delivered.
  */
-export function matchDeliveries(event: DomainEvent, subscriptions: MatchRow[]): NewDelivery[] {
+export function matchDeliveries(event: DomainEvent, subscriptions: MatchRow[], traceparent: string | null = null): NewDelivery[] {
   if (!DELIVERED_SESSION_EVENT_TYPES.includes(event.type)) return [];
   const at = Date.parse(event.timestamp);
   const body = webhookBody(event);
@@ -69,6 +77,7 @@ export function matchDeliveries(event: DomainEvent, subscriptions: MatchRow[]): 
       event_type: event.type,
       session_id: event.data.sessionId,
       body,
+      trace_context: traceparent,
     }));
 }
 
@@ -97,7 +106,7 @@ export class Fanout implements OnApplicationBootstrap, BeforeApplicationShutdown
   private messages: ConsumerMessages | null = null;
   private loop: Promise<void> | null = null;
   private readonly inFlight = new Set<Promise<void>>();
-  private readonly batch = new MicroBatch<DomainEvent, void>((events) => this.write(events), 500);
+  private readonly batch = new MicroBatch<ArrivedEvent, void>((events) => this.write(events), 500);
 
   constructor(
     @Inject(NATS) private readonly nc: NatsConnection,
@@ -160,7 +169,7 @@ export class Fanout implements OnApplicationBootstrap, BeforeApplicationShutdown
       return;
     }
     try {
-      await this.batch.add(event);
+      await this.batch.add({ event, traceparent: m.headers?.get('traceparent') || null });
       m.ack();
     } catch (err) {
       this.log.warn({ err, event_id: event.id }, 'fan-out failed; the event will be redelivered');
@@ -169,8 +178,8 @@ export class Fanout implements OnApplicationBootstrap, BeforeApplicationShutdown
   }
 
   /** One batch of events: their subscriptions, then their deliveries in one statement; then the dispatcher is woken. */
-  private async write(events: DomainEvent[]): Promise<void[]> {
-    const owners = [...new Map(events.map((e) => [`${e.org_id}/${e.mode}`, e])).values()];
+  private async write(arrived: ArrivedEvent[]): Promise<void[]> {
+    const owners = [...new Map(arrived.map(({ event: e }) => [`${e.org_id}/${e.mode}`, e])).values()];
     const subscriptions = await this.db.prepared<MatchRow>(
       'webhook_delivery_active_for',
       `SELECT s.id, s.org_id, s.mode, s.event_types, s.created_at
@@ -180,11 +189,11 @@ export class Fanout implements OnApplicationBootstrap, BeforeApplicationShutdown
       [owners.map((o) => o.org_id), owners.map((o) => o.mode)],
     );
     // the same event twice in one batch (a redelivery meeting its original) makes its deliveries once
-    const rows = [...new Map(events.map((e) => [e.id, e])).values()].flatMap((e) => matchDeliveries(e, subscriptions));
+    const rows = [...new Map(arrived.map((a) => [a.event.id, a])).values()].flatMap((a) => matchDeliveries(a.event, subscriptions, a.traceparent));
     if (rows.length > 0) {
       await insertDeliveries(this.db, rows);
       this.dispatcher.wake();
     }
-    return events.map(() => undefined);
+    return arrived.map(() => undefined);
   }
 }

@@ -1,6 +1,6 @@
 import { Inject, Injectable, type OnApplicationShutdown } from '@nestjs/common';
 import { newId } from '@verity/keys';
-import { CONFIG, LOGGER, metrics, type Logger } from '@verity/platform';
+import { CONFIG, inStoredTrace, LOGGER, metrics, type Logger } from '@verity/platform';
 import { DestinationGuard, ReceiverClient } from '@verity/ssrf';
 import { LRUCache } from 'lru-cache';
 import type { WebhookConfig } from '../config.js';
@@ -36,7 +36,13 @@ export class Sender implements OnApplicationShutdown {
     this.schedule = cfg.WEBHOOK_RETRY_SCHEDULE;
   }
 
-  async send(claim: ClaimedAttempt): Promise<void> {
+  /** One attempt, in a span of the trace its event arrived with (tracing on). */
+  send(claim: ClaimedAttempt): Promise<void> {
+    const attributes = { 'verity.webhook.delivery_id': claim.deliveryId, 'verity.webhook.attempt': claim.attempt, 'verity.event_id': claim.eventId };
+    return inStoredTrace(claim.traceContext, 'webhook.deliver', attributes, () => this.attempt(claim));
+  }
+
+  private async attempt(claim: ClaimedAttempt): Promise<void> {
     const keys = [this.key(claim.secretSealed, claim.subscriptionId)];
     if (claim.previousSecretSealed) keys.push(this.key(claim.previousSecretSealed, claim.subscriptionId));
     const headers = signedHeaders(keys, claim.eventId, Math.floor(Date.now() / 1000), claim.body);
