@@ -3,7 +3,8 @@
  * two-factor sign-in (set up, the code step, replays and recovery codes, required by an owner), the roles'
  * navigation and the friendly 403, requests from another origin refused, the API keys page (a developer creates a
  * key, sees it once, and it works against the API; rotate; revoke; live keys only for owners and admins), the Team
- * page (invitations by link, disabling, roles, removal), and no other organization's or region's data.
+ * page (invitations by link, disabling, roles, removal, resetting a person's two-factor sign-in), and no other
+ * organization's or region's data.
  * Screenshots: login, account, two-factor-setup, two-factor-recovery-codes, two-factor-code, two-factor-required,
  * team-two-factor, forbidden, keys, key-created, keys-live-developer, keys-phone, team, invitation, team-changes.
  */
@@ -11,11 +12,12 @@ import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { once } from 'node:events';
 import { after, before, describe, it } from 'node:test';
+import { SUBJECTS } from '@verity/contracts';
 import { createRedis } from '@verity/platform';
 import { Secret, TOTP } from 'otpauth';
 import type { Browser, Page } from 'playwright-core';
 import { browser, CONSOLE, createPerson, LAPTOP, PHONE, shot, signedIn, switchMode, team, type Team } from './console-support.js';
-import { client, closeOperators, createKey, rows } from './support.js';
+import { client, closeOperators, createKey, operator, rows } from './support.js';
 
 let b: Browser;
 let us: Team;
@@ -755,5 +757,76 @@ describe('console: team', () => {
     ]);
     await them.context.close();
     await owner.context.close();
+  });
+
+  it("an owner resets a person's two-factor sign-in (a lost phone): they are signed out, and sign in with their password to set it up again", async () => {
+    const org = await team('us');
+    const [owner, dev] = [org.people.owner, org.people.developer];
+    // both have two-factor sign-in on, and the organization requires it
+    const ops = await operator('us');
+    const op = { principal: null, requestId: 'req_e2e_two_factor_reset' };
+    const totpOf = async (person: typeof dev) => {
+      const { secret } = await ops.call(SUBJECTS.accountsConsoleTotpBegin, { user_id: person.user.id }, op);
+      const totp = new TOTP({ secret: Secret.fromBase32(secret) });
+      await ops.call(SUBJECTS.accountsConsoleTotpConfirm, { user_id: person.user.id, code: totp.generate() }, op);
+      return totp;
+    };
+    const [ownerTotp, devTotp] = [await totpOf(owner), await totpOf(dev)];
+    await ops.call(SUBJECTS.accountsConsoleOrgTwoFactor, { org_id: org.org.id, required: true }, op);
+    /**
+     * Signs in with the password, and the next step's code (the enrolment took this step's) when asked for one: where it
+     * leads. From an address of its own (the console trusts the loopback proxy's X-Forwarded-For here), so that the
+     * sign-ins of the file's other tests do not count against it.
+     */
+    const address = `203.0.113.${1 + Math.floor(Math.random() * 250)}`;
+    const signIn = async (person: typeof dev, totp?: TOTP) => {
+      const context = await b.newContext({ viewport: LAPTOP, baseURL: CONSOLE.us, extraHTTPHeaders: { 'x-forwarded-for': address } });
+      const page = await context.newPage();
+      await page.goto('/login');
+      await page.getByLabel('Email').fill(person.user.email);
+      await page.getByLabel('Password').fill(person.password);
+      await page.getByRole('button', { name: 'Sign in' }).click();
+      await page.waitForURL((u) => u.pathname !== '/login');
+      if (totp && new URL(page.url()).pathname === '/login/code') {
+        await page.getByLabel('Code from your app, or a recovery code').fill(totp.generate({ timestamp: Date.now() + 30_000 }));
+        await page.getByRole('button', { name: 'Verify' }).click();
+        await page.waitForLoadState();
+        assert.equal(new URL(page.url()).pathname.startsWith('/login'), false, await page.locator('main').innerText());
+      }
+      return { context, page };
+    };
+    const them = await signIn(dev, devTotp);
+    assert.equal(new URL(them.page.url()).pathname, '/verifications');
+
+    const mine = await signIn(owner, ownerTotp);
+    await mine.page.goto('/users');
+    assert.equal(await mine.page.getByRole('button', { name: `Reset the two-factor sign-in of ${owner.user.email}` }).count(), 0, 'not one\'s own: that takes a code, on one\'s account page');
+    await mine.page.getByRole('button', { name: `Reset the two-factor sign-in of ${dev.user.email}` }).click();
+    assert.match(await mine.page.locator('.notice.success').innerText(), new RegExp(`two-factor sign-in of ${dev.user.email} was reset: they were signed out, and sign in with their password alone, then set it up again`));
+    assert.match(await mine.page.locator('table tr', { hasText: dev.user.email }).innerText(), /\boff\b/);
+
+    // their session ends; their password leads to setting it up anew (no code of the lost phone asked), and nothing else
+    await them.page.goto('/keys');
+    assert.equal(new URL(them.page.url()).pathname, '/login', 'signed out at their next request');
+    await them.context.close();
+    const again = await signIn(dev);
+    assert.equal(new URL(again.page.url()).pathname, '/account/two-factor');
+    await again.page.getByRole('button', { name: 'Set up two-factor sign-in' }).click();
+    const secret = (await again.page.getByTestId('totp-secret').innerText()).replace(/\s/g, '');
+    assert.notEqual(secret, devTotp.secret.base32, 'a new secret');
+    await again.context.close();
+
+    // another organization's person: 404, nothing changed
+    const csrf = await mine.page.locator('input[name=_csrf]').first().inputValue();
+    const cookie = (await mine.context.cookies()).map((c) => `${c.name}=${c.value}`).join('; ');
+    const stranger = await createPerson('us', us.org.id, 'admin');
+    await totpOf(stranger);
+    assert.equal((await postFrom(CONSOLE.us, `/users/${stranger.user.id}/reset-two-factor`, { _csrf: csrf }, cookie)).status, 404);
+    const [kept] = await rows<{ totp_enabled_at: Date | null }>('us', 'SELECT totp_enabled_at FROM accounts.console_users WHERE id = $1', [stranger.user.id]);
+    assert.ok(kept?.totp_enabled_at, "the other organization's person keeps theirs");
+
+    const actions = await rows<{ action: string; actor_email: string; target_id: string }>('us', `SELECT action, actor_email, target_id FROM accounts.console_activity WHERE org_id = $1 AND action = 'console.user.two_factor_reset'`, [org.org.id]);
+    assert.deepEqual(actions.map((a) => [a.actor_email, a.target_id]), [[owner.user.email, dev.user.id]]);
+    await mine.context.close();
   });
 });

@@ -135,6 +135,7 @@ describe('console isolation matrix', () => {
       ['POST', (id) => `/users/${id}/sign-out`, ['owner'], [foreign.otherOrg.user]],
       ['POST', (id) => `/users/${id}/disable`, ['owner'], [foreign.otherOrg.user]],
       ['POST', (id) => `/users/${id}/enable`, ['owner'], [foreign.otherOrg.user]],
+      ['POST', (id) => `/users/${id}/reset-two-factor`, ['owner'], [foreign.otherOrg.user]],
       ['POST', (id) => `/users/invitations/${id}/revoke`, ['owner'], [foreign.otherOrg.invitation]],
     ];
     const got: string[] = [];

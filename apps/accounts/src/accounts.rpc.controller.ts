@@ -133,6 +133,7 @@ export class AccountsRpcController implements OnApplicationBootstrap {
     this.console(SUBJECTS.accountsConsoleTeamDisable, team, (p, c) => this.consoleUsers.setDisabled({ org_id: org(c), user_id: p.user_id }, true));
     this.console(SUBJECTS.accountsConsoleTeamEnable, team, (p, c) => this.consoleUsers.setDisabled({ org_id: org(c), user_id: p.user_id }, false));
     this.console(SUBJECTS.accountsConsoleTeamTwoFactor, team, (p, c) => this.twoFactor.setRequired({ org_id: org(c), required: p.required }));
+    this.console(SUBJECTS.accountsConsoleTeamResetTwoFactor, team, (p, c) => this.twoFactor.reset(org(c), p.user_id, c.actor.user_id));
     this.console(SUBJECTS.accountsConsoleTeamInvite, team, (p, c) => this.invitations.create({ org_id: org(c), email: p.email, role: p.role, invited_by: c.actor.user_id }));
     this.console(SUBJECTS.accountsConsoleTeamInvitations, team, (_p, c) => this.invitations.list(org(c)));
     this.console(SUBJECTS.accountsConsoleTeamRevokeInvitation, team, (p, c) => this.invitations.revoke({ org_id: org(c), invitation_id: p.invitation_id }));

@@ -101,12 +101,13 @@ describe("the console's subjects take the organization, mode and person from the
     for (const [subject, payload] of [
       [SUBJECTS.accountsConsoleTeamRole, { user_id: owner.user.id, role: 'reviewer' }],
       [SUBJECTS.accountsConsoleTeamDisable, { user_id: owner.user.id }],
+      [SUBJECTS.accountsConsoleTeamResetTwoFactor, { user_id: owner.user.id }],
       [SUBJECTS.accountsConsoleTeamInvite, { email: email('invited'), role: 'owner' }],
       [SUBJECTS.accountsConsoleTeamList, {}],
     ] as const) {
       assert.equal((await refusal(as(admin, subject, payload))).code, 'insufficient_scope', subject);
     }
-    for (const subject of [SUBJECTS.accountsConsoleTeamGet, SUBJECTS.accountsConsoleTeamRole, SUBJECTS.accountsConsoleTeamDisable, SUBJECTS.accountsConsoleTeamRemove]) {
+    for (const subject of [SUBJECTS.accountsConsoleTeamGet, SUBJECTS.accountsConsoleTeamRole, SUBJECTS.accountsConsoleTeamDisable, SUBJECTS.accountsConsoleTeamRemove, SUBJECTS.accountsConsoleTeamResetTwoFactor]) {
       const e = await refusal(as(owner, subject, { user_id: stranger.user.id, role: 'owner', org_id: stranger.user.org_id }));
       assert.equal(e.code, 'resource_not_found', subject);
     }

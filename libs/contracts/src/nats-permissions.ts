@@ -240,6 +240,7 @@ const GRANTS = {
       S.accountsConsoleTeamDisable,
       S.accountsConsoleTeamEnable,
       S.accountsConsoleTeamTwoFactor,
+      S.accountsConsoleTeamResetTwoFactor,
       S.accountsConsoleTeamInvite,
       S.accountsConsoleTeamInvitations,
       S.accountsConsoleTeamRevokeInvitation,

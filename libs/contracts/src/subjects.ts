@@ -76,6 +76,8 @@ export const SUBJECTS = {
   accountsConsoleTeamDisable: 'accounts.console.team.disable.v1',
   accountsConsoleTeamEnable: 'accounts.console.team.enable.v1',
   accountsConsoleTeamTwoFactor: 'accounts.console.team.two-factor.v1',
+  /** An owner turns another person's two-factor sign-in off (a lost phone): they enrol again if the organization requires it. */
+  accountsConsoleTeamResetTwoFactor: 'accounts.console.team.reset-two-factor.v1',
   accountsConsoleTeamInvite: 'accounts.console.team.invite.v1',
   accountsConsoleTeamInvitations: 'accounts.console.team.invitations.v1',
   accountsConsoleTeamRevokeInvitation: 'accounts.console.team.revoke-invitation.v1',
@@ -280,6 +282,7 @@ export interface RpcContracts {
   [SUBJECTS.accountsConsoleTeamDisable]: { req: { user_id: string }; res: K.ConsoleUser };
   [SUBJECTS.accountsConsoleTeamEnable]: { req: { user_id: string }; res: K.ConsoleUser };
   [SUBJECTS.accountsConsoleTeamTwoFactor]: { req: { required: boolean }; res: K.ConsoleOrgTwoFactorRequest };
+  [SUBJECTS.accountsConsoleTeamResetTwoFactor]: { req: { user_id: string }; res: K.ConsoleUser };
   [SUBJECTS.accountsConsoleTeamInvite]: { req: { email: string; role: K.ConsoleRole }; res: K.CreatedConsoleInvitation };
   [SUBJECTS.accountsConsoleTeamInvitations]: { req: Record<string, never>; res: { data: K.ConsoleInvitation[] } };
   [SUBJECTS.accountsConsoleTeamRevokeInvitation]: { req: { invitation_id: string }; res: K.ConsoleInvitation };

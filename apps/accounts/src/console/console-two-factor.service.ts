@@ -125,6 +125,20 @@ export class ConsoleTwoFactorService implements OnApplicationBootstrap {
     return toConsoleUser(row);
   }
 
+  /**
+   * An owner turns off another person's two-factor sign-in (a lost phone, no recovery code left): their secret and
+   * recovery codes go and their sessions end; they sign in with their password and, if the organization requires it,
+   * set it up again before anything else. Not one's own (that takes a code, on "Your account").
+   */
+  async reset(orgId: string, userId: unknown, actorId: string): Promise<ConsoleUser> {
+    if (!isId('consoleUser', userId)) throw DomainError.notFound('user_id');
+    if (userId === actorId) throw invalid('user_id', 'your own two-factor sign-in is turned off on your account page, with a code');
+    const result = await this.users.resetTotp(orgId, userId);
+    if (result === 'missing') throw DomainError.notFound('user_id');
+    if (result === 'off') throw invalid('user_id', 'two-factor sign-in is off for this person');
+    return toConsoleUser(result);
+  }
+
   /** Whether the organization requires two-factor sign-in; takes effect on each person's next request. */
   async setRequired(req: ConsoleOrgTwoFactorRequest): Promise<ConsoleOrgTwoFactorRequest> {
     if (typeof req?.required !== 'boolean') throw invalid('required', 'required must be true or false');

@@ -195,6 +195,29 @@ export class ConsoleUsersRepository {
     });
   }
 
+  /**
+   * An owner's reset of a person's two-factor sign-in (of `orgId`): the secret, the one being enrolled and the recovery
+   * codes are deleted and every session of theirs ends; 'missing' for no such person of the organization, 'off' when
+   * they have none.
+   */
+  async resetTotp(orgId: string, userId: string): Promise<ConsoleUserRow | 'missing' | 'off'> {
+    return this.db.tx(async (q) => {
+      const [row] = await q.rows<ConsoleUserRow>(
+        `UPDATE accounts.console_users
+            SET totp_secret = NULL, totp_enabled_at = NULL, totp_last_step = NULL, totp_pending_secret = NULL, totp_pending_at = NULL,
+                session_epoch = session_epoch + 1
+          WHERE id = $1 AND org_id = $2 AND totp_secret IS NOT NULL RETURNING ${USER_COLUMNS}`,
+        [userId, orgId],
+      );
+      if (!row) {
+        const [exists] = await q.rows(`SELECT 1 FROM accounts.console_users WHERE id = $1 AND org_id = $2`, [userId, orgId]);
+        return exists ? 'off' : 'missing';
+      }
+      await q.rows(`DELETE FROM accounts.console_recovery_codes WHERE user_id = $1`, [userId]);
+      return row;
+    });
+  }
+
   /** Up to `limit` people whose TOTP secret (or the one being enrolled) is stored in clear, by an earlier release. */
   async clearTotpSecrets(limit: number): Promise<Array<{ id: string; totp_secret: string | null; totp_pending_secret: string | null }>> {
     return this.db.rows(

@@ -96,6 +96,20 @@ export function registerUsers(app: ConsoleApp): void {
     return { redirect: `/users?two_factor=${set.required ? 'required' : 'optional'}` };
   });
 
+  // a lost phone: the person's two-factor sign-in is turned off and their sessions end; they set it up again (at once
+  // if the organization requires it)
+  app.post('users', '/users/:id/reset-two-factor', async (ctx) => {
+    const person = await teammate(ctx);
+    try {
+      await ctx.call(SUBJECTS.accountsConsoleTeamResetTwoFactor, { user_id: person.id });
+    } catch (e) {
+      if (e instanceof DomainError && e.code === 'validation_error') return usersPage(ctx, { error: issuesOf(e), status: 422 });
+      throw e;
+    }
+    await ctx.record('console.user.two_factor_reset', person.id, { role: person.role }, null);
+    return { redirect: `/users?two_factor_reset=${encodeURIComponent(person.email)}` };
+  });
+
   // removed: the person's sessions open nothing from their next request on
   app.post('users', '/users/:id/remove', async (ctx) => {
     const person = await teammate(ctx);
@@ -127,7 +141,9 @@ async function usersPage(ctx: PageContext, opts: { invited?: { invitation: Conso
     html`${u.email}${u.id === ctx.viewer.user.id ? html` <span class="muted">(you)</span>` : ''}`,
     badge(u.role),
     u.disabled_at === null ? badge('active', 'ok') : html`${badge('disabled', 'bad')} <span class="muted">since ${when(u.disabled_at)}</span>`,
-    u.totp_enabled_at ? badge('on', 'ok') : badge('off', u.totp_required ? 'warn' : 'neutral'),
+    u.totp_enabled_at
+      ? html`${badge('on', 'ok')}${u.id === ctx.viewer.user.id ? '' : html` <form method="post" action="/users/${u.id}/reset-two-factor" class="inline">${csrfField(ctx.csrf)}<button type="submit" class="secondary" aria-label="Reset the two-factor sign-in of ${u.email}">Reset</button></form>`}`
+      : badge('off', u.totp_required ? 'warn' : 'neutral'),
     when(u.created_at),
     html`<form method="post" action="/users/${u.id}/role" class="inline">${csrfField(ctx.csrf)}<select name="role" aria-label="Role of ${u.email}">${CONSOLE_ROLES.map((r) => html`<option value="${r}"${r === u.role ? html` selected` : ''}>${r}</option>`)}</select><button type="submit" class="secondary" aria-label="Change the role of ${u.email}">Change role</button></form><form method="post" action="/users/${u.id}/sign-out" class="inline">${csrfField(ctx.csrf)}<button type="submit" class="secondary" aria-label="Sign out ${u.email} everywhere">Sign out</button></form>${
       u.disabled_at === null
@@ -150,6 +166,7 @@ async function usersPage(ctx: PageContext, opts: { invited?: { invitation: Conso
   const without = data.filter((u) => u.totp_enabled_at === null && u.disabled_at === null).length;
   const disabled = ctx.query.get('disabled');
   const enabled = ctx.query.get('enabled');
+  const reset = ctx.query.get('two_factor_reset');
   return ctx.render(
     'Team',
     html`${opts.invited
@@ -165,6 +182,7 @@ ${signedOut ? notice('success', html`${signedOut} was signed out everywhere. The
 ${revoked ? notice('success', html`The invitation of ${revoked} was revoked: its link no longer works.`) : ''}
 ${disabled ? notice('success', html`${disabled} was disabled: they cannot sign in, and their sessions open nothing from their next request on.`) : ''}
 ${enabled ? notice('success', html`${enabled} was enabled: they can sign in again with their password.`) : ''}
+${reset ? notice('success', html`The two-factor sign-in of ${reset} was reset: they were signed out, and sign in with their password alone${required ? ', then set it up again before anything else' : ''}.`) : ''}
 ${twoFactor === 'required' ? notice('success', 'Two-factor sign-in is now required: everyone without it is sent to set it up at their next request, and can do nothing else until then.') : ''}
 ${twoFactor === 'optional' ? notice('success', 'Two-factor sign-in is no longer required: each person chooses. Those who have it keep it.') : ''}
 <p class="muted">People of ${ctx.viewer.org.name} who can sign in to this region's console. Accounts are per region. A changed role, a disabled or a removed person takes effect on their next request; an organization keeps at least one owner who is not disabled.</p>
