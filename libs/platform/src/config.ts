@@ -68,6 +68,19 @@ export const redisEnv = {
   REDIS_URL: z.string().default('redis://127.0.0.1:6379'),
   /** Defaults to `<region>:`. */
   REDIS_KEY_PREFIX: z.string().optional(),
+  /**
+   * Redis Sentinel (docs/operations.md, "Redis"): the sentinels as `host:port,host:port`. Set, the primary of
+   * `REDIS_SENTINEL_MASTER` is asked of them and followed through a failover; `REDIS_URL` then gives only the user,
+   * password, TLS (`rediss://`) and database of the Redis servers, not their address.
+   */
+  REDIS_SENTINELS: z
+    .string()
+    .regex(/^\s*[^\s:,]+:\d{1,5}\s*(,\s*[^\s:,]+:\d{1,5}\s*)*$/, 'must be host:port, comma-separated')
+    .optional(),
+  /** The name the sentinels monitor the primary under. */
+  REDIS_SENTINEL_MASTER: z.string().min(1).default('verity'),
+  /** The sentinels' own password, when they ask for one. */
+  REDIS_SENTINEL_PASSWORD: z.string().optional(),
 };
 
 /** The region's event stream, as whichever of its users (sessions, webhook-delivery) starts first creates it. */

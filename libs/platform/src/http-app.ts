@@ -3,12 +3,12 @@ import type { Redis } from 'ioredis';
 import { createLogger, type Logger } from './logger.js';
 import { initMetrics } from './metrics.js';
 import { connectNats, natsCredentialsOf } from './nats.js';
-import { createRedis } from './redis.js';
+import { createRedis, type RedisSentinelConfig } from './redis.js';
 import { explainStartupFailure } from './service.js';
 import { initTracing, type TracingConfig } from './tracing.js';
 
 /** What an HTTP app of the stack needs of its configuration to start. */
-export type HttpAppConfig = { REGION: string; LOG_LEVEL: string; NATS_URL: string; REDIS_URL: string } & Partial<TracingConfig> &
+export type HttpAppConfig = { REGION: string; LOG_LEVEL: string; NATS_URL: string; REDIS_URL: string } & RedisSentinelConfig & Partial<TracingConfig> &
   Parameters<typeof natsCredentialsOf>[0];
 
 /**
@@ -33,7 +33,7 @@ export async function runHttpApp<C extends HttpAppConfig>(
   initTracing(name, cfg.REGION, cfg);
   try {
     const nc = await connectNats(cfg.NATS_URL, `${name}-${cfg.REGION}`, natsCredentialsOf(cfg, name));
-    const redis = createRedis(cfg.REDIS_URL, `${name}-${cfg.REGION}`);
+    const redis = createRedis(cfg.REDIS_URL, `${name}-${cfg.REGION}`, cfg);
     redis.on('error', () => undefined); // reported through readiness
     await start({ cfg, log, nc, redis });
   } catch (e) {
