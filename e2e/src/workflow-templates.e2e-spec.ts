@@ -71,6 +71,7 @@ describe('workflow templates API', () => {
         accepted_issuing_countries: null,
         applicant_mismatch: 'review',
         thresholds: {},
+        watchlist_thresholds: {},
         created_at: '',
         updated_at: '',
       });

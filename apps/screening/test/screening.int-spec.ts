@@ -79,6 +79,7 @@ describe('screening service: templates', () => {
       accepted_issuing_countries: null,
       applicant_mismatch: 'review',
       thresholds: {},
+      watchlist_thresholds: {},
       created_at: 'x',
       updated_at: 'x',
     });
@@ -293,6 +294,7 @@ describe('screening service: versions and evaluation', () => {
       accepted_issuing_countries: null,
       applicant_mismatch: 'review',
       thresholds: {},
+      watchlist_thresholds: {},
     });
     for (const version of [3, 0, -1, 1.5]) {
       const e = await refusal(call(p, SUBJECTS.templatesVersion, { id: t.id, version }));

@@ -248,6 +248,51 @@ describe('watchlists: screening a person against every loaded list', () => {
   });
 });
 
+describe('watchlists: a template\'s own thresholds (docs/watchlist.md, "Per workflow")', () => {
+  const owner = testPrincipal({ mode: 'live', scopes: ['workflows:read', 'workflows:write'] });
+  const as = { principal: owner, requestId: 'req_int_watchlist_template' };
+  // listed as Aleksandr Ivanovich PETROVSKY, read without a date of birth: the name alone, a hit of about 0.89
+  const person: WatchlistPerson = { family_name: 'PETROVSKY', given_names: ['ALEKSANDR'] };
+
+  /** The live check as a live run asks it: the person, and the pinned version's thresholds when it sets any. */
+  async function checkWith(templateId: string, version: number): Promise<WatchlistScreenReply> {
+    const v = await svc.rpc.call(SUBJECTS.templatesVersion, { id: templateId, version }, as);
+    const t = v.watchlist_thresholds;
+    return svc.rpc.call(SUBJECTS.screeningWatchlistScreen, Object.keys(t).length > 0 ? { person, thresholds: t } : { person }, as);
+  }
+
+  it('are saved, returned on reads, and change the outcome of a screening over the region\'s configuration', async () => {
+    const t = await svc.rpc.call(SUBJECTS.templatesCreate, { body: { name: 'PEP review', checks: ['watchlist'] } }, as);
+    assert.deepEqual(t.watchlist_thresholds, {});
+    const region = await checkWith(t.id, 1);
+    assert.deepEqual([region.outcome, region.review_threshold, region.fail_threshold], ['review', 0.8, null]);
+    const score = region.hits.find((h) => h.list === 'sample-ofac-sdn')!.score;
+    assert.ok(score >= 0.8 && score < 0.95, String(score));
+
+    // a stricter review threshold than the hit's score: no hit, the check passes
+    const strict = await svc.rpc.call(SUBJECTS.templatesUpdate, { id: t.id, body: { watchlist_thresholds: { review: 0.95 } } }, as);
+    assert.deepEqual([strict.version, strict.watchlist_thresholds], [2, { review: 0.95 }]);
+    assert.deepEqual((await svc.rpc.call(SUBJECTS.templatesGet, { id: t.id }, as)).watchlist_thresholds, { review: 0.95 });
+    const passed = await checkWith(t.id, 2);
+    assert.deepEqual([passed.outcome, passed.hits.length, passed.review_threshold], ['pass', 0, 0.95]);
+
+    // a fail threshold below the hit's score: the check fails
+    await svc.rpc.call(SUBJECTS.templatesUpdate, { id: t.id, body: { watchlist_thresholds: { review: 0.8, fail: 0.85 } } }, as);
+    const failed = await checkWith(t.id, 3);
+    assert.deepEqual([failed.outcome, failed.review_threshold, failed.fail_threshold], ['fail', 0.8, 0.85]);
+
+    // the versions keep what they were saved with: a run pinned to version 1 still applies the region's
+    assert.equal((await checkWith(t.id, 1)).outcome, 'review');
+  });
+
+  it('are refused at save when out of range or review above fail, with param watchlist_thresholds', async () => {
+    for (const w of [{ review: 0.3 }, { fail: 1.5 }, { review: 0.95, fail: 0.9 }]) {
+      const e = await refusal(svc.rpc.call(SUBJECTS.templatesCreate, { body: { name: 'bad', watchlist_thresholds: w } }, as));
+      assert.deepEqual([e.code, e.param], ['validation_error', 'watchlist_thresholds'], JSON.stringify(w));
+    }
+  });
+});
+
 describe('watchlists: a reload replaces the list in one commit', () => {
   it('readers see the old version until the commit; then the new one, and the old one is cleared', async () => {
     const list = 'reload';

@@ -24,6 +24,7 @@ import {
   type Subject,
   type TemplateVersion,
   type WatchlistPerson,
+  type WatchlistScreenRequest,
   type WatchlistHit,
   type WatchlistScreenReply,
 } from '@verity/contracts';
@@ -47,6 +48,8 @@ const evaluated = new Map<string, EvaluateRequest>();
 /** What the watchlist check answers, by the family name screened (none: no list is loaded), and whom it screened. */
 const watchlistReplies = new Map<string, WatchlistScreenReply>();
 const screened = new Map<string, WatchlistPerson>();
+/** The thresholds each live screening was asked with, by family name (none: the region's). */
+const screenedThresholds = new Map<string, WatchlistScreenRequest['thresholds']>();
 const NO_LIST: WatchlistScreenReply = { outcome: null, lists: 0, best_score: 0, hits: [], review_threshold: 0.8, fail_threshold: null };
 /** Monitoring: the hits of the reloaded list by family name, and the version screening says it read. */
 const monitorHits = new Map<string, WatchlistHit[]>();
@@ -71,6 +74,7 @@ before(async () => {
     // monitoring screens against the reloaded list alone, and is told which version it read
     if (p.list) return { ...NO_LIST, outcome: 'pass', lists: 1, hits: monitorHits.get(p.person.family_name) ?? [], list_version: monitoredVersion };
     screened.set(p.person.family_name, p.person);
+    screenedThresholds.set(p.person.family_name, p.thresholds);
     return watchlistReplies.get(p.person.family_name) ?? NO_LIST;
   });
   peers.handle(SUBJECTS.evidenceAvailable, async () => ({ capture_acquisition: 'camera', available_images: ['portrait', 'front', 'selfie'] }));
@@ -250,6 +254,16 @@ describe('the watchlist check (docs/watchlist.md, contract §21)', () => {
     const s = await runLive(f, reading({ family_name: 'SALO', given_names: ['ILONA'], date_of_birth: '1980-05-05', nationality: null }));
     assert.deepEqual([s.status, s.outcome, s.checks[1]], ['completed', 'approved', { type: 'watchlist', outcome: 'pass', reasons: [], score: null }]);
     assert.deepEqual(evaluated.get(f.templateId)!.context.watchlist, { bestScore: 0.41, hitCount: 0 });
+    // a template that sets no watchlist thresholds: screening applies the region's
+    assert.equal(screenedThresholds.get('SALO'), undefined);
+  });
+
+  it('the pinned template\'s watchlist thresholds go with the screening, and its answer decides the check', async () => {
+    watchlistReplies.set('LAINE', { outcome: 'fail', lists: 1, best_score: 0.91, hits: [], review_threshold: 0.7, fail_threshold: 0.9 });
+    const f = live({ family_name: 'Laine', given_names: ['Oskari'], date_of_birth: '1979-09-09' }, { watchlist_thresholds: { review: 0.7, fail: 0.9 } }, ['document', 'watchlist']);
+    const s = await runLive(f, reading({ family_name: 'LAINE', given_names: ['OSKARI'], date_of_birth: '1979-09-09', nationality: null }));
+    assert.deepEqual(screenedThresholds.get('LAINE'), { review: 0.7, fail: 0.9 });
+    assert.deepEqual(s.checks[1], { type: 'watchlist', outcome: 'fail', reasons: [], score: null });
   });
 });
 

@@ -27,4 +27,5 @@ export const NO_DOCUMENT_POLICY = {
   accepted_issuing_countries: null,
   applicant_mismatch: 'review',
   thresholds: {},
+  watchlist_thresholds: {},
 } as const satisfies Partial<TemplateVersion>;

@@ -19,7 +19,11 @@ export const TEMPLATE_DEFAULTS = {
   accepted_issuing_countries: null,
   applicant_mismatch: 'review',
   thresholds: {},
+  watchlist_thresholds: {},
 } as const;
+
+/** The range of a watchlist threshold, the same as `WATCHLIST_REVIEW_THRESHOLD`'s and `WATCHLIST_FAIL_THRESHOLD`'s. */
+export const WATCHLIST_THRESHOLD_RANGE = [0.5, 1] as const;
 
 /**
  * The reader's thresholds a template may override (the names of `Thresholds` in libs/reading), each with its range
@@ -195,6 +199,28 @@ const thresholdsField = z
     description: `Overrides of the region's reading thresholds for this workflow's live runs (docs/reading.md): ${THRESHOLD_NAMES.map((n) => `\`${n}\` (${THRESHOLD_RANGES[n][0]} to ${THRESHOLD_RANGES[n][1]})`).join(', ')}. ${THRESHOLD_PAIRS.map(([p, r]) => `\`${p}\` and \`${r}\``).join(', ')} are set together, the second at most the first. Empty: the region's configuration.`,
   });
 
+const watchlistThreshold = z.number().min(WATCHLIST_THRESHOLD_RANGE[0]).max(WATCHLIST_THRESHOLD_RANGE[1]);
+
+/** The `watchlist` check's thresholds of this workflow: each over the region's, review ≤ fail when both are set. */
+const watchlistThresholdsField = z
+  .strictObject({
+    review: watchlistThreshold
+      .optional()
+      .meta({ description: 'A listed person scoring at least this is a hit, and the check goes to `review`. Absent: the region\'s `WATCHLIST_REVIEW_THRESHOLD` (0.8 by default).' }),
+    fail: watchlistThreshold
+      .nullable()
+      .optional()
+      .meta({ description: 'A hit scoring at least this fails the check. Absent: the region\'s `WATCHLIST_FAIL_THRESHOLD` (none by default); null: no hit fails it by itself.' }),
+  })
+  .superRefine((t, ctx) => {
+    if (t.review !== undefined && typeof t.fail === 'number' && t.review > t.fail) {
+      ctx.addIssue({ code: 'custom', message: `review (${t.review}) must not be above fail (${t.fail})`, path: ['review'] });
+    }
+  })
+  .meta({
+    description: `The live \`watchlist\` check's thresholds for this workflow (docs/watchlist.md), each from ${WATCHLIST_THRESHOLD_RANGE[0]} to ${WATCHLIST_THRESHOLD_RANGE[1]}, \`review\` at most \`fail\` when both are set. Empty: the region's configuration.`,
+  });
+
 /** The document policy of live runs (docs/screening.md, "Document policy"). */
 const policyFields = {
   minimum_age: z
@@ -225,6 +251,7 @@ const fields = {
   device_intelligence: z.boolean(),
   photo_upload: z.boolean().meta({ description: 'The hosted capture page offers choosing an existing photo.' }),
   review_threshold: z.number().min(0).max(1).meta({ description: 'A screening score at or above it sends a run to manual review.' }),
+  watchlist_thresholds: watchlistThresholdsField,
   ...policyFields,
 };
 
@@ -246,6 +273,7 @@ export const templateCreateBody = z
     accepted_issuing_countries: fields.accepted_issuing_countries.default(null),
     applicant_mismatch: fields.applicant_mismatch.default(TEMPLATE_DEFAULTS.applicant_mismatch),
     thresholds: fields.thresholds.default({}),
+    watchlist_thresholds: fields.watchlist_thresholds.default({}),
   })
   .meta({ description: SIGNING_TEXT });
 
@@ -265,6 +293,7 @@ export const templatePatchBody = z
     accepted_issuing_countries: fields.accepted_issuing_countries.optional(),
     applicant_mismatch: fields.applicant_mismatch.optional(),
     thresholds: fields.thresholds.optional(),
+    watchlist_thresholds: fields.watchlist_thresholds.optional(),
   })
   .meta({ minProperties: 1, description: `At least one field. Only the fields sent change; the result is checked as a whole. ${SIGNING_TEXT}` });
 
@@ -292,6 +321,9 @@ export const workflowTemplate = z.object({
   accepted_issuing_countries: z.array(z.string()).nullable(),
   applicant_mismatch: z.enum(APPLICANT_MISMATCH_POLICIES),
   thresholds: z.record(z.string(), z.number()).meta({ description: 'The threshold overrides as saved; empty when the region\'s configuration applies.' }),
+  watchlist_thresholds: z
+    .object({ review: z.number().optional(), fail: z.number().nullable().optional() })
+    .meta({ description: 'The `watchlist` check\'s thresholds as saved; each absent one is the region\'s configuration.' }),
   created_at: timestamp,
   updated_at: timestamp,
 });

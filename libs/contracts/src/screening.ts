@@ -43,6 +43,16 @@ export interface DocumentPolicyFields {
   thresholds: Record<string, number>;
 }
 
+/**
+ * A template's own watchlist thresholds (docs/watchlist.md, "Per workflow"), over the region's
+ * `WATCHLIST_REVIEW_THRESHOLD` and `WATCHLIST_FAIL_THRESHOLD`: each absent one is the region's; `fail: null` fails no
+ * hit by itself whatever the region sets. Each in [0.5, 1], `review` ≤ `fail` when both are set.
+ */
+export interface WatchlistThresholds {
+  review?: number;
+  fail?: number | null;
+}
+
 export interface WorkflowTemplate extends DocumentPolicyFields {
   id: string;
   object: 'workflow_template';
@@ -59,6 +69,8 @@ export interface WorkflowTemplate extends DocumentPolicyFields {
   review_threshold: number;
   /** Present exactly when `checks` holds `document_signing`. */
   signing_document: SigningDocument | null;
+  /** The `watchlist` check's thresholds for this workflow; empty: the region's configuration. */
+  watchlist_thresholds: WatchlistThresholds;
   created_at: string;
   updated_at: string;
 }

@@ -1,3 +1,5 @@
+import type { WatchlistThresholds } from './screening.js';
+
 /**
  * Watchlists loaded into the region (docs/watchlist.md): the operator's loads over NATS, the status of each list, and
  * the screening of one person that a live run asks for.
@@ -137,11 +139,13 @@ export interface WatchlistScreenResult {
 
 export interface WatchlistScreenRequest {
   person: WatchlistPerson;
+  /** The pinned template's `watchlist_thresholds` (a live run): each one given replaces the region's. */
+  thresholds?: WatchlistThresholds;
   /** Monitoring: screen against this list only (its current version, named in the reply's `list_version`). */
   list?: string;
 }
 
-/** The `watchlist` check of a live run: its outcome by the region's thresholds, and what made it. */
+/** The `watchlist` check of a live run: its outcome by the thresholds applied (the template's, else the region's), and what made it. */
 export interface WatchlistScreenReply extends WatchlistScreenResult {
   /** `pass` without a hit, `review` with one, `fail` with one at or above the fail threshold; null when no list is loaded. */
   outcome: 'pass' | 'review' | 'fail' | null;

@@ -46,6 +46,7 @@ describe('workflow template create body', () => {
       accepted_issuing_countries: null,
       applicant_mismatch: 'review',
       thresholds: {},
+      watchlist_thresholds: {},
     });
   });
 
@@ -336,5 +337,42 @@ describe('template sizes', () => {
     assert.deepEqual(issues(() => validatePatchBody({ screening_rules: heavy })).map((i) => [i.code, i.path]), [['too_big', ['screening_rules']]]);
     // below the limit, metadata is accepted as sent
     assert.equal(validateCreateBody({ name: 'n', metadata: { k: 'x'.repeat(16_000) } }).metadata['k'], 'x'.repeat(16_000));
+  });
+});
+
+describe('watchlist thresholds (docs/watchlist.md, "Per workflow")', () => {
+  it('accepts a review threshold, a fail threshold, both, or null for "no automated fail", each from 0.5 to 1', () => {
+    for (const w of [{}, { review: 0.9 }, { fail: 0.95 }, { review: 0.5, fail: 1 }, { review: 0.85, fail: 0.85 }, { fail: null }, { review: 0.7, fail: null }]) {
+      assert.deepEqual(validateCreateBody({ name: 'x', watchlist_thresholds: w }).watchlist_thresholds, w);
+      assert.deepEqual(validatePatchBody({ watchlist_thresholds: w }), { watchlist_thresholds: w });
+    }
+  });
+
+  const refused: Array<[string, unknown, (string | number)[]]> = [
+    ['a review threshold below 0.5', { review: 0.4 }, ['watchlist_thresholds', 'review']],
+    ['a review threshold above 1', { review: 1.01 }, ['watchlist_thresholds', 'review']],
+    ['a fail threshold below 0.5', { fail: 0.3 }, ['watchlist_thresholds', 'fail']],
+    ['review above fail', { review: 0.9, fail: 0.85 }, ['watchlist_thresholds', 'review']],
+    ['a threshold that is no number', { review: '0.9' }, ['watchlist_thresholds', 'review']],
+    ['null for review (it has no "none")', { review: null }, ['watchlist_thresholds', 'review']],
+    ['an unknown member', { hit: 0.9 }, ['watchlist_thresholds', 'hit']],
+    ['thresholds that are no object', [0.9], ['watchlist_thresholds']],
+  ];
+  for (const [what, w, path] of refused) {
+    it(`refuses ${what} at ${path.join('.')} (param watchlist_thresholds), on create and on PATCH`, () => {
+      const create = refusal(() => validateCreateBody({ name: 'x', watchlist_thresholds: w }));
+      assert.equal(create.code, 'validation_error');
+      assert.equal(create.param, 'watchlist_thresholds');
+      assert.deepEqual((create.details as { issues: Issue[] }).issues.map((i) => i.path), [path]);
+      assert.deepEqual(issues(() => validatePatchBody({ watchlist_thresholds: w })).map((i) => i.path), [path]);
+    });
+  }
+
+  it('a PATCH replaces the thresholds whole; {} returns to the region\'s, null is refused; other changes keep them', () => {
+    const base = validateCreateBody({ name: 'x', watchlist_thresholds: { review: 0.9, fail: 0.97 } });
+    assert.deepEqual(applyPatch(base, validatePatchBody({ watchlist_thresholds: { fail: null } })).watchlist_thresholds, { fail: null });
+    assert.deepEqual(applyPatch(base, validatePatchBody({ watchlist_thresholds: {} })).watchlist_thresholds, {});
+    assert.deepEqual(applyPatch(base, validatePatchBody({ name: 'y' })).watchlist_thresholds, { review: 0.9, fail: 0.97 });
+    assert.deepEqual(issues(() => validatePatchBody({ watchlist_thresholds: null })).map((i) => i.path), [['watchlist_thresholds']]);
   });
 });

@@ -4,7 +4,7 @@ import {
   templateCreateBody as createSchema,
   templatePatchBody as patchSchema,
 } from '@verity/api-schema';
-import type { CheckType, DocumentPolicyFields, SigningDocument } from '@verity/contracts';
+import type { CheckType, DocumentPolicyFields, SigningDocument, WatchlistThresholds } from '@verity/contracts';
 import { DomainError, type Issue } from '@verity/errors';
 import { UNRESOLVABLE_FIELD_MESSAGE, validateScreeningRules, type ScreeningRule } from '@verity/screening-engine';
 import type { z } from 'zod';
@@ -23,6 +23,8 @@ export interface TemplateFields extends DocumentPolicyFields {
   photo_upload: boolean;
   review_threshold: number;
   signing_document: SigningDocument | null;
+  /** The `watchlist` check's thresholds over the region's (docs/watchlist.md, "Per workflow"). */
+  watchlist_thresholds: WatchlistThresholds;
 }
 
 /** A PATCH: only the fields sent; `signing_document: null` removes the document. */
@@ -63,6 +65,7 @@ export function validateCreateBody(body: unknown): TemplateFields {
     accepted_issuing_countries: d.accepted_issuing_countries,
     applicant_mismatch: d.applicant_mismatch,
     thresholds: d.thresholds as Record<string, number>,
+    watchlist_thresholds: d.watchlist_thresholds,
   };
   checkSigningDocument(out);
   return out;
@@ -99,6 +102,7 @@ export function validatePatchBody(body: unknown): TemplatePatch {
   if (d.accepted_issuing_countries !== undefined) patch.accepted_issuing_countries = d.accepted_issuing_countries;
   if (d.applicant_mismatch !== undefined) patch.applicant_mismatch = d.applicant_mismatch;
   if (d.thresholds !== undefined) patch.thresholds = d.thresholds as Record<string, number>;
+  if (d.watchlist_thresholds !== undefined) patch.watchlist_thresholds = d.watchlist_thresholds;
   return patch;
 }
 

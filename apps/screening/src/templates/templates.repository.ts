@@ -15,7 +15,7 @@ export interface TemplateVersionRow
 
 const COLUMNS = `t.seq, t.id, t.mode, v.version, v.name, v.checks, v.screening_rules, v.metadata,
   v.device_intelligence, v.photo_upload, v.review_threshold, v.signing_document,
-  v.minimum_age, v.accepted_document_types, v.accepted_issuing_countries, v.applicant_mismatch, v.thresholds,
+  v.minimum_age, v.accepted_document_types, v.accepted_issuing_countries, v.applicant_mismatch, v.thresholds, v.watchlist_thresholds,
   t.created_at, v.created_at AS updated_at`;
 
 /** The current version of each template: the join every read of a template goes through. */
@@ -41,14 +41,15 @@ function versionParams(id: string, version: number, owner: Owner, f: TemplateFie
     f.accepted_issuing_countries,
     f.applicant_mismatch,
     JSON.stringify(f.thresholds),
+    JSON.stringify(f.watchlist_thresholds),
   ];
 }
 
 const INSERT_VERSION = `INSERT INTO screening.template_versions
   (template_id, version, org_id, mode, name, checks, screening_rules, metadata, device_intelligence,
    photo_upload, review_threshold, signing_document,
-   minimum_age, accepted_document_types, accepted_issuing_countries, applicant_mismatch, thresholds, created_at)
-  VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18)`;
+   minimum_age, accepted_document_types, accepted_issuing_countries, applicant_mismatch, thresholds, watchlist_thresholds, created_at)
+  VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19)`;
 
 export function fieldsOf(row: TemplateVersionRow): TemplateFields {
   return {
@@ -65,6 +66,7 @@ export function fieldsOf(row: TemplateVersionRow): TemplateFields {
     accepted_issuing_countries: row.accepted_issuing_countries,
     applicant_mismatch: row.applicant_mismatch,
     thresholds: row.thresholds,
+    watchlist_thresholds: row.watchlist_thresholds,
   };
 }
 

@@ -24,6 +24,7 @@ export function toTemplateVersion(row: TemplateVersionRow): TemplateVersion {
     accepted_issuing_countries: row.accepted_issuing_countries,
     applicant_mismatch: row.applicant_mismatch,
     thresholds: row.thresholds,
+    watchlist_thresholds: row.watchlist_thresholds,
   };
 }
 
@@ -47,6 +48,7 @@ export function toTemplate(row: TemplateVersionRow): WorkflowTemplate {
     accepted_issuing_countries: v.accepted_issuing_countries,
     applicant_mismatch: v.applicant_mismatch,
     thresholds: v.thresholds,
+    watchlist_thresholds: v.watchlist_thresholds,
     created_at: row.created_at.toISOString(),
     updated_at: row.updated_at.toISOString(),
   };

@@ -15,13 +15,18 @@ const requestSchema = z.object({
     nationality: z.string().max(3).nullish(),
   }),
   list: z.string().max(64).optional(),
+  thresholds: z
+    .object({ review: z.number().min(0.5).max(1).optional(), fail: z.number().min(0.5).max(1).nullable().optional() })
+    .optional(),
 });
 
 /**
  * The live `watchlist` check (docs/watchlist.md, contract §21): the person read from the document, screened against
- * every loaded list; `review` with a hit at or above `WATCHLIST_REVIEW_THRESHOLD`, `fail` with one at or above
- * `WATCHLIST_FAIL_THRESHOLD` (when set), `pass` otherwise, and no outcome when the region has no list loaded. With
- * `list` (monitoring, docs/watchlist.md), against that list only, naming the version screened.
+ * every loaded list; `review` with a hit at or above the review threshold, `fail` with one at or above the fail
+ * threshold (when there is one), `pass` otherwise, and no outcome when the region has no list loaded. The thresholds
+ * are the pinned template's `watchlist_thresholds` where it sets them, else `WATCHLIST_REVIEW_THRESHOLD` and
+ * `WATCHLIST_FAIL_THRESHOLD`. With `list` (monitoring, docs/watchlist.md), against that list only, naming the version
+ * screened.
  */
 @Injectable()
 export class WatchlistCheck {
@@ -32,11 +37,16 @@ export class WatchlistCheck {
 
   async run(body: WatchlistScreenRequest): Promise<WatchlistScreenReply> {
     const parsed = requestSchema.safeParse(body);
-    if (!parsed.success) throw DomainError.validation([{ code: 'invalid_type', message: 'person must hold the names read from the document', path: ['person'] }]);
+    if (!parsed.success) {
+      const path = parsed.error.issues[0]?.path[0] === 'thresholds' ? 'thresholds' : 'person';
+      const message = path === 'thresholds' ? 'thresholds must be from 0.5 to 1' : 'person must hold the names read from the document';
+      throw DomainError.validation([{ code: 'invalid_type', message, path: [path] }]);
+    }
     const p = parsed.data.person;
     const name = [...p.given_names, p.family_name].join(' ').trim();
-    const review = this.cfg.WATCHLIST_REVIEW_THRESHOLD;
-    const fail = this.cfg.WATCHLIST_FAIL_THRESHOLD;
+    const t = parsed.data.thresholds;
+    const review = t?.review ?? this.cfg.WATCHLIST_REVIEW_THRESHOLD;
+    const fail = t?.fail !== undefined ? t.fail : this.cfg.WATCHLIST_FAIL_THRESHOLD;
     const list = parsed.data.list ?? null;
     const { versions, ...r } = await this.screening.screen({ names: name ? [name] : [], dateOfBirth: p.date_of_birth ?? null, nationality: p.nationality ?? null }, review, list);
     const outcome = r.lists === 0 ? null : r.hits.length === 0 ? 'pass' : fail !== null && r.hits[0]!.score >= fail ? 'fail' : 'review';

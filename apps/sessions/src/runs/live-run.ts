@@ -10,7 +10,9 @@ import {
   type Idv,
   type Principal,
   type TemplateVersion,
+  type WatchlistPerson,
   type WatchlistScreenReply,
+  type WatchlistScreenRequest,
 } from '@verity/contracts';
 import { deviceCheckOutcome, deviceIntel, loadLists, parseSignals, type DeviceIntel, type OperatorLists, type Signals } from '@verity/device-intel';
 import { newId } from '@verity/keys';
@@ -88,7 +90,7 @@ export class LiveRun implements OnApplicationBootstrap {
     // the same selfie sent before for another applicant of the organization: a person looks (face match, else liveness)
     const seenBefore = read?.selfie_fingerprint ? await this.repo.noteSelfie(q, s, read.selfie_fingerprint, s.applicant_id, s.id, SELFIE_SEEN_BITS) : [];
     const flagged = types.includes('face_match') ? 'face_match' : 'liveness';
-    const watch = types.includes('watchlist') ? await this.screenWatchlist(read, applicant, opts) : null;
+    const watch = types.includes('watchlist') ? await this.screenWatchlist(read, applicant, template, opts) : null;
     const listed = watch && watch.outcome !== null ? watchlistFindings(s.id, watch) : [];
     const day = new Date().toISOString().slice(0, 10);
     const checks = types.map((type): CheckResult => {
@@ -130,14 +132,20 @@ export class LiveRun implements OnApplicationBootstrap {
   /**
    * The `watchlist` check (docs/watchlist.md): the person the document names (its names, date of birth and
    * nationality), or the applicant's own names and date of birth when the template reads no document, screened by the
-   * screening service against every list loaded in the region. Nothing leaves the region.
+   * screening service against every list loaded in the region, with the pinned template's watchlist thresholds where
+   * it sets them. Nothing leaves the region.
    */
-  private async screenWatchlist(read: CaptureVerifyReply | null, a: Applicant, opts: { principal: Principal; requestId: string; timeoutMs: number }): Promise<WatchlistScreenReply> {
+  private async screenWatchlist(
+    read: CaptureVerifyReply | null,
+    a: Applicant,
+    template: Pick<TemplateVersion, 'watchlist_thresholds'>,
+    opts: { principal: Principal; requestId: string; timeoutMs: number },
+  ): Promise<WatchlistScreenReply> {
     const h = read?.holder;
     const person = h
       ? { family_name: h.family_name, given_names: [...h.given_names], date_of_birth: h.date_of_birth, nationality: h.nationality ?? null }
       : { family_name: a.family_name ?? '', given_names: [...(a.given_names ?? [])], date_of_birth: a.date_of_birth ?? null, nationality: null };
-    return this.rpc.call(SUBJECTS.screeningWatchlistScreen, { person }, opts);
+    return this.rpc.call(SUBJECTS.screeningWatchlistScreen, watchlistRequest(person, template), opts);
   }
 
   /** Device intelligence of the run (libs/device-intel): what the capture saw, and the organization's history. */
@@ -192,6 +200,12 @@ export function watchlistFindings(sessionId: string, w: Pick<WatchlistScreenRepl
     findingType: 'watchlist_match',
     evidence: { matchScore: h.score, listId: h.list, entityId: h.entity_id, matchedName: h.matched_name, features: h.features },
   }));
+}
+
+/** What the `watchlist` check asks: the person, and the template's thresholds when it sets any. */
+export function watchlistRequest(person: WatchlistPerson, template: Pick<TemplateVersion, 'watchlist_thresholds'>): WatchlistScreenRequest {
+  const t = template.watchlist_thresholds;
+  return t && Object.keys(t).length > 0 ? { person, thresholds: { ...t } } : { person };
 }
 
 /** A check whose selfie was seen in another applicant's session: `selfie_seen_before`, and a pass goes to review. */

@@ -5,6 +5,7 @@ import {
   type IdvHolder,
   type Principal,
   type SessionWatchlistHitRef,
+  type TemplateVersion,
   type WatchlistHit,
   type WatchlistMonitorReply,
   type WatchlistMonitorRequest,
@@ -17,7 +18,7 @@ import type { SessionsConfig } from '../config.js';
 import { Outbox } from '../events/outbox.js';
 import { watchlistHitEvent } from '../events/session-event.js';
 import { SESSION_COLUMNS, type SessionRow } from '../sessions/sessions.repository.js';
-import { watchlistFindings } from './live-run.js';
+import { watchlistFindings, watchlistRequest } from './live-run.js';
 
 /** Sessions screened per page: one page is screened, then stored in one transaction with the monitor's cursor. */
 export const MONITOR_PAGE = 100;
@@ -41,6 +42,8 @@ interface Candidate {
   id: string;
   org_id: string;
   applicant_id: string;
+  workflow_template_id: string;
+  template_version: number;
   holder: IdvHolder | null;
 }
 
@@ -66,6 +69,7 @@ export function monitorPrincipal(orgId: string, region: Principal['region']): Pr
  * the load, was screened again against that list. A page of sessions is screened, then stored in one transaction with
  * the row's cursor: a worker that dies leaves its page to be done again, whole, after its lease.
  *
+ * Each session is screened with the watchlist thresholds of its pinned template version, as its live run was.
  * A hit not known for the session (no `watchlist_match` finding of any of its runs names the same list and listed
  * person) is added to the findings of the session's last run, where reviewers see hits; the session goes back to
  * `manual_review`, keeping its `approved` outcome until a reviewer decides, with `metadata.manualReviewReason`; and
@@ -148,7 +152,7 @@ export class WatchlistMonitor implements OnApplicationBootstrap, BeforeApplicati
     const version = Number(job.version);
     const since = new Date(job.committed_at.getTime() - this.cfg.WATCHLIST_MONITOR_DAYS * DAY_MS);
     const page = await this.db.rows<Candidate>(
-      `SELECT seq, id, org_id, applicant_id, idv->'holder' AS holder FROM sessions.sessions
+      `SELECT seq, id, org_id, applicant_id, workflow_template_id, template_version, idv->'holder' AS holder FROM sessions.sessions
         WHERE seq > $1 AND mode = 'live' AND status = 'completed' AND outcome = 'approved' AND erased_at IS NULL
           AND created_at >= $2 AND checks @> '[{"type": "watchlist"}]'::jsonb
         ORDER BY seq LIMIT $3`,
@@ -156,6 +160,28 @@ export class WatchlistMonitor implements OnApplicationBootstrap, BeforeApplicati
     );
     const found = new Map<string, WatchlistHit[]>();
     let superseded = false;
+    // the pinned template version of each session, read once a page: its watchlist thresholds, as the live run had them
+    const versions = new Map<string, Promise<Pick<TemplateVersion, 'watchlist_thresholds'>>>();
+    const templateOf = (s: Candidate) => {
+      const key = `${s.workflow_template_id}:${s.template_version}`;
+      if (!versions.has(key)) {
+        versions.set(
+          key,
+          this.rpc
+            .call(
+              SUBJECTS.templatesVersion,
+              { id: s.workflow_template_id, version: s.template_version },
+              { principal: monitorPrincipal(s.org_id, this.cfg.REGION), requestId: newId('request'), timeoutMs: RPC_TIMEOUT_MS },
+            )
+            // a version that is gone cannot hold the page up: the region's thresholds, as for a template that sets none
+            .catch((e: unknown) => {
+              if (e instanceof DomainError && e.code === 'resource_not_found') return { watchlist_thresholds: {} };
+              throw e;
+            }),
+        );
+      }
+      return versions.get(key)!;
+    };
     for (let i = 0; i < page.length && !superseded; i += CONCURRENCY) {
       await Promise.all(
         page.slice(i, i + CONCURRENCY).map(async (s) => {
@@ -163,7 +189,7 @@ export class WatchlistMonitor implements OnApplicationBootstrap, BeforeApplicati
           if (!person) return;
           const reply = await this.rpc.call(
             SUBJECTS.screeningWatchlistScreen,
-            { person, list: job.list },
+            { ...watchlistRequest(person, await templateOf(s)), list: job.list },
             { principal: monitorPrincipal(s.org_id, this.cfg.REGION), requestId: newId('request'), timeoutMs: RPC_TIMEOUT_MS },
           );
           // the list was replaced (or dropped) since: the later version has a monitor of its own

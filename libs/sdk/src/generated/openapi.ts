@@ -658,6 +658,16 @@ export interface components {
              */
             review_threshold?: number;
             /**
+             * @description The live `watchlist` check's thresholds for this workflow (docs/watchlist.md), each from 0.5 to 1, `review` at most `fail` when both are set. Empty: the region's configuration.
+             * @default {}
+             */
+            watchlist_thresholds?: {
+                /** @description A listed person scoring at least this is a hit, and the check goes to `review`. Absent: the region's `WATCHLIST_REVIEW_THRESHOLD` (0.8 by default). */
+                review?: number;
+                /** @description A hit scoring at least this fails the check. Absent: the region's `WATCHLIST_FAIL_THRESHOLD` (none by default); null: no hit fails it by itself. */
+                fail?: number | null;
+            };
+            /**
              * @description The youngest accepted age in whole years, from the document's date of birth on the day of the run: a younger holder fails `document` with `underage`. Null: no limit.
              * @default null
              */
@@ -754,6 +764,13 @@ export interface components {
                 documentCopyReview?: number;
                 challengeTurn?: number;
                 challengeFrameMatch?: number;
+            };
+            /** @description The live `watchlist` check's thresholds for this workflow (docs/watchlist.md), each from 0.5 to 1, `review` at most `fail` when both are set. Empty: the region's configuration. */
+            watchlist_thresholds?: {
+                /** @description A listed person scoring at least this is a hit, and the check goes to `review`. Absent: the region's `WATCHLIST_REVIEW_THRESHOLD` (0.8 by default). */
+                review?: number;
+                /** @description A hit scoring at least this fails the check. Absent: the region's `WATCHLIST_FAIL_THRESHOLD` (none by default); null: no hit fails it by itself. */
+                fail?: number | null;
             };
         };
         /** @description Rules checked as code (422 `validation_error`, issue path `screening_rules.<i>.<member>`): `scoreAdjustment` is required with `adjust_score`; `decline` is refused on a `credit_history` rule, on the fraud rule types (`repeat_applicant`, `device_velocity`, `ip_reputation`, `bot_signal`, `impossible_travel`, `identity_ring`, `email_risk`, `behavior_anomaly`, `geo_mismatch`) and on a rule whose condition touches a sensitive attribute (age, address country, a name field); the value of an operator must fit it (`in`/`not_in` an array; `gt`/`gte`/`lt`/`lte` a number or string; `contains` a single value). A `field` the engine cannot resolve is refused alone, with `details` exactly `{ "field": "<the field>" }`. */
@@ -981,6 +998,11 @@ export interface components {
             /** @description The threshold overrides as saved; empty when the region's configuration applies. */
             thresholds: {
                 [key: string]: number;
+            };
+            /** @description The `watchlist` check's thresholds as saved; each absent one is the region's configuration. */
+            watchlist_thresholds: {
+                review?: number;
+                fail?: number | null;
             };
             /**
              * Format: date-time
