@@ -6,7 +6,7 @@
 import { before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { PrincipalSigner } from '@verity/platform';
@@ -365,6 +365,21 @@ describe('install options as kustomize components (deploy/components)', () => {
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
+  });
+});
+
+describe('the admin CLI as a Job (deploy/examples/admin-job.yaml)', () => {
+  it("passes the schemas and the project's rules beside the region's objects; reads the operator's password and the NATS CA only, each made by region-secrets.sh", () => {
+    const job = parseAllDocuments(readFileSync(path.join(REPO_ROOT, 'deploy', 'examples', 'admin-job.yaml'), 'utf8')).map((d) => d.toJS() as K8sObject);
+    const objects = [...region('us'), ...job.map((o) => ({ ...o, metadata: { ...o.metadata, namespace: 'verity-us' } }))];
+    assert.deepEqual(problems(objects), []);
+    assert.deepEqual(unmetSecretRefs(job, regionSecrets('us')), []);
+    const c = containersOf(job[0]!)[0]!;
+    assert.match(String(c.image), /^verity\/admin:\d/);
+    const env = c['env'] as { name: string; valueFrom?: { secretKeyRef?: { name: string } } }[];
+    assert.deepEqual(env.filter((e) => e.valueFrom).map((e) => e.valueFrom!.secretKeyRef!.name), ['verity-nats-operator']);
+    // the Dockerfile builds the image it names
+    assert.match(readFileSync(path.join(REPO_ROOT, 'docker', 'Dockerfile'), 'utf8'), /^FROM runtime AS admin$/m);
   });
 });
 
