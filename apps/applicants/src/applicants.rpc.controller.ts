@@ -18,6 +18,7 @@ export class ApplicantsRpcController implements OnApplicationBootstrap {
     this.server.handle(SUBJECTS.applicantsList, (p, ctx) => this.applicants.list(requirePrincipal(ctx), p));
     this.server.handle(SUBJECTS.applicantsDsarCreate, (p, ctx) => this.dsar.create(requirePrincipal(ctx), p.body));
     this.server.handle(SUBJECTS.applicantsDsarGet, (p, ctx) => this.dsar.get(requirePrincipal(ctx), p.id));
+    this.server.handle(SUBJECTS.applicantsDsarEvidenceEntry, (p, ctx) => this.dsar.evidenceEntry(requirePrincipal(ctx), p.id, p.index));
     // public (the gateway serves the key set without authentication) and operator tooling: no principal
     this.server.handle(SUBJECTS.applicantsErasureKeys, () => Promise.resolve(this.dsar.erasureKeys()));
     this.server.handle(SUBJECTS.applicantsPurgeTestData, async (p, ctx) => {

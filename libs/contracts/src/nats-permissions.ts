@@ -112,6 +112,7 @@ const GRANTS = {
       S.applicantsList,
       S.applicantsDsarCreate,
       S.applicantsDsarGet,
+      S.applicantsDsarEvidenceEntry,
       S.applicantsErasureKeys,
       S.templatesCreate,
       S.templatesGet,

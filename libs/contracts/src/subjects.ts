@@ -100,6 +100,7 @@ export const SUBJECTS = {
   /** Data subject requests (docs/privacy.md): the applicants service owns and runs them. */
   applicantsDsarCreate: 'applicants.dsar.create.v1',
   applicantsDsarGet: 'applicants.dsar.get.v1',
+  applicantsDsarEvidenceEntry: 'applicants.dsar.evidence-entry.v1',
   /** The public half of the region's erasure keys (no principal: the gateway serves it without authentication). */
   applicantsErasureKeys: 'applicants.dsar.erasure-keys.v1',
   applicantsPurgeTestData: 'applicants.admin.purge-test-data.v1',
@@ -302,6 +303,8 @@ export interface RpcContracts {
   [SUBJECTS.applicantsList]: { req: P.ListQuery; res: P.Page<P.Applicant> };
   [SUBJECTS.applicantsDsarCreate]: { req: { body: unknown }; res: D.DataSubjectRequest };
   [SUBJECTS.applicantsDsarGet]: { req: { id: string }; res: D.DataSubjectRequest };
+  /** One entry of a completed access export's evidence (its image's place), without the rest of the export. */
+  [SUBJECTS.applicantsDsarEvidenceEntry]: { req: { id: string; index: number }; res: D.DsarArtifact };
   [SUBJECTS.applicantsErasureKeys]: { req: Record<string, never>; res: D.ErasureKeySet };
   [SUBJECTS.applicantsPurgeTestData]: { req: D.PurgeTestDataRequest; res: D.PurgeTestDataReply };
   [SUBJECTS.applicantsConsolePurgeTestData]: { req: Record<string, never>; res: D.PurgeTestDataReply };

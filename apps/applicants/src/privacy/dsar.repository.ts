@@ -1,5 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
-import type { DataSubjectRequest, DsarExport, DsarType, ErasureCounts, Owner, Principal } from '@verity/contracts';
+import type { DataSubjectRequest, DsarArtifact, DsarExport, DsarType, ErasureCounts, Owner, Principal } from '@verity/contracts';
 import { Sql, type WithDates } from '@verity/platform';
 
 /** A row of `applicants.data_subject_requests`: the request as on the wire, and how its run is going. */
@@ -46,6 +46,16 @@ export class DsarRepository {
       [id, owner.org_id, owner.mode],
     );
     return row ?? null;
+  }
+
+  /** Entry `index` of a completed access export's evidence; null when there is no such entry (or no such export). */
+  async evidenceEntry(owner: Owner, id: string, index: number): Promise<DsarArtifact | null> {
+    const [row] = await this.db.rows<{ entry: DsarArtifact | null }>(
+      `SELECT export->'evidence'->$4::int AS entry FROM applicants.data_subject_requests
+        WHERE id = $1 AND org_id = $2 AND mode = $3 AND type = 'access' AND status = 'completed'`,
+      [id, owner.org_id, owner.mode, index],
+    );
+    return row?.entry ?? null;
   }
 
   /**

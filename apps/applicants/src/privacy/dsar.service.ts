@@ -1,6 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { dsarCreateBody } from '@verity/api-schema';
-import { type DataSubjectRequest, type ErasureKeySet, type Principal } from '@verity/contracts';
+import { type DataSubjectRequest, type DsarArtifact, type ErasureKeySet, type Principal } from '@verity/contracts';
 import { DomainError, type Issue } from '@verity/errors';
 import { isId, newId } from '@verity/keys';
 import { ApplicantsRepository } from '../applicants/applicants.repository.js';
@@ -57,6 +57,17 @@ export class DsarService {
     const row = isId('dataSubjectRequest', id) ? await this.requests.find(p, id) : null;
     if (!row) throw DomainError.notFound();
     return toDataSubjectRequest(row);
+  }
+
+  /**
+   * One entry of a completed access export's evidence, read out of the stored export by the database: a client
+   * fetching each image of a large export does not have the whole export read and sent for each.
+   */
+  async evidenceEntry(p: Principal, id: string, index: unknown): Promise<DsarArtifact> {
+    const i = typeof index === 'number' && Number.isInteger(index) && index >= 0 && index < 1_000_000_000 ? index : null;
+    const entry = isId('dataSubjectRequest', id) && i !== null ? await this.requests.evidenceEntry(p, id, i) : null;
+    if (!entry) throw DomainError.notFound();
+    return entry;
   }
 
   erasureKeys(): ErasureKeySet {

@@ -62,9 +62,9 @@ export class DataSubjectRequestsController {
     errors: ['resource_not_found', 'artifact_not_available'],
   })
   async image(@Param('id') id: string, @Param('index') index: string, @CallerOf() c: Caller, @Res() reply: FastifyReply) {
-    const request = await this.rpc.call(SUBJECTS.applicantsDsarGet, { id }, c);
-    const entry = /^(0|[1-9][0-9]{0,8})$/.test(index) ? request.export?.evidence[Number(index)] : undefined;
-    if (!entry) throw DomainError.notFound();
+    if (!/^(0|[1-9][0-9]{0,8})$/.test(index)) throw DomainError.notFound();
+    // the one entry, not the whole export (which may hold thousands)
+    const entry = await this.rpc.call(SUBJECTS.applicantsDsarEvidenceEntry, { id, index: Number(index) }, c);
     await this.proxy.download(this.storedImageUrl(entry), c, reply, { 'content-type': 'image/jpeg', 'cache-control': 'no-store, private' }, this.cfg.RPC_TIMEOUT_MS);
   }
 
