@@ -45,6 +45,22 @@ export const DEFAULT_METRIC_NAMES = [
   'nodejs_active_handles_total',
 ] as const;
 
+/**
+ * What the data services' exporters serve that the dashboard and alerts read (deploy/base/nats.yaml and
+ * deploy/components/in-cluster-data: prometheus-nats-exporter, postgres_exporter, redis_exporter; their region is
+ * the namespace's, deploy/examples/podmonitor.yaml).
+ */
+export const EXPORTER_METRIC_NAMES = [
+  'gnatsd_varz_connections',
+  'gnatsd_varz_slow_consumers',
+  'pg_up',
+  'pg_stat_database_numbackends',
+  'pg_settings_max_connections',
+  'redis_up',
+  'redis_memory_used_bytes',
+  'redis_connected_clients',
+] as const;
+
 export type MetricName = (typeof METRIC_NAMES)[number];
 
 /** Latency buckets (seconds) from 1 ms to 30 s: an RPC answers in milliseconds, a document read in seconds. */
