@@ -5,11 +5,10 @@
  */
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn, type ChildProcess } from 'node:child_process';
-import { once } from 'node:events';
-import net from 'node:net';
+import type { ChildProcess } from 'node:child_process';
 import type { Redis } from 'ioredis';
 import { createRedis } from '../src/redis.js';
+import { freePort, startRedisServer } from './redis-servers.js';
 
 const USER = 'verity-console';
 const PASSWORD = 'a-redis-password-from-a-secret';
@@ -17,35 +16,19 @@ const PASSWORD = 'a-redis-password-from-a-secret';
 let server: ChildProcess;
 let port: number;
 
-async function freePort(): Promise<number> {
-  const s = net.createServer().listen(0, '127.0.0.1');
-  await once(s, 'listening');
-  const p = (s.address() as net.AddressInfo).port;
-  s.close();
-  return p;
-}
-
 before(async () => {
   const cert = process.env.WEBHOOK_TEST_TLS_CERT;
   const key = process.env.WEBHOOK_TEST_TLS_KEY;
   assert.ok(cert && key, 'run with npm test: it makes the loopback certificate the services trust');
   port = await freePort();
   // no plain port, TLS only; the default user off, one ACL user with every command on every key
-  server = spawn('redis-server', [
+  server = await startRedisServer([
     '--port', '0', '--tls-port', String(port), '--bind', '127.0.0.1',
     '--tls-cert-file', cert, '--tls-key-file', key, '--tls-auth-clients', 'no',
     '--save', '', '--appendonly', 'no',
     '--user', 'default', 'off',
     '--user', USER, 'on', `>${PASSWORD}`, '~*', '&*', '+@all',
-  ], { stdio: ['ignore', 'pipe', 'inherit'] });
-  let log = '';
-  server.stdout!.on('data', (d: Buffer) => (log += d.toString()));
-  const deadline = Date.now() + 10_000;
-  while (!/Ready to accept connections/.test(log)) {
-    assert.ok(Date.now() < deadline, `redis-server did not start:\n${log}`);
-    assert.equal(server.exitCode, null, `redis-server exited:\n${log}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
+  ]);
 });
 
 after(() => {

@@ -5,14 +5,13 @@
  */
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn, type ChildProcess } from 'node:child_process';
-import { once } from 'node:events';
+import type { ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import type { Redis } from 'ioredis';
 import { createRedis } from '../src/redis.js';
+import { freePort, startRedisServer } from './redis-servers.js';
 
 const MASTER = 'verity-test';
 const PASSWORD = 'a-redis-password';
@@ -20,26 +19,10 @@ const procs: ChildProcess[] = [];
 let dir: string;
 let ports: { primary: number; replica: number; sentinel: number };
 
-async function freePort(): Promise<number> {
-  const s = net.createServer().listen(0, '127.0.0.1');
-  await once(s, 'listening');
-  const p = (s.address() as net.AddressInfo).port;
-  s.close();
-  return p;
-}
-
-/** Starts a redis-server (or a sentinel, with its configuration file) and waits until it accepts connections. */
+/** Starts a redis-server (or a sentinel) of this test's; stopped at the end. */
 async function start(args: string[]): Promise<ChildProcess> {
-  const p = spawn('redis-server', args, { stdio: ['ignore', 'pipe', 'inherit'] });
+  const p = await startRedisServer(args);
   procs.push(p);
-  let log = '';
-  p.stdout!.on('data', (d: Buffer) => (log += d.toString()));
-  const deadline = Date.now() + 10_000;
-  while (!/Ready to accept connections|Sentinel ID is/.test(log)) {
-    assert.ok(Date.now() < deadline, `redis-server ${args[0]} did not start:\n${log}`);
-    assert.equal(p.exitCode, null, `redis-server exited:\n${log}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
   return p;
 }
 

@@ -1,43 +1,20 @@
-import { aead } from '@verity/keys';
+import { isBoxKey, SealedBox } from '@verity/keys';
 
-/** The prefix of a sealed TOTP secret; a stored value without it is one written before secrets were sealed. */
-const SEALED = 'v1.';
+export { isSealed } from '@verity/keys';
 
 /**
- * Encryption at rest of console TOTP secrets (docs/security.md, "Console roles"): they must stay usable to check
- * codes, so they are not hashed. AES-256-GCM under CONSOLE_TOTP_KEY, with the person's id as associated data, so a
- * sealed secret copied onto another person does not open. Sealed form: `v1.<base64 nonce ‖ tag ‖ ciphertext>`.
+ * Console TOTP secrets sealed at rest under CONSOLE_TOTP_KEY, each bound to its person's id (docs/security.md,
+ * "Console roles"): they must stay usable to check codes, so they are not hashed.
  */
-export class TotpBox {
-  private readonly key: Buffer;
-
+export class TotpBox extends SealedBox {
   constructor(key: Buffer) {
-    if (key.length !== 32) throw new Error('CONSOLE_TOTP_KEY must be 32 bytes');
-    this.key = Buffer.from(key);
+    super(key, 'CONSOLE_TOTP_KEY');
   }
 
   /** The key as configured: 32 bytes in standard base64. */
   static fromBase64(text: string): TotpBox {
     return new TotpBox(Buffer.from(text, 'base64'));
   }
-
-  seal(secret: string, userId: string): string {
-    return `${SEALED}${aead.seal(this.key, Buffer.from(secret), Buffer.from(userId)).toString('base64')}`;
-  }
-
-  /** Throws when the value was not sealed under this key for this person. */
-  open(sealed: string, userId: string): string {
-    if (!isSealed(sealed)) throw new Error('not a sealed TOTP secret');
-    return aead.open(this.key, Buffer.from(sealed.slice(SEALED.length), 'base64'), Buffer.from(userId)).toString('utf8');
-  }
 }
 
-/** Whether a stored value is sealed (else it was stored in clear by an earlier release, and is sealed at start). */
-export function isSealed(stored: string): boolean {
-  return stored.startsWith(SEALED);
-}
-
-/** True for 32 bytes in standard base64 (44 characters with the padding). */
-export function isTotpKey(text: string): boolean {
-  return /^[A-Za-z0-9+/]{43}=$/.test(text) && Buffer.from(text, 'base64').length === 32;
-}
+export const isTotpKey = isBoxKey;
