@@ -121,7 +121,7 @@ describe('console isolation matrix', () => {
     // notes: the verification page is every role's, so a role that may not add a note gets that page with the
     // refusal (403) for a verification of its own, and the 404 page for one that is not (it has no page to show)
     const routes: [method: 'GET' | 'POST', path: (id: string) => string, roles: ConsoleRole[], ids: string[], form?: Record<string, string>][] = [
-      ['GET', (id) => `/verifications/${id}`, ALL, [foreign.otherOrg.session, foreign.otherMode.session]],
+      ['GET', (id) => `/verifications/${id}`, ALL, [foreign.otherOrg.session]],
       ['POST', (id) => `/verifications/${id}/notes`, ALL, [foreign.otherOrg.session, foreign.otherMode.session], { note: 'a note' }],
       ['POST', (id) => `/review/${id}/decision`, ['owner', 'admin', 'reviewer'], [foreign.otherOrg.session, foreign.otherMode.session], { outcome: 'approved', reason: 'looks fine' }],
       ['POST', (id) => `/review/${id}/watchlist/fnd_${id.slice(4)}_l1`, ['owner', 'admin', 'reviewer'], [foreign.otherOrg.session, foreign.otherMode.session], { outcome: 'cleared', reason: 'a namesake' }],
@@ -149,6 +149,13 @@ describe('console isolation matrix', () => {
           want.push(`${role} ${method} ${path(id)} ${roles.includes(role) ? 404 : 403}`);
         }
       }
+    }
+    // a link to this organization's verification of the other mode is no 404: the page says which mode holds it and
+    // offers the switch (409, and nothing of the verification); another organization's stays the 404 above
+    for (const role of ROLES) {
+      const res = await as.get(role)!.get(`/verifications/${foreign.otherMode.session}`);
+      got.push(`${role} GET other mode ${res.status}`);
+      want.push(`${role} GET other mode 409`);
     }
     assert.deepEqual(got, want);
     assert.deepEqual(await state(), before, 'nothing changed');

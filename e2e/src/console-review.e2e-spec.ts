@@ -110,6 +110,17 @@ describe('console: verifications, the review queue and test data (us)', () => {
     await page.goto('/review');
     const row = page.locator('tr', { hasText: sessionId });
     await row.waitFor();
+    // the applicant by name, family name first, with their id
+    assert.match((await row.locator('.applicant-cell').innerText()).replace(/\s+/g, ' '), /King-Lovelace, Ada Augusta app_/);
+    // found by a word of the name (in any case, a hyphenated family name's second half too); another name finds nothing
+    await page.getByLabel('Name').fill('lovelace');
+    await page.getByRole('button', { name: 'Filter' }).click();
+    await row.waitFor();
+    assert.equal(new URL(page.url()).searchParams.get('q'), 'lovelace');
+    await page.goto('/review?q=Lehtinen');
+    await page.getByText('Nothing waiting matches these filters').waitFor();
+    await page.goto('/review');
+    await row.waitFor();
     await shot(page, 'review-queue');
     await page.getByRole('link', { name: `Review ${sessionId}` }).click();
     await page.waitForURL((u) => u.pathname === `/verifications/${sessionId}`);
@@ -356,10 +367,66 @@ describe('console: verifications, the review queue and test data (us)', () => {
     assert.equal(await developer.locator('#watchlist form').count(), 0);
   });
 
-  it('the verifications list filters by status and applicant', async () => {
+  it('a link to a live verification opened in test mode says so and offers the switch, which opens it; the live lists show the applicant and the document holder', async () => {
+    // a live run whose applicant is not the person on the passport (Jane Doe): it waits for review
+    const key = await createKey('us', t.org.id, { mode: 'live' });
+    const live = client('us', key.key);
+    const applicant = await newApplicant(live, { family_name: 'Lehtinen', given_names: ['Aino', 'Maria'], email: 'aino@example.com' });
+    const created = await createSession(live, { applicant_id: applicant, workflow_template_id: await newTemplate(live, { checks: ['document'], photo_upload: true }) });
+    assert.equal(created.status, 201, created.text);
+    const id = created.body.data.id;
+    const capture = captureClient('us', created.body.data.client_secret!);
+    ok(await capture.put('front', (await passportOf(7)).photos.front));
+    ok(await capture.submit({ acquisition: 'upload' }), 202);
+    await waitStatus(live, id, ['manual_review'], 30_000);
+
+    const page = await person('reviewer');
+    await switchMode(page, 'test');
+    const res = await page.goto(`/verifications/${id}`);
+    assert.equal(res?.status(), 409);
+    await page.getByText('This verification is in live mode').waitFor();
+    assert.equal((await page.content()).includes('Lehtinen'), false, 'nothing of the verification before the switch');
+    await shot(page, 'verification-other-mode');
+    await page.getByRole('button', { name: 'Switch to live mode and open it' }).click();
+    await page.waitForURL((u) => u.pathname === `/verifications/${id}`);
+    await page.waitForSelector('.mode-badge[data-mode="live"]');
+    await page.getByText('Applicant and document').first().waitFor();
+
+    // the live queue: the applicant's name and the name the document gave; a search by the document's name finds
+    // nothing (names are searched among applicants), by the applicant's it does
+    await page.goto('/review');
+    const row = page.locator('tr', { hasText: id });
+    const cell = (await row.locator('.applicant-cell').innerText()).replace(/\s+/g, ' ');
+    assert.match(cell, /Lehtinen, Aino Maria app_\S+ Document: DOE, JANE/i);
+    await page.goto('/review?q=aino%20lehtinen');
+    await row.waitFor();
+    await page.goto('/review?q=doe');
+    assert.equal(await row.count(), 0);
+    await page.goto('/verifications?q=lehtinen&check=document');
+    await row.waitFor();
+    await shot(page, 'verifications-live');
+  });
+
+  it('the verifications list filters by name, status, check, result, day and applicant', async () => {
     const page = await person('admin');
     await page.goto('/verifications');
     await page.locator('tr', { hasText: sessionId }).getByText('Approved').waitFor();
+    const today = new Date().toISOString().slice(0, 10);
+    const filtered = async (query: string, shown: boolean) => {
+      await page.goto(`/verifications?${query}`);
+      if (shown) await page.locator('tr', { hasText: sessionId }).waitFor();
+      else await page.getByText('No verifications match these filters').waitFor();
+    };
+    await filtered('q=ada+king', true);
+    await filtered('q=augustus', false);
+    await filtered('check=document', true);
+    await filtered('check=credit_history', false);
+    await filtered(`from=${today}&to=${today}`, true);
+    await filtered('from=2020-01-01&to=2020-01-31', false);
+    const bad = await page.goto('/verifications?from=2020-02-31');
+    assert.equal(bad?.status(), 422);
+    await page.getByText('From is a day (YYYY-MM-DD).').waitFor();
+    await page.goto('/verifications');
     await page.getByLabel('Status').selectOption('manual_review');
     await page.getByRole('button', { name: 'Filter' }).click();
     await page.getByText('No verifications match these filters').waitFor();

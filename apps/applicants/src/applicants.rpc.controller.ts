@@ -1,5 +1,5 @@
 import { Inject, Injectable, type OnApplicationBootstrap } from '@nestjs/common';
-import { CONSOLE_ACTION_ROLES, SUBJECTS } from '@verity/contracts';
+import { CONSOLE_ACTION_ROLES, CONSOLE_ROLES, SUBJECTS } from '@verity/contracts';
 import { requireConsolePerson, requireOperator, requirePrincipal, RpcServer } from '@verity/platform';
 import { ApplicantsService } from './applicants/applicants.service.js';
 import { DsarService } from './privacy/dsar.service.js';
@@ -29,5 +29,7 @@ export class ApplicantsRpcController implements OnApplicationBootstrap {
     this.server.handle(SUBJECTS.applicantsConsolePurgeTestData, async (_p, ctx) => ({
       removed: await this.dsar.purgeTestData(requireConsolePerson(ctx, CONSOLE_ACTION_ROLES.testData).principal.org_id),
     }));
+    // the console's verifications list and review queue (every role): names of the principal's organization and mode only
+    this.server.handle(SUBJECTS.applicantsConsoleNames, (p, ctx) => this.applicants.names(requireConsolePerson(ctx, CONSOLE_ROLES).principal, p));
   }
 }

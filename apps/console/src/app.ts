@@ -92,13 +92,13 @@ export class PageContext {
    * The principal the console acts with for this person, signed for each call: their organization, the mode they chose,
    * their role's scopes, and themselves with their role (`actor`), which the services check again for what they own.
    */
-  principal(): Principal {
+  principal(mode: Mode = this.mode): Principal {
     const { user, org } = this.viewer;
     return {
       org_id: org.id,
       key_id: user.id,
       key_type: 'sk',
-      mode: this.mode,
+      mode,
       region: this.deps.cfg.REGION,
       scopes: scopesOf(user.role),
       tier: org.tier,
@@ -114,6 +114,14 @@ export class PageContext {
    */
   call<S extends Subject>(subject: S, payload: ReqOf<S>): Promise<ResOf<S>> {
     return this.deps.rpc.call(subject, payload, { principal: this.principal(), requestId: this.requestId });
+  }
+
+  /**
+   * A call as this person in the other mode than the one they work in: every person may switch modes, so this reads
+   * nothing they could not read after switching (a deep link to the other mode's verification, docs/console.md).
+   */
+  callInOtherMode<S extends Subject>(subject: S, payload: ReqOf<S>): Promise<ResOf<S>> {
+    return this.deps.rpc.call(subject, payload, { principal: this.principal(this.mode === 'test' ? 'live' : 'test'), requestId: this.requestId });
   }
 
   /** Writes a change to the organization's activity log, made by this person; a failure to log is logged, never shown. */

@@ -242,7 +242,8 @@ ${opts.error ? notice('error', opts.error) : ''}
     }
     const mode = form.get('mode') === 'live' ? 'live' : 'test';
     await deps.sessions.setMode(viewer.token, mode);
-    const back = safeNext(typeof req.headers.referer === 'string' ? new URL(req.headers.referer, cfg.CONSOLE_PUBLIC_ORIGIN).pathname : '/');
+    // a page may name where to go (a verification of the other mode); otherwise back to the page the switch was on
+    const back = safeNext(form.get('next') ?? (typeof req.headers.referer === 'string' ? new URL(req.headers.referer, cfg.CONSOLE_PUBLIC_ORIGIN).pathname : '/'));
     return sendPage(reply, { redirect: back });
   });
 

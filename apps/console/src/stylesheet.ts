@@ -37,7 +37,7 @@ h2 { font-size: 18px; margin: 28px 0 10px; }
 .bare main.card { max-width: 420px; margin: 10vh auto; }
 label { display: block; font-weight: 600; margin: 12px 0 4px; }
 .hint { color: var(--muted); font-size: 13px; font-weight: 400; }
-input[type=text], input[type=email], input[type=password], input[type=url], input[type=date], select, textarea {
+input[type=text], input[type=search], input[type=email], input[type=password], input[type=url], input[type=date], select, textarea {
   width: 100%; max-width: 480px; padding: 8px 10px; border: 1px solid #aab3c5; border-radius: 6px; font: inherit; background: #fff; }
 textarea { min-height: 80px; }
 fieldset { border: 1px solid var(--line); border-radius: 6px; margin: 12px 0; padding: 8px 12px; max-width: 480px; }
@@ -207,6 +207,9 @@ select.wide { max-width: 640px; }
 td time, td .badge { white-space: nowrap; }
 .table-wrap td > .badge { justify-self: start; }
 .status-cell { display: inline-flex; flex-wrap: wrap; gap: 4px; }
+.applicant-cell { display: flex; flex-direction: column; gap: 1px; min-width: 0; overflow-wrap: anywhere; }
+.applicant-cell .holder { color: var(--muted); }
+.filters input[type=date] { max-width: 100%; }
 .danger-zone > p:first-of-type, .first-p > p:first-of-type { margin-top: 0; }
 @media (max-width: 720px) {
   .vpage .timeline li { grid-template-columns: 1fr; }

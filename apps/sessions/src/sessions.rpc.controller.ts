@@ -1,5 +1,5 @@
 import { Inject, Injectable, type OnApplicationBootstrap } from '@nestjs/common';
-import { CONSOLE_ACTION_ROLES, SUBJECTS } from '@verity/contracts';
+import { CONSOLE_ACTION_ROLES, CONSOLE_ROLES, SUBJECTS } from '@verity/contracts';
 import { requireConsolePerson, requireOperator, requirePrincipal, RpcServer } from '@verity/platform';
 import { CaptureService } from './capture/capture.service.js';
 import { PrivacyService } from './privacy/privacy.service.js';
@@ -57,6 +57,8 @@ export class SessionsRpcController implements OnApplicationBootstrap {
       const { principal } = requireConsolePerson(ctx, CONSOLE_ACTION_ROLES.logs);
       return this.sessions.emailLog({ org_id: principal.org_id, mode: principal.mode, ...(p?.limit !== undefined ? { limit: p.limit } : {}) });
     });
+    // the verifications list and the review queue (every role; the queue's roles are the console's own page check)
+    this.server.handle(SUBJECTS.sessionsConsoleList, (p, ctx) => this.sessions.consoleList(requireConsolePerson(ctx, CONSOLE_ROLES).principal, p));
     this.server.handle(SUBJECTS.sessionsConsolePurgeTestData, (_p, ctx) => {
       const { principal } = requireConsolePerson(ctx, CONSOLE_ACTION_ROLES.testData);
       return this.privacy.purgeTestData({ org_id: principal.org_id }, ctx);

@@ -335,3 +335,46 @@ export interface TimelineEntry {
   /** `watchlist_decision` entries: which hit, and who decided. */
   hit?: { list: string; entity_id: string; matched_name: string; decided_by: string | null };
 }
+
+/**
+ * `applicants.console.names.v1`: either the names of the given applicants (a list page's, at most
+ * `CONSOLE_NAMES_MAX_IDS`), or the applicants of the principal's organization and mode whose family or given name
+ * starts with `search` (case and accents aside), newest first, at most `CONSOLE_NAME_SEARCH_MAX`.
+ */
+export interface ApplicantNamesRequest {
+  ids?: string[];
+  search?: string;
+}
+
+export interface ApplicantName {
+  id: string;
+  family_name: string;
+  given_names: string[];
+  erased: boolean;
+}
+
+export interface ApplicantNamesReply {
+  data: ApplicantName[];
+  /** A search matched more applicants than it returns: the console says to narrow it. */
+  truncated: boolean;
+}
+
+export const CONSOLE_NAMES_MAX_IDS = 100;
+export const CONSOLE_NAME_SEARCH_MAX = 200;
+
+/**
+ * `sessions.console.list.v1`: the sessions of the principal's organization and mode, newest first, as `sessions.list.v1`
+ * pages them, filtered by status, a check (its type, and optionally its outcome), the UTC days of creation
+ * (`created_from` to `created_to`, both included, `YYYY-MM-DD`) and a set of applicants (a name search's, at most
+ * `CONSOLE_NAME_SEARCH_MAX`).
+ */
+export interface ConsoleSessionListRequest {
+  status?: string;
+  check?: string;
+  check_outcome?: string;
+  created_from?: string;
+  created_to?: string;
+  applicant_ids?: string[];
+  limit?: number;
+  cursor?: string;
+}

@@ -105,6 +105,8 @@ export const SUBJECTS = {
   applicantsErasureKeys: 'applicants.dsar.erasure-keys.v1',
   applicantsPurgeTestData: 'applicants.admin.purge-test-data.v1',
   applicantsConsolePurgeTestData: 'applicants.console.purge-test-data.v1',
+  /** The console's lists: the names of a page's applicants, or the applicants whose name matches a search. */
+  applicantsConsoleNames: 'applicants.console.names.v1',
   screeningHealth: 'screening.health.v1',
   templatesCreate: 'screening.templates.create.v1',
   templatesGet: 'screening.templates.get.v1',
@@ -138,6 +140,8 @@ export const SUBJECTS = {
   sessionsConsoleUsage: 'sessions.console.usage.v1',
   sessionsConsoleEmailLog: 'sessions.console.email-log.v1',
   sessionsConsolePurgeTestData: 'sessions.console.purge-test-data.v1',
+  /** The console's verifications list and review queue: filtered by status, check, day and a set of applicants. */
+  sessionsConsoleList: 'sessions.console.list.v1',
   /** A session's events and notes, oldest first (the console's verification page). */
   sessionsTimeline: 'sessions.timeline.v1',
   /** A session's watchlist hits with the reviewers' decisions on them, and one such decision (the console's verification page). */
@@ -308,6 +312,7 @@ export interface RpcContracts {
   [SUBJECTS.applicantsErasureKeys]: { req: Record<string, never>; res: D.ErasureKeySet };
   [SUBJECTS.applicantsPurgeTestData]: { req: D.PurgeTestDataRequest; res: D.PurgeTestDataReply };
   [SUBJECTS.applicantsConsolePurgeTestData]: { req: Record<string, never>; res: D.PurgeTestDataReply };
+  [SUBJECTS.applicantsConsoleNames]: { req: K.ApplicantNamesRequest; res: K.ApplicantNamesReply };
   [SUBJECTS.screeningHealth]: { req: Record<string, never>; res: Health };
   [SUBJECTS.templatesCreate]: { req: { body: unknown }; res: S.WorkflowTemplate };
   [SUBJECTS.templatesGet]: { req: { id: string }; res: S.WorkflowTemplate };
@@ -335,6 +340,7 @@ export interface RpcContracts {
   [SUBJECTS.sessionsUsage]: { req: K.UsageRequest; res: { data: K.UsageRow[] } };
   [SUBJECTS.sessionsConsoleUsage]: { req: { from: string; to: string }; res: { data: K.UsageRow[] } };
   [SUBJECTS.sessionsConsoleEmailLog]: { req: { limit?: number }; res: { data: V.EmailLogEntry[] } };
+  [SUBJECTS.sessionsConsoleList]: { req: K.ConsoleSessionListRequest; res: P.Page<V.Session> };
   [SUBJECTS.sessionsConsolePurgeTestData]: { req: Record<string, never>; res: D.PurgeTestDataReply };
   [SUBJECTS.sessionsTimeline]: { req: { id: string }; res: { data: K.TimelineEntry[] } };
   [SUBJECTS.sessionsWatchlistHits]: { req: { id: string }; res: L.SessionWatchlistHitsReply };

@@ -130,4 +130,38 @@ export class ApplicantsRepository {
       [owner.org_id, owner.mode, after === null ? null : after.toString(), limit + 1],
     );
   }
+
+  /** The names of the owner's applicants among `ids`; another owner's id, or an unknown one, is not there. */
+  async names(owner: Owner, ids: string[]): Promise<NameRow[]> {
+    return this.db.rows<NameRow>(
+      `SELECT id, family_name, given_names, erased_at FROM applicants.applicants WHERE org_id = $1 AND mode = $2 AND id = ANY($3::text[])`,
+      [owner.org_id, owner.mode, ids],
+    );
+  }
+
+  /**
+   * The owner's applicants, newest first, each of whose names has a word starting with every term (terms lower case,
+   * `%`, `_` and `\\` escaped by the caller); `limit + 1` rows so the caller can tell there were more. Erased applicants
+   * have no name left to match.
+   */
+  async searchNames(owner: Owner, terms: string[], limit: number): Promise<NameRow[]> {
+    return this.db.rows<NameRow>(
+      `SELECT id, family_name, given_names, erased_at FROM applicants.applicants a
+        WHERE org_id = $1 AND mode = $2 AND erased_at IS NULL
+          AND NOT EXISTS (
+            SELECT 1 FROM unnest($3::text[]) t
+             WHERE NOT EXISTS (
+               SELECT 1 FROM unnest(array_append(a.given_names, a.family_name)) w
+                WHERE lower(w) LIKE t || '%' OR lower(w) LIKE '% ' || t || '%' OR lower(w) LIKE '%-' || t || '%'))
+        ORDER BY seq DESC LIMIT $4`,
+      [owner.org_id, owner.mode, terms, limit + 1],
+    );
+  }
+}
+
+export interface NameRow {
+  id: string;
+  family_name: string | null;
+  given_names: string[] | null;
+  erased_at: Date | null;
 }

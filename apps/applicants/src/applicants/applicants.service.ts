@@ -1,10 +1,10 @@
 import { Injectable } from '@nestjs/common';
-import type { Applicant, ListQuery, Owner, Page } from '@verity/contracts';
+import { CONSOLE_NAME_SEARCH_MAX, CONSOLE_NAMES_MAX_IDS, type Applicant, type ApplicantName, type ApplicantNamesReply, type ListQuery, type Owner, type Page } from '@verity/contracts';
 import { DomainError } from '@verity/errors';
 import { isId, newId } from '@verity/keys';
 import { assertBeforeDeadline, parseListQuery, toPage, type RpcContext } from '@verity/platform';
 import { validateApplicantInput } from './applicant.validation.js';
-import { ApplicantsRepository, type ApplicantRow } from './applicants.repository.js';
+import { ApplicantsRepository, type ApplicantRow, type NameRow } from './applicants.repository.js';
 
 export function toApplicant(row: ApplicantRow): Applicant {
   return {
@@ -48,4 +48,37 @@ export class ApplicantsService {
     const rows = await this.repo.list(owner, p.after, p.limit);
     return toPage(rows, p.limit, (r) => r.seq, toApplicant);
   }
+
+  /**
+   * `applicants.console.names.v1`: the names of a console list's applicants (`ids`), or the applicants whose names
+   * match a search, for the owner of the principal only (docs/decisions.md, "Names in the console's lists").
+   */
+  async names(owner: Owner, req: unknown): Promise<ApplicantNamesReply> {
+    const r = (req ?? {}) as { ids?: unknown; search?: unknown };
+    if (r.search !== undefined) {
+      const terms = typeof r.search === 'string' ? searchTerms(r.search) : null;
+      if (!terms) throw DomainError.validation([{ code: 'invalid_value', message: 'search is 1 to 100 characters of a name', path: ['search'] }]);
+      const rows = await this.repo.searchNames(owner, terms, CONSOLE_NAME_SEARCH_MAX);
+      return { data: rows.slice(0, CONSOLE_NAME_SEARCH_MAX).map(toName), truncated: rows.length > CONSOLE_NAME_SEARCH_MAX };
+    }
+    if (!Array.isArray(r.ids) || r.ids.length > CONSOLE_NAMES_MAX_IDS || !r.ids.every((id) => typeof id === 'string')) {
+      throw DomainError.validation([{ code: 'invalid_value', message: `ids is a list of at most ${CONSOLE_NAMES_MAX_IDS} applicant ids`, path: ['ids'] }]);
+    }
+    const ids = [...new Set(r.ids.filter((id) => isId('applicant', id)))];
+    const rows = ids.length > 0 ? await this.repo.names(owner, ids) : [];
+    return { data: rows.map(toName), truncated: false };
+  }
+}
+
+function toName(r: NameRow): ApplicantName {
+  const erased = r.erased_at !== null;
+  return { id: r.id, family_name: erased ? '' : (r.family_name ?? ''), given_names: erased ? [] : (r.given_names ?? []), erased };
+}
+
+/** A search's words, lower case and escaped for LIKE; null when there is nothing to search or too much. */
+export function searchTerms(search: string): string[] | null {
+  const s = search.normalize('NFC').trim();
+  if (s.length === 0 || s.length > 100) return null;
+  const terms = s.toLowerCase().split(/[\s,]+/).filter(Boolean).slice(0, 5);
+  return terms.length > 0 ? terms.map((t) => t.replace(/[\\%_]/g, (c) => `\\${c}`)) : null;
 }

@@ -1,10 +1,12 @@
-import { SUBJECTS, type ListQuery, type Session } from '@verity/contracts';
+import { SUBJECTS, type Session } from '@verity/contracts';
 import { DomainError } from '@verity/errors';
 import { issuesOf, type ConsoleApp, type PageContext, type PageResult } from '../app.js';
 import { mayOpen } from '../auth/roles.js';
 import { html, type Html } from '../html.js';
 import { badge, emptyState, notice, pager, table, when } from '../layout.js';
 import { checkLabel, hasScope, REASON_MAX, verificationPage } from './verifications.js';
+import { CHECK_LABELS } from './labels.js';
+import { applicantCell, filterForm, listFilters, namesOf } from './names.js';
 import { registerWatchlistHits } from './watchlist-hits.js';
 
 const PAGE_SIZE = 50;
@@ -60,13 +62,12 @@ function needsALook(s: Session): Html {
 }
 
 async function queuePage(ctx: PageContext): Promise<PageResult> {
-  const query: ListQuery = { limit: String(PAGE_SIZE), status: 'manual_review' };
-  const cursor = ctx.query.get('cursor');
-  if (cursor) query.cursor = cursor;
-  const page = await ctx.call(SUBJECTS.sessionsList, query);
+  const f = await listFilters(ctx, PAGE_SIZE, 'manual_review');
+  const page = f.errors.length > 0 ? { data: [], next_cursor: null } : await ctx.call(SUBJECTS.sessionsConsoleList, f.request);
+  const names = await namesOf(ctx, page.data);
   const rows: Html[][] = page.data.map((s) => [
     html`<a href="/verifications/${s.id}#decision"><code>${s.id}</code></a>`,
-    html`<code>${s.applicant_id}</code>`,
+    applicantCell(s, names, false),
     needsALook(s),
     when(s.updated_at),
     html`<a class="button small" href="/verifications/${s.id}#decision" aria-label="Review ${s.id}">Review</a>`,
@@ -75,10 +76,24 @@ async function queuePage(ctx: PageContext): Promise<PageResult> {
     ctx.mode === 'test' && mayOpen(ctx.viewer.user.role, 'test-data')
       ? html`Verifications land here when a check needs review or a screening rule sends them. To try it, create one with the Expected outcome <strong>Needs review</strong> on the <a href="/test-data">Test data</a> page.`
       : html`Verifications land here when a check needs review or a screening rule sends them. You will see them here as they arrive.`;
+  const cursor = ctx.query.get('cursor');
   return ctx.render(
     'Review queue',
     html`<p class="muted">Verifications of <strong>${ctx.mode}</strong> mode waiting for a person's decision, newest first. Open one to see its checks, screening and evidence, then approve or decline it with a reason.</p>
-${page.data.length === 0 && !cursor ? emptyState('Nothing to review', hint) : table('Verifications waiting for review', ['Verification', 'Applicant', 'Needs a look', 'In review since', ''], rows)}
+${filterForm('/review', 'Filter the review queue', f, null, CHECK_LABELS)}
+${f.errors.map((e) => notice('error', e))}
+${f.truncated ? notice('info', 'More applicants have this name than a list can filter by: the newest 200 of them are searched. Type more of the name to narrow it.') : ''}
+${names === null && page.data.length > 0 ? notice('info', 'Applicant names could not be read just now: the queue shows their ids.') : ''}
+${
+  page.data.length > 0
+    ? table('Verifications waiting for review', ['Verification', 'Applicant', 'Needs a look', 'In review since', ''], rows)
+    : f.active
+      ? emptyState('Nothing waiting matches these filters', html`Try another name, check or period, or <a href="/review">clear the filters</a>.`)
+      : cursor
+        ? emptyState('No more verifications waiting', html`<a href="/review">Back to the first page</a>.`)
+        : emptyState('Nothing to review', hint)
+}
 ${pager('/review', ctx.query, page.next_cursor)}`,
+    f.errors.length > 0 ? 422 : 200,
   );
 }

@@ -1,4 +1,4 @@
-import { SESSION_STATUSES, SUBJECTS, type Applicant, type CheckOutcome, type CheckType, type IdvHolder, type ListQuery, type Session, type SessionCheck, type SessionScreening, type SessionStatus, type StoredArtifact, type TimelineEntry } from '@verity/contracts';
+import { SESSION_STATUSES, SUBJECTS, type Applicant, type CheckOutcome, type CheckType, type IdvHolder, type Session, type SessionCheck, type SessionScreening, type SessionStatus, type StoredArtifact, type TimelineEntry } from '@verity/contracts';
 import { DomainError, isErrorCode, type ErrorData } from '@verity/errors';
 import type { Scope } from '@verity/keys';
 import { signInternalRequest, traceHttpHeaders } from '@verity/platform';
@@ -12,6 +12,7 @@ import { compareDates, compareNames } from '@verity/names';
 import { CHECK_LABELS } from './labels.js';
 import { reasonWords } from './reasons.js';
 import { hitTally, screenedPerson, watchlistPanel, type HitForm } from './watchlist-hits.js';
+import { applicantCell, filterForm, listFilters, namesOf } from './names.js';
 
 /** A note's limit in characters, as the API's POST /v1/sessions/{id}/notes takes it (libs/api-schema NOTE_MAX). */
 export const NOTE_MAX = 2000;
@@ -111,33 +112,13 @@ function idOf(ctx: PageContext): string {
   return (ctx.req.params as { id: string }).id;
 }
 
-/** The list's query as the API's GET /v1/sessions takes it: only the filters that are set. */
-function listQuery(ctx: PageContext): { query: ListQuery; status: string; applicant: string; error: string | null } {
-  const q = ctx.query;
-  const status = q.get('status') ?? '';
-  const applicant = (q.get('applicant_id') ?? '').trim();
-  const query: ListQuery = { limit: String(PAGE_SIZE) };
-  const cursor = q.get('cursor');
-  if (cursor) query.cursor = cursor;
-  let error: string | null = null;
-  if (status) {
-    if ((SESSION_STATUSES as readonly string[]).includes(status)) query.status = status;
-    else error = 'Choose a status from the list.';
-  }
-  if (applicant) {
-    if (applicant.length <= 100) query.applicant_id = applicant;
-    else error = 'An applicant id is at most 100 characters.';
-  }
-  return { query, status, applicant, error };
-}
-
 async function listPage(ctx: PageContext): Promise<PageResult> {
-  const { query, status, applicant, error } = listQuery(ctx);
-  const page = error ? { data: [], next_cursor: null } : await ctx.call(SUBJECTS.sessionsList, query);
-  const filtered = Boolean(status || applicant);
+  const f = await listFilters(ctx, PAGE_SIZE);
+  const page = f.errors.length > 0 ? { data: [], next_cursor: null } : await ctx.call(SUBJECTS.sessionsConsoleList, f.request);
+  const names = await namesOf(ctx, page.data);
   const rows: Html[][] = page.data.map((s) => [
     html`<a href="/verifications/${s.id}"><code>${s.id}</code></a>`,
-    html`<a href="/verifications?applicant_id=${encodeURIComponent(s.applicant_id)}" title="This applicant's verifications"><code>${s.applicant_id}</code></a>`,
+    applicantCell(s, names, true),
     html`<span class="status-cell">${statusBadge(s)}${s.outcome ? html` ${outcomeBadge(s.outcome)}` : ''}</span>`,
     checkChips(s.checks),
     when(s.created_at),
@@ -152,27 +133,47 @@ async function listPage(ctx: PageContext): Promise<PageResult> {
   return ctx.render(
     'Verifications',
     html`<p class="muted">Verifications of <strong>${ctx.mode}</strong> mode in the ${ctx.deps.cfg.REGION.toUpperCase()} region, newest first.</p>
-<form method="get" action="/verifications" class="filters" role="search" aria-label="Filter verifications">
-  <div><label for="f-status">Status</label>
-  <select id="f-status" name="status">
-    <option value="">Any status</option>
-    ${SESSION_STATUSES.map((s) => html`<option value="${s}"${s === status ? raw(' selected') : ''}>${STATUS_LABELS[s]}</option>`)}
-  </select></div>
-  <div><label for="f-applicant">Applicant id</label>
-  <input id="f-applicant" name="applicant_id" type="text" value="${applicant}" placeholder="app_…" size="28" spellcheck="false" autocomplete="off"></div>
-  <button type="submit" class="secondary">Filter</button>
-  ${filtered ? html`<a href="/verifications">Clear filters</a>` : ''}
-</form>
-${error ? notice('error', error) : ''}
+${filterForm('/verifications', 'Filter verifications', f, SESSION_STATUSES.map((s): [string, string] => [s, STATUS_LABELS[s]]), CHECK_LABELS)}
+${f.form.applicant_id ? html`<p class="small">Verifications of the applicant <code>${f.form.applicant_id}</code>. <a href="/verifications">All verifications</a></p>` : ''}
+${f.errors.map((e) => notice('error', e))}
+${f.truncated ? notice('info', 'More applicants have this name than a list can filter by: the newest 200 of them are searched. Type more of the name to narrow it.') : ''}
+${names === null && page.data.length > 0 ? notice('info', 'Applicant names could not be read just now: the list shows their ids.') : ''}
 ${
   page.data.length > 0
     ? table('Verifications', ['Verification', 'Applicant', 'Status', 'Checks', 'Created'], rows)
-    : filtered
-      ? emptyState('No verifications match these filters', html`Try another status, or <a href="/verifications">clear the filters</a>.`)
+    : f.active
+      ? emptyState('No verifications match these filters', html`Try another name, status, check or period, or <a href="/verifications">clear the filters</a>.`)
       : emptyState(`No ${ctx.mode} verifications yet`, hint)
 }
 ${pager('/verifications', ctx.query, page.next_cursor)}`,
-    error ? 422 : 200,
+    f.errors.length > 0 ? 422 : 200,
+  );
+}
+
+/**
+ * A link to a verification of the other mode of the organization (every sign-in starts in test mode): the page says
+ * which mode holds it and offers the switch, which opens it. An id of no verification of the organization in either
+ * mode is the 404 page, as another organization's is.
+ */
+async function otherModePage(ctx: PageContext, id: string): Promise<PageResult | null> {
+  const found = await ctx.callInOtherMode(SUBJECTS.sessionsGet, { id }).then(
+    () => true,
+    (e: unknown) => {
+      if (!(e instanceof DomainError && e.code === 'resource_not_found')) ctx.deps.log.warn({ err: e, request_id: ctx.requestId }, 'other mode not asked for a verification');
+      return false;
+    },
+  );
+  if (!found) return null;
+  const other = ctx.mode === 'test' ? 'live' : 'test';
+  return ctx.render(
+    `A ${other} verification`,
+    html`${notice('info', html`This verification is in <strong>${other} mode</strong>; you are working in ${ctx.mode} mode.`)}
+<form method="post" action="/mode" class="switch-to">
+  ${csrfField(ctx.csrf)}<input type="hidden" name="mode" value="${other}"><input type="hidden" name="next" value="/verifications/${id}">
+  <button type="submit">Switch to ${other} mode and open it</button>
+</form>
+<p><a href="/verifications">Stay in ${ctx.mode} mode</a></p>`,
+    409,
   );
 }
 
@@ -189,7 +190,16 @@ export interface VerificationOpts {
 
 /** One verification in full. `opts` carries a form sent back with its errors. */
 export async function verificationPage(ctx: PageContext, id: string, opts: VerificationOpts = {}): Promise<PageResult> {
-  const session = await ctx.call(SUBJECTS.sessionsGet, { id });
+  let session: Session;
+  try {
+    session = await ctx.call(SUBJECTS.sessionsGet, { id });
+  } catch (e) {
+    if (e instanceof DomainError && e.code === 'resource_not_found' && ctx.req.method === 'GET') {
+      const other = await otherModePage(ctx, id);
+      if (other) return other;
+    }
+    throw e;
+  }
   // the applicant and the timeline are shown when they can be read; the verification itself is the page
   const screensWatchlist = session.checks.some((c) => c.type === 'watchlist') && !session.erased;
   const [applicant, timeline, backStored, hits] = await Promise.all([

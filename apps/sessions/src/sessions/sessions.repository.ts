@@ -277,6 +277,32 @@ export class SessionsRepository {
   }
 
   /**
+   * The console's list: newest first, `limit + 1` rows, filtered by status, a check (`[{ type, outcome? }]`, matched by
+   * containment), creation between two instants and a set of applicants (null: any).
+   */
+  async consoleList(owner: Owner, after: bigint | null, limit: number, f: ConsoleListFilters): Promise<SessionRow[]> {
+    return this.db.rows<SessionRow>(
+      `SELECT ${SESSION_COLUMNS} FROM sessions.sessions
+        WHERE org_id = $1 AND mode = $2 AND ($3::bigint IS NULL OR seq < $3::bigint)
+          AND ($4::text IS NULL OR status = $4) AND ($5::jsonb IS NULL OR checks @> $5::jsonb)
+          AND ($6::timestamptz IS NULL OR created_at >= $6) AND ($7::timestamptz IS NULL OR created_at < $7)
+          AND ($8::text[] IS NULL OR applicant_id = ANY($8::text[]))
+        ORDER BY seq DESC LIMIT $9`,
+      [
+        owner.org_id,
+        owner.mode,
+        after === null ? null : after.toString(),
+        f.status,
+        f.check ? JSON.stringify([f.check]) : null,
+        f.from,
+        f.before,
+        f.applicant_ids,
+        limit + 1,
+      ],
+    );
+  }
+
+  /**
    * Applies a change of status when the row is still in one of `from` (a background run loses to an operator
    * action that came first); null when it was not. An erased session takes the status, never the personal
    * fields (reasons, what was read from the document).
@@ -596,4 +622,12 @@ export class SessionsRepository {
       );
     }
   }
+}
+
+export interface ConsoleListFilters {
+  status: string | null;
+  check: { type: string; outcome?: string } | null;
+  from: Date | null;
+  before: Date | null;
+  applicant_ids: string[] | null;
 }

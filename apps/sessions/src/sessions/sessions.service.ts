@@ -1,7 +1,10 @@
 import { Inject, Injectable } from '@nestjs/common';
 import {
+  CHECK_TYPES,
+  CONSOLE_NAME_SEARCH_MAX,
   SESSION_STATUSES,
   SUBJECTS,
+  type ConsoleSessionListRequest,
   type EmailLogEntry,
   type EmailLogRequest,
   type EvaluateReply,
@@ -30,7 +33,7 @@ import { validateCreateBody, validateDecisionBody, validateHitDecisionBody, vali
 import { TemplatePins } from './template-pins.js';
 import { captureLink, type CaptureLinks } from './capture-link.js';
 import { sessionChecks } from './checks.js';
-import { SessionsRepository, type PlatformMetadata, type SessionRow } from './sessions.repository.js';
+import { SessionsRepository, type ConsoleListFilters, type PlatformMetadata, type SessionRow } from './sessions.repository.js';
 import { timelineOf } from './timeline.js';
 import { actionTarget } from './transitions.js';
 import { decisionOf, hitsOf } from './watchlist-hits.js';
@@ -256,6 +259,50 @@ export class SessionsService {
     const p = parseListQuery(query, LIST_FILTERS);
     const rows = await this.repo.list(owner, p.after, p.limit, p.filters);
     return toPage(rows, p.limit, (r) => r.seq, (r) => toSession(r, this.links));
+  }
+
+  /**
+   * `sessions.console.list.v1`: the console's verifications list and review queue, for the owner of the principal
+   * (docs/decisions.md, "Names in the console's lists"). `applicant_ids` is a name search's answer from applicants:
+   * an empty set matches nothing.
+   */
+  async consoleList(owner: Owner, req: ConsoleSessionListRequest | undefined): Promise<Page<Session>> {
+    const r = req ?? {};
+    const issues: Issue[] = [];
+    const bad = (path: string, message: string) => issues.push({ code: 'invalid_value', message, path: [path] });
+    const p = parseListQuery({ limit: r.limit === undefined ? undefined : String(r.limit), cursor: r.cursor });
+    const f: ConsoleListFilters = { status: null, check: null, from: null, before: null, applicant_ids: null };
+    if (r.status !== undefined) {
+      if ((SESSION_STATUSES as readonly unknown[]).includes(r.status)) f.status = r.status;
+      else bad('status', 'status is not a session status');
+    }
+    if (r.check !== undefined) {
+      if (!(CHECK_TYPES as readonly unknown[]).includes(r.check)) bad('check', 'check is not a check type');
+      else if (r.check_outcome !== undefined && !['pass', 'review', 'fail', 'error'].includes(r.check_outcome)) bad('check_outcome', 'check_outcome is pass, review, fail or error');
+      else f.check = r.check_outcome === undefined ? { type: r.check } : { type: r.check, outcome: r.check_outcome };
+    } else if (r.check_outcome !== undefined) bad('check_outcome', 'check_outcome needs a check');
+    const day = (v: unknown, path: string): Date | null => {
+      if (v === undefined) return null;
+      const d = typeof v === 'string' && /^\d{4}-\d{2}-\d{2}$/.test(v) ? new Date(`${v}T00:00:00Z`) : null;
+      if (!d || Number.isNaN(d.getTime()) || d.toISOString().slice(0, 10) !== v) {
+        bad(path, `${path} is a day, YYYY-MM-DD`);
+        return null;
+      }
+      return d;
+    };
+    f.from = day(r.created_from, 'created_from');
+    const to = day(r.created_to, 'created_to');
+    f.before = to ? new Date(to.getTime() + 86_400_000) : null;
+    if (r.applicant_ids !== undefined) {
+      if (!Array.isArray(r.applicant_ids) || r.applicant_ids.length > CONSOLE_NAME_SEARCH_MAX || !r.applicant_ids.every((id) => typeof id === 'string' && id.length <= 100)) {
+        bad('applicant_ids', `applicant_ids is a list of at most ${CONSOLE_NAME_SEARCH_MAX} applicant ids`);
+      } else f.applicant_ids = r.applicant_ids;
+    }
+    if (issues.length > 0) throw DomainError.validation(issues);
+    if (f.applicant_ids?.length === 0) return { data: [], next_cursor: null };
+    const rows = await this.repo.consoleList(owner, p.after, p.limit, f);
+    // with `idv`, as one session's read has it: the list shows the name a live run read from the document
+    return toPage(rows, p.limit, (r) => r.seq, (r) => toSession(r, this.links, true));
   }
 
   /**
