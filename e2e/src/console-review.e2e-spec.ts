@@ -6,17 +6,22 @@
  * organization's verification is a 404; a live verification's watchlist hits are shown beside the document's data and
  * each is cleared or confirmed with a reason; the purge empties test mode.
  */
+import { mkdirSync } from 'node:fs';
+import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { SUBJECTS, type ConsoleActivityEntry } from '@verity/contracts';
+import { REPO_ROOT } from '@verity/stack';
 import { startWebhookReceiver, testTls, waitFor, type ReceivedWebhook, type WebhookReceiver } from '@verity/testing';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { browser as launchBrowser, CONSOLE, PHONE, shot, signedIn, switchMode, team, type Team } from './console-support.js';
+import { browser as launchBrowser, CONSOLE, LAPTOP, LAYOUT_PROBLEMS, PHONE, shot, signedIn, switchMode, team, type Team } from './console-support.js';
 import { captureClient, ok, passportOf } from './capture-support.js';
 import { client, closeOperators, createKey, operator, rows } from './support.js';
 import { account, createSession, LIVE_WALLET, newApplicant, newTemplate, waitStatus, type Client } from './sessions-support.js';
 
 const op = { principal: null, requestId: 'req_e2e_console_review' };
+/** The layout test's screenshots of every page at both widths (not committed). */
+const LAYOUT_SHOTS = path.join(REPO_ROOT, 'e2e-screenshots', 'console-layout');
 
 let b: Browser;
 let t: Team;
@@ -436,6 +441,50 @@ describe('console: verifications, the review queue and test data (us)', () => {
     await page.locator('tr', { hasText: sessionId }).waitFor();
     await page.goto('/verifications');
     await shot(page, 'verifications');
+  });
+
+  it('every page at 390 px and 1280 px wide: nothing wider than the window, no two boxes of text or controls over each other (measured in the page)', async () => {
+    const owner = await person('owner');
+    const reviewer = await person('reviewer');
+    const anonymous = await b.newContext({ baseURL: CONSOLE.us });
+    open.push(anonymous);
+    const signedOut = await anonymous.newPage();
+    const pages: Array<[Page, string, string]> = [
+      [signedOut, '/login', 'login'],
+      [owner, '/verifications', 'verifications'],
+      [owner, `/verifications/${sessionId}`, 'verification'],
+      [owner, '/review', 'review'],
+      [owner, '/keys', 'keys'],
+      [owner, '/webhooks', 'webhooks'],
+      [owner, '/webhooks/deliveries', 'deliveries'],
+      [owner, '/test-data', 'test-data'],
+      [owner, '/logs', 'logs'],
+      [owner, '/usage', 'usage'],
+      [owner, '/users', 'team'],
+      [owner, '/account', 'account'],
+      [owner, '/account/two-factor', 'two-factor'],
+      [owner, '/verifications/ses_0000000000000000000000', 'not-found'],
+      [owner, '/no-such-page', 'no-such-page'],
+      [reviewer, '/keys', 'forbidden'],
+    ];
+    const problems: string[] = [];
+    mkdirSync(LAYOUT_SHOTS, { recursive: true });
+    for (const viewport of [PHONE, LAPTOP]) {
+      for (const [page, url, name] of pages) {
+        await page.setViewportSize(viewport);
+        await page.goto(url);
+        for (const p of await page.evaluate<string[]>(LAYOUT_PROBLEMS)) problems.push(`${viewport.width} ${name}: ${p}`);
+        // looked at by people, not compared: kept out of the repository (e2e-screenshots/console-layout/)
+        await page.screenshot({ path: path.join(LAYOUT_SHOTS, `${name}-${viewport.width}.png`), fullPage: true });
+      }
+    }
+    assert.deepEqual(problems, []);
+    // every page names the console's icon, and the address a browser asks for by itself answers too
+    assert.equal(await owner.locator('link[rel="icon"]').getAttribute('href'), '/assets/favicon.svg');
+    for (const icon of ['/assets/favicon.svg', '/favicon.ico']) {
+      const res = await owner.request.get(icon);
+      assert.deepEqual([res.status(), res.headers()['content-type']], [200, 'image/svg+xml'], icon);
+    }
   });
 
   it('an admin purges all test data: the counts are shown and the verification is gone', async () => {

@@ -82,3 +82,46 @@ export async function switchMode(page: Page, mode: 'test' | 'live'): Promise<voi
 export async function shot(page: Page, name: string): Promise<void> {
   await page.screenshot({ path: path.join(SHOTS, `${name}.png`), fullPage: true });
 }
+
+/**
+ * What is wrong with the layout of the page shown, measured in the page (`page.evaluate(LAYOUT_PROBLEMS)`, a list of
+ * strings): the document wider than the window (it scrolls sideways), and boxes of text or controls drawn over each
+ * other. Each visible control, image and element with text of its own is measured line box by line box
+ * (`getClientRects`), and two that are not one inside the other may not overlap by more than a pixel each way.
+ * Plain JavaScript in a string: it runs in the page, whose types this project does not compile against.
+ */
+export const LAYOUT_PROBLEMS = `(() => {
+  const problems = [];
+  const root = document.documentElement;
+  if (root.scrollWidth > root.clientWidth) problems.push('the page is ' + root.scrollWidth + ' px wide in a ' + root.clientWidth + ' px window');
+  const describe = (el) => el.tagName.toLowerCase() + (typeof el.className === 'string' && el.className.trim() ? '.' + el.className.trim().split(/\\s+/).join('.') : '') + ' "' + (el.textContent || '').trim().replace(/\\s+/g, ' ').slice(0, 40) + '"';
+  const shown = (el) => {
+    for (let e = el; e; e = e.parentElement) {
+      const cs = getComputedStyle(e);
+      if (cs.display === 'none' || cs.visibility === 'hidden' || cs.opacity === '0') return false;
+      // clipped away for screen readers only (a table's head on a phone)
+      if (cs.position === 'absolute' && cs.clip !== 'auto' && e.getBoundingClientRect().width <= 1) return false;
+    }
+    return true;
+  };
+  const boxes = [];
+  for (const el of document.body.querySelectorAll('*')) {
+    if (el.tagName !== 'SELECT' && el.closest('select, svg, .visually-hidden, caption')) continue;
+    const control = /^(A|BUTTON|INPUT|SELECT|TEXTAREA|SUMMARY|IMG)$/.test(el.tagName) && !(el.tagName === 'INPUT' && el.type === 'hidden');
+    const ownText = Array.from(el.childNodes).some((n) => n.nodeType === Node.TEXT_NODE && (n.textContent || '').trim() !== '');
+    if (!control && !ownText) continue;
+    if (!shown(el)) continue;
+    for (const r of el.getClientRects()) if (r.width >= 2 && r.height >= 2) boxes.push({ el, r });
+  }
+  for (let i = 0; i < boxes.length; i++) {
+    for (let j = i + 1; j < boxes.length; j++) {
+      const a = boxes[i], b = boxes[j];
+      if (a.el === b.el || a.el.contains(b.el) || b.el.contains(a.el)) continue;
+      const w = Math.min(a.r.right, b.r.right) - Math.max(a.r.left, b.r.left);
+      const h = Math.min(a.r.bottom, b.r.bottom) - Math.max(a.r.top, b.r.top);
+      if (w > 1 && h > 1) problems.push(describe(a.el) + ' overlaps ' + describe(b.el) + ' (' + Math.round(w) + 'x' + Math.round(h) + ' px)');
+      if (problems.length >= 12) return problems;
+    }
+  }
+  return problems;
+})()`;

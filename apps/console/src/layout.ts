@@ -4,6 +4,10 @@ import { PAGES, type PageName } from './auth/roles.js';
 import { html, raw, type Html, type Renderable } from './html.js';
 
 export const STYLESHEET_PATH = '/assets/console.css';
+export const FAVICON_PATH = '/assets/favicon.svg';
+/** The console's icon: a check mark on the brand's blue, served from its own origin like everything else. */
+export const FAVICON =
+  '<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 32 32"><rect width="32" height="32" rx="7" fill="#2553c8"/><path d="M8.5 16.5l5 5 10-11" fill="none" stroke="#fff" stroke-width="3.5" stroke-linecap="round" stroke-linejoin="round"/></svg>';
 
 /** What the frame of every signed-in page needs to know. */
 export interface Frame {
@@ -27,6 +31,7 @@ function head(title: string): Html {
 <meta name="referrer" content="same-origin">
 <meta name="robots" content="noindex, nofollow">
 <title>${title} · Verity console</title>
+<link rel="icon" href="${FAVICON_PATH}" type="image/svg+xml">
 <link rel="stylesheet" href="${STYLESHEET_PATH}">
 </head>`;
 }
@@ -90,12 +95,16 @@ export function emptyState(title: string, hint: Renderable): Html {
   return html`<div class="empty"><p class="empty-title">${title}</p><p>${hint}</p></div>`;
 }
 
-/** A table with a caption for screen readers; `rows` already rendered as cells. On a phone each row becomes a card of labelled lines. */
+/**
+ * A table with a caption for screen readers; `rows` already rendered as cells. On a phone each row becomes a card of
+ * labelled lines: each cell's content is one box (`.cell`) beside its label, however many parts it has (a key's scopes,
+ * its Rotate and Revoke).
+ */
 export function table(caption: string, headers: string[], rows: Html[][]): Html {
   return html`<div class="table-wrap"><table>
 <caption class="visually-hidden">${caption}</caption>
 <thead><tr>${headers.map((h) => html`<th scope="col">${h}</th>`)}</tr></thead>
-<tbody>${rows.map((r) => html`<tr>${r.map((c, i) => html`<td data-label="${headers[i] ?? ''}">${c}</td>`)}</tr>`)}</tbody>
+<tbody>${rows.map((r) => html`<tr>${r.map((c, i) => html`<td data-label="${headers[i] ?? ''}"><div class="cell">${c}</div></td>`)}</tr>`)}</tbody>
 </table></div>`;
 }
 

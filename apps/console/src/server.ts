@@ -11,7 +11,7 @@ import { ChallengeStore, CHALLENGE_TTL_MS, LoginLimiter, newToken, SessionStore,
 import type { ConsoleConfig } from './config.js';
 import { html } from './html.js';
 import { registerInvitation } from './invitation.js';
-import { bare, notice, STYLESHEET_PATH } from './layout.js';
+import { bare, FAVICON, FAVICON_PATH, notice, STYLESHEET_PATH } from './layout.js';
 import { registerPages } from './pages/index.js';
 import { STYLESHEET } from './stylesheet.js';
 
@@ -72,6 +72,10 @@ export async function createConsole(cfg: ConsoleConfig, log: Logger, nc: NatsCon
   http.setNotFoundHandler((_req, reply) => sendPage(reply, { status: 404, html: bare('Not found', html`<h1>Page not found</h1><p>There is no such page in the console.</p><p><a href="/">Go to the console</a></p>`) }));
 
   http.get(STYLESHEET_PATH, (_req, reply) => reply.type('text/css; charset=utf-8').header('cache-control', 'public, max-age=300').send(STYLESHEET));
+  // the icon every page names, and the address browsers ask for when a page names none (an error page of a proxy, a PDF)
+  for (const path of [FAVICON_PATH, '/favicon.ico']) {
+    http.get(path, (_req, reply) => reply.type('image/svg+xml').header('cache-control', 'public, max-age=86400').send(FAVICON));
+  }
 
   const app = new ConsoleApp(deps, http);
 

@@ -89,10 +89,12 @@ dl.facts dd { margin: 0; }
 .timeline li { padding: 4px 0 10px 14px; position: relative; }
 .timeline li::before { content: ""; position: absolute; left: -6px; top: 10px; width: 10px; height: 10px; border-radius: 50%; background: var(--accent); }
 @media (max-width: 720px) {
-  .shell { grid-template-columns: 1fr; }
+  /* the navigation as tall as its tabs, the page below it: no row stretched to fill the screen (a short page left a gap) */
+  .shell { grid-template-columns: 1fr; grid-template-rows: auto 1fr; }
   .nav { border-right: 0; border-bottom: 1px solid var(--line); padding: 4px 0; }
-  .nav ul { display: flex; overflow-x: auto; }
-  .nav a { white-space: nowrap; padding: 10px 12px; }
+  /* every tab in sight: the strip wraps onto a second line rather than hide later tabs behind a scroll */
+  .nav ul { display: flex; flex-wrap: wrap; }
+  .nav a { white-space: nowrap; padding: 8px 12px; }
   .nav a[aria-current="page"] { border-left: 0; border-bottom: 3px solid var(--accent); padding-left: 12px; }
   main { padding: 16px; }
   .mode-switch { margin-left: 0 !important; }
@@ -102,6 +104,9 @@ dl.facts dd { margin: 0; }
   .table-wrap tr:last-child { border-bottom: 0; }
   .table-wrap td { border: 0; padding: 3px 14px; display: grid; grid-template-columns: 96px 1fr; gap: 8px; overflow-wrap: anywhere; }
   .table-wrap td::before { content: attr(data-label); color: var(--muted); font-size: 12px; font-weight: 600; }
+  .table-wrap td > .cell { min-width: 0; }
+  /* a bare page (not found, sign-in) starts near the top on a phone rather than a tenth of the screen down */
+  .bare main.card { margin: 16px; }
 }
 .panel > h2:first-child { margin-top: 0; }
 td form.inline { white-space: nowrap; }
@@ -205,7 +210,6 @@ fieldset.plain label { display: block; font-weight: 600; margin: 10px 0 4px; }
 fieldset.plain label .hint { margin-left: 4px; }
 select.wide { max-width: 640px; }
 td time, td .badge { white-space: nowrap; }
-.table-wrap td > .badge { justify-self: start; }
 .status-cell { display: inline-flex; flex-wrap: wrap; gap: 4px; }
 .applicant-cell { display: flex; flex-direction: column; gap: 1px; min-width: 0; overflow-wrap: anywhere; }
 .applicant-cell .holder { color: var(--muted); }
