@@ -395,8 +395,8 @@ describe('console: two-factor sign-in', () => {
 describe('console: roles', () => {
   it("shows each role its own pages, and answers a page outside the role with a friendly 403", async () => {
     const expected = {
-      owner: ['Verifications', 'Review queue', 'API keys', 'Webhooks', 'Test data', 'Logs', 'Usage', 'Team'],
-      admin: ['Verifications', 'Review queue', 'API keys', 'Webhooks', 'Test data', 'Logs', 'Usage'],
+      owner: ['Verifications', 'Review queue', 'API keys', 'Webhooks', 'Test data', 'Logs', 'Usage', 'Billing', 'Team'],
+      admin: ['Verifications', 'Review queue', 'API keys', 'Webhooks', 'Test data', 'Logs', 'Usage', 'Billing'],
       developer: ['Verifications', 'API keys', 'Logs'],
       reviewer: ['Verifications', 'Review queue'],
     } as const;

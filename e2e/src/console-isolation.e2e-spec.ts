@@ -26,6 +26,7 @@ const PAGES: [path: string, roles: ConsoleRole[]][] = [
   ['/test-data', ['owner', 'admin']],
   ['/logs', ['owner', 'admin', 'developer']],
   ['/usage', ['owner', 'admin']],
+  ['/billing', ['owner', 'admin']],
   ['/users', ['owner']],
   ['/account', ALL],
   ['/account/two-factor', ALL],

@@ -412,6 +412,39 @@ describe('console: verifications, the review queue and test data (us)', () => {
     await shot(page, 'verifications-live');
   });
 
+  it('Billing: the wallet with its currency and minor units, the price per check and per live workflow, the live spend per day, a low balance said', async () => {
+    // two live verifications so far: document and watchlist (150 + 100), and document alone (150), of LIVE_WALLET
+    const page = await person('owner');
+    await page.goto('/billing');
+    const text = () => page.locator('main').innerText().then((t) => t.replace(/\s+/g, ' '));
+    const balance = LIVE_WALLET - 400;
+    assert.equal((await page.getByTestId('balance').innerText()).replace(/\s+/g, ' '), `USD ${(balance / 100).toLocaleString('en', { minimumFractionDigits: 2 })} ${balance.toLocaleString('en')} minor units`);
+    const shown = await text();
+    for (const s of ['Amounts are in USD', '100 minor units make one USD', 'Document USD 1.50 150 minor units', 'Face match USD 1.00 100 minor units', 'Liveness USD 1.00 100 minor units']) assert.ok(shown.includes(s), `"${s}" in ${shown}`);
+    const today = new Date().toISOString().slice(0, 10);
+    assert.ok(shown.includes(`${today} 2 USD 4.00 400 minor units`), shown);
+    assert.ok(shown.includes('2 verifications, USD 4.00'), shown);
+    assert.equal(await page.locator('.notice').count(), 0, 'no warning with a full wallet');
+    await shot(page, 'billing');
+
+    // low: fewer than ten of the dearest live workflow (250); then short of the cheapest (150): refused, and said so
+    const ops = await operator('us');
+    await ops.call(SUBJECTS.accountsBillingSet, { org_id: t.org.id, wallet_balance: 2_000 }, op);
+    await page.reload();
+    await page.getByText('Low balance').waitFor();
+    assert.match(await text(), /it covers 8 more verifications of .+ \(USD 2\.50 250 minor units each\)/);
+    await ops.call(SUBJECTS.accountsBillingSet, { org_id: t.org.id, wallet_balance: 100 }, op);
+    await page.reload();
+    await page.getByText('The balance does not cover a live verification').waitFor();
+    await ops.call(SUBJECTS.accountsBillingSet, { org_id: t.org.id, wallet_balance: LIVE_WALLET }, op);
+
+    // the operator reads the same figures with their unit
+    const org = await ops.call(SUBJECTS.accountsOrgGet, { org_id: t.org.id }, op);
+    assert.deepEqual([org.pricing.currency, org.pricing.minor_unit_digits, org.pricing.check_prices.document], ['USD', 2, 150]);
+    // not a reviewer's or a developer's
+    for (const role of ['reviewer', 'developer'] as const) assert.equal((await (await person(role)).goto('/billing'))?.status(), 403, role);
+  });
+
   it('the verifications list filters by name, status, check, result, day and applicant', async () => {
     const page = await person('admin');
     await page.goto('/verifications');
@@ -460,6 +493,7 @@ describe('console: verifications, the review queue and test data (us)', () => {
       [owner, '/test-data', 'test-data'],
       [owner, '/logs', 'logs'],
       [owner, '/usage', 'usage'],
+      [owner, '/billing', 'billing'],
       [owner, '/users', 'team'],
       [owner, '/account', 'account'],
       [owner, '/account/two-factor', 'two-factor'],

@@ -55,7 +55,8 @@ export class AccountsRpcController implements OnApplicationBootstrap {
     this.server.handle(SUBJECTS.accountsBillingRefund, (p, ctx) => this.billing.refund(requirePrincipal(ctx), p.session_id));
     // operator commands: no principal
     this.server.handle(SUBJECTS.accountsOrgCreate, (p) => this.orgs.create(p));
-    this.server.handle(SUBJECTS.accountsOrgGet, (p) => this.orgs.get(p.org_id));
+    // with the region's prices and their currency, so the operator reads the wallet's balance with its unit
+    this.server.handle(SUBJECTS.accountsOrgGet, async (p) => ({ ...(await this.orgs.get(p.org_id)), pricing: this.billing.pricing() }));
     this.server.handle(SUBJECTS.accountsOrgSetTier, (p) => this.orgs.setTier(p));
     this.server.handle(SUBJECTS.accountsBillingSet, (p) => this.orgs.setBilling(p));
     this.server.handle(SUBJECTS.accountsKeyCreate, (p) => this.keys.create(p));
@@ -152,6 +153,7 @@ export class AccountsRpcController implements OnApplicationBootstrap {
       if (person.org_id !== org(c)) throw DomainError.notFound('user_id');
       return this.activity.record({ org_id: org(c), mode: p.mode, actor_id: person.id, actor_email: person.email, action: p.action, target_id: p.target_id, details: p.details });
     });
+    this.console(SUBJECTS.accountsConsoleBilling, CONSOLE_ACTION_ROLES.billing, async (p, c) => this.billing.consoleBilling(await this.orgs.get(org(c)), p.days));
     this.console(SUBJECTS.accountsConsoleActivityList, logs, (p, c) => this.activity.list({ org_id: org(c), ...(p.limit !== undefined ? { limit: p.limit } : {}), ...(p.before !== undefined ? { before: p.before } : {}) }));
 
     // webhook-delivery, before it registers a subscription for an organization the operator names

@@ -2,7 +2,7 @@ import { availableParallelism } from 'node:os';
 import { SUBJECTS } from '@verity/contracts';
 import { durationEnv, type ServiceConfigOf, type ServiceDefinition } from '@verity/platform';
 import { z } from 'zod';
-import { parseCheckPrices } from './billing/pricing.js';
+import { minorUnitDigits, parseCheckPrices } from './billing/pricing.js';
 import { isTotpKey } from './console/totp-box.js';
 import { ACCOUNTS_MIGRATIONS } from './database/migrations.js';
 
@@ -21,6 +21,15 @@ export const accountsEnv = {
       ctx.addIssue({ code: 'custom', message: parsed.message });
       return z.NEVER;
     }),
+  /**
+   * The currency of prices and wallets (ISO 4217): every amount is whole minor units of it (cents of USD, yen of JPY).
+   * Shown with them on the console's Billing page and in `admin org get`; it converts nothing.
+   */
+  BILLING_CURRENCY: z
+    .string()
+    .default('USD')
+    .transform((v) => v.trim().toUpperCase())
+    .refine((v) => /^[A-Z]{3}$/.test(v) && minorUnitDigits(v) !== null, { message: 'BILLING_CURRENCY is an ISO 4217 currency code, such as USD or EUR' }),
   /**
    * How old an unsettled debit must be before the settle sweep asks whether its session exists (then settles or
    * refunds it). Far above any create's deadline (the gateway's RPC_TIMEOUT_MS, at most 60 s), so that a create

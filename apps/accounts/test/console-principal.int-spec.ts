@@ -146,6 +146,27 @@ describe("the console's subjects take the organization, mode and person from the
     assert.deepEqual((await as(me, SUBJECTS.accountsConsoleActivityList, { org_id: victim.user.org_id })).data.map((x) => x.id), [entry.id]);
   });
 
+  it("billing: the principal's organization's wallet and live spend (debits given back left out), the prices and their currency; owners and admins only", async () => {
+    const admin = await person('admin', 'test');
+    const other = await person('owner', 'live');
+    await operator(SUBJECTS.accountsBillingSet, { org_id: admin.user.org_id, wallet_balance: 10_000 });
+    await operator(SUBJECTS.accountsBillingSet, { org_id: other.user.org_id, wallet_balance: 777 });
+    // two debits of the admin's organization today, one of them given back; one of the other organization
+    for (const [session, org, amount, refunded] of [['ses_bill1', admin.user.org_id, 350, false], ['ses_bill2', admin.user.org_id, 150, true], ['ses_bill3', other.user.org_id, 900, false]] as const) {
+      await query(svc!.db.url, `INSERT INTO accounts.wallet_debits (session_id, org_id, key_id, amount, checks, refunded_at) VALUES ($1, $2, 'key_x', $3, '{document}', $4)`, [`${session}_${n++}`, org, amount, refunded ? new Date() : null]);
+    }
+    const got = await as(admin, SUBJECTS.accountsConsoleBilling, { org_id: other.user.org_id });
+    assert.deepEqual([got.currency, got.minor_unit_digits, got.wallet_balance, got.check_prices.document], ['USD', 2, 10_000, 150]);
+    assert.deepEqual(got.spend, [{ day: new Date().toISOString().slice(0, 10), amount: 350, verifications: 1 }]);
+    assert.equal((await refusal(as(admin, SUBJECTS.accountsConsoleBilling, { days: 91 }))).code, 'validation_error');
+    for (const role of ['developer', 'reviewer'] as const) {
+      assert.equal((await refusal(as(await person(role, 'live', admin.user.org_id), SUBJECTS.accountsConsoleBilling, {}))).code, 'insufficient_scope', role);
+    }
+    // the operator's org get: the same prices with their currency
+    const org = await operator(SUBJECTS.accountsOrgGet, { org_id: admin.user.org_id });
+    assert.deepEqual([org.billing.wallet_balance, org.pricing.currency, org.pricing.check_prices.liveness], [10_000, 'USD', 100]);
+  });
+
   it('refused before anything is read or written: no principal, one the gateway signed, one naming no person or another than it signed for', async () => {
     const owner = await person('owner');
     const payload = { type: 'sk', scopes: ['sessions:read'] };

@@ -121,7 +121,12 @@ export class PageContext {
    * nothing they could not read after switching (a deep link to the other mode's verification, docs/console.md).
    */
   callInOtherMode<S extends Subject>(subject: S, payload: ReqOf<S>): Promise<ResOf<S>> {
-    return this.deps.rpc.call(subject, payload, { principal: this.principal(this.mode === 'test' ? 'live' : 'test'), requestId: this.requestId });
+    return this.callInMode(this.mode === 'test' ? 'live' : 'test', subject, payload);
+  }
+
+  /** A call as this person in a given mode (the Billing page reads the live templates whatever the mode shown). */
+  callInMode<S extends Subject>(mode: Mode, subject: S, payload: ReqOf<S>): Promise<ResOf<S>> {
+    return this.deps.rpc.call(subject, payload, { principal: this.principal(mode), requestId: this.requestId });
   }
 
   /** Writes a change to the organization's activity log, made by this person; a failure to log is logged, never shown. */

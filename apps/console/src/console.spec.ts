@@ -28,6 +28,7 @@ describe('console roles', () => {
       'test-data': ['owner', 'admin'],
       logs: ['owner', 'admin', 'developer'],
       usage: ['owner', 'admin'],
+      billing: ['owner', 'admin'],
       users: ['owner'],
       account: ['owner', 'admin', 'developer', 'reviewer'],
     });

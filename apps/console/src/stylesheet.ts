@@ -132,7 +132,8 @@ code.id { font-size: 12px; }
 .delivery-filters select { max-width: 100%; }
 .deliveries th, .deliveries td { padding-left: 10px; padding-right: 10px; }
 .num { font-variant-numeric: tabular-nums; }
-.usage-totals { max-width: 520px; }
+.usage-totals, .billing-prices { max-width: 520px; }
+.money { white-space: nowrap; }
 .usage-bar { display: inline-block; width: 160px; max-width: 30vw; height: 10px; margin-top: 5px; background: #e6e9f0; border-radius: 5px; overflow: hidden; }
 .usage-bar > span { display: block; height: 100%; border-radius: 5px; }
 .usage-bar.test > span { background: #f59e0b; }

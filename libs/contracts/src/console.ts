@@ -24,6 +24,8 @@ export const CONSOLE_ACTION_ROLES = {
   testData: ['owner', 'admin'],
   logs: ['owner', 'admin', 'developer'],
   usage: ['owner', 'admin'],
+  /** The wallet, the prices and the live spend (the Billing page). */
+  billing: ['owner', 'admin'],
   team: ['owner'],
   /** Their own account: the password, two-factor sign-in, signing out everywhere, what they did in the activity log. */
   own: CONSOLE_ROLES,
@@ -377,4 +379,23 @@ export interface ConsoleSessionListRequest {
   applicant_ids?: string[];
   limit?: number;
   cursor?: string;
+}
+
+/** What a live verification costs and in what (docs/sessions.md, "Billing"): the same for every organization of a region. */
+export interface BillingPricing {
+  /** ISO 4217 code of the billing currency (accounts' `BILLING_CURRENCY`). */
+  currency: string;
+  /** Prices, wallet balances and debits are whole minor units of `currency`: 10^digits of them make one unit. */
+  minor_unit_digits: number;
+  /** The price of each check, in minor units; a verification costs the sum over its template's checks. */
+  check_prices: Record<CheckType, number>;
+}
+
+/** `accounts.console.billing.v1`: the Billing page of the principal's organization. */
+export interface ConsoleBilling extends BillingPricing {
+  wallet_balance: number | null;
+  wallet_locked: boolean;
+  subscription_status: string;
+  /** Live debits not given back, per UTC day with any, newest first, over the `days` asked (1 to 90, default 30). */
+  spend: Array<{ day: string; amount: number; verifications: number }>;
 }

@@ -252,6 +252,7 @@ const GRANTS = {
       S.accountsConsoleOwnTotpDisable,
       S.accountsConsoleActivityRecord,
       S.accountsConsoleActivityList,
+      S.accountsConsoleBilling,
       S.applicantsCreate,
       S.applicantsGet,
       S.applicantsConsolePurgeTestData,

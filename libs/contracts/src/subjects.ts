@@ -88,6 +88,7 @@ export const SUBJECTS = {
   accountsConsoleOwnTotpDisable: 'accounts.console.own.totp-disable.v1',
   accountsConsoleActivityRecord: 'accounts.console.activity.record.v1',
   accountsConsoleActivityList: 'accounts.console.activity.list.v1',
+  accountsConsoleBilling: 'accounts.console.billing.v1',
   /** Whether an organization exists and its region: webhook-delivery, registering a subscription the operator names. */
   accountsOrgRegion: 'accounts.org.region.v1',
   /** Billing of live session creates (docs/sessions.md, "Billing"): sessions debits before it writes, refunds what it did not write. */
@@ -241,7 +242,8 @@ export interface RpcContracts {
   [SUBJECTS.accountsHealth]: { req: Record<string, never>; res: Health };
   [SUBJECTS.accountsVerifyKey]: { req: A.VerifyKeyRequest; res: A.VerifyKeyReply };
   [SUBJECTS.accountsOrgCreate]: { req: A.OrgCreateRequest; res: A.Organization };
-  [SUBJECTS.accountsOrgGet]: { req: { org_id: string }; res: A.Organization };
+  [SUBJECTS.accountsOrgGet]: { req: { org_id: string }; res: A.Organization & { pricing: K.BillingPricing } };
+  [SUBJECTS.accountsConsoleBilling]: { req: { days?: number }; res: K.ConsoleBilling };
   [SUBJECTS.accountsOrgSetTier]: { req: A.OrgSetTierRequest; res: A.Organization };
   [SUBJECTS.accountsBillingSet]: { req: A.BillingSetRequest; res: A.Organization };
   [SUBJECTS.accountsKeyCreate]: { req: A.KeyCreateRequest; res: A.CreatedApiKey };

@@ -1,11 +1,11 @@
 import { Inject, Injectable } from '@nestjs/common';
-import type { BillingDebitRequest, CheckType, Principal, WalletDebit } from '@verity/contracts';
+import type { BillingDebitRequest, BillingPricing, CheckType, ConsoleBilling, Organization, Principal, WalletDebit } from '@verity/contracts';
 import { DomainError, type ErrorData } from '@verity/errors';
 import { isId } from '@verity/keys';
 import { CONFIG, MicroBatch, type RpcContext } from '@verity/platform';
 import type { AccountsConfig } from '../config.js';
 import { debitRequestProblem, decideDebits } from './debits.js';
-import { priceOf } from './pricing.js';
+import { minorUnitDigits, priceOf } from './pricing.js';
 import { toWalletDebit, WalletDebitsRepository, type DebitRow } from './wallet-debits.repository.js';
 
 interface PendingDebit {
@@ -40,6 +40,26 @@ export class BillingService {
     private readonly repo: WalletDebitsRepository,
     @Inject(CONFIG) private readonly cfg: AccountsConfig,
   ) {}
+
+  /** What a verification costs and in what: the region's prices, in minor units of its currency. */
+  pricing(): BillingPricing {
+    return { currency: this.cfg.BILLING_CURRENCY, minor_unit_digits: minorUnitDigits(this.cfg.BILLING_CURRENCY) ?? 2, check_prices: { ...this.cfg.CHECK_PRICES } };
+  }
+
+  /** The console's Billing page: the organization's wallet, the prices, and its live spend per day over `days` (1 to 90). */
+  async consoleBilling(org: Organization, days: unknown): Promise<ConsoleBilling> {
+    const n = days === undefined ? 30 : typeof days === 'number' && Number.isInteger(days) && days >= 1 && days <= 90 ? days : null;
+    if (n === null) throw DomainError.validation([{ code: 'invalid_value', message: 'days is a whole number from 1 to 90', path: ['days'] }]);
+    const today = new Date(`${new Date().toISOString().slice(0, 10)}T00:00:00Z`);
+    const spend = await this.repo.spendPerDay(org.id, new Date(today.getTime() - (n - 1) * 86_400_000));
+    return {
+      ...this.pricing(),
+      wallet_balance: org.billing.wallet_balance,
+      wallet_locked: org.billing.wallet_locked,
+      subscription_status: org.billing.subscription_status,
+      spend,
+    };
+  }
 
   // one debit's failure must not fail the others decided with it: a failed batch goes again one by one
   private readonly debits = new MicroBatch((batch: PendingDebit[]) => this.debitMany(batch), DEBIT_BATCH, DEBIT_BATCHES_IN_FLIGHT, { retryAlone: true });

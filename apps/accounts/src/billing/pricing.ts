@@ -52,3 +52,9 @@ export function priceOf(checks: readonly CheckType[], prices: CheckPrices): numb
   for (const c of new Set(checks)) total += prices[c];
   return total;
 }
+
+/** Digits of a currency's minor unit (2 for USD and EUR, 0 for JPY); null for a code that is no currency ICU knows. */
+export function minorUnitDigits(currency: string): number | null {
+  if (!/^[A-Z]{3}$/.test(currency) || !Intl.supportedValuesOf('currency').includes(currency)) return null;
+  return new Intl.NumberFormat('en', { style: 'currency', currency }).resolvedOptions().maximumFractionDigits ?? 2;
+}

@@ -118,4 +118,15 @@ export class WalletDebitsRepository {
       [before, after?.created_at ?? null, after?.session_id ?? null, limit],
     );
   }
+
+  /** Live debits not given back, per UTC day since `from`, newest first. */
+  async spendPerDay(orgId: string, from: Date): Promise<Array<{ day: string; amount: number; verifications: number }>> {
+    const rows = await this.db.rows<{ day: string; amount: string; verifications: string }>(
+      `SELECT to_char(created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD') AS day, sum(amount)::text AS amount, count(*)::text AS verifications
+         FROM accounts.wallet_debits WHERE org_id = $1 AND refunded_at IS NULL AND created_at >= $2
+        GROUP BY 1 ORDER BY 1 DESC`,
+      [orgId, from],
+    );
+    return rows.map((r) => ({ day: r.day, amount: Number(r.amount), verifications: Number(r.verifications) }));
+  }
 }

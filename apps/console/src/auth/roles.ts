@@ -1,7 +1,7 @@
 import { consoleKeyScopes, type ConsoleRole } from '@verity/contracts';
 import type { Mode, Scope } from '@verity/keys';
 
-export type PageName = 'verifications' | 'review' | 'keys' | 'webhooks' | 'test-data' | 'logs' | 'usage' | 'users' | 'account';
+export type PageName = 'verifications' | 'review' | 'keys' | 'webhooks' | 'test-data' | 'logs' | 'usage' | 'billing' | 'users' | 'account';
 
 export interface PageDef {
   name: PageName;
@@ -23,6 +23,7 @@ export const PAGES: readonly PageDef[] = [
   { name: 'test-data', title: 'Test data', path: '/test-data', roles: ['owner', 'admin'] },
   { name: 'logs', title: 'Logs', path: '/logs', roles: ['owner', 'admin', 'developer'] },
   { name: 'usage', title: 'Usage', path: '/usage', roles: ['owner', 'admin'] },
+  { name: 'billing', title: 'Billing', path: '/billing', roles: ['owner', 'admin'] },
   { name: 'users', title: 'Team', path: '/users', roles: ['owner'] },
   { name: 'account', title: 'Your account', path: '/account', roles: ALL, inBar: true },
 ];

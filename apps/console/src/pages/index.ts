@@ -5,6 +5,7 @@ import { registerTestData } from './test-data.js';
 import { registerVerifications } from './verifications.js';
 import { registerLogs } from './logs.js';
 import { registerUsage } from './usage.js';
+import { registerBilling } from './billing.js';
 import { registerWebhooks } from './webhooks.js';
 import { registerUsers } from './users.js';
 import { registerAccount } from './account.js';
@@ -19,6 +20,7 @@ export function registerPages(app: ConsoleApp): void {
   registerWebhooks(app);
   registerLogs(app);
   registerUsage(app);
+  registerBilling(app);
   registerUsers(app);
   registerAccount(app);
   registerTwoFactor(app);
