@@ -719,7 +719,7 @@ describe('console: team', () => {
     const owner = await signedIn(b, 'us', org.people.owner);
     await owner.page.goto('/users');
     await owner.page.getByLabel(`Role of ${dev.user.email}`, { exact: true }).selectOption('reviewer');
-    await owner.page.getByRole('button', { name: `Change the role of ${dev.user.email}` }).click();
+    await owner.page.getByRole('button', { name: `Change role of ${dev.user.email}` }).click();
     await owner.page.waitForURL((u) => u.searchParams.has('changed'));
     const keys = await them.page.goto('/keys');
     assert.equal(keys!.status(), 403, 'a reviewer now: the keys page is not theirs');
@@ -742,7 +742,7 @@ describe('console: team', () => {
     // the only owner can neither step down nor leave
     const me = org.people.owner.user.email;
     await owner.page.getByLabel(`Role of ${me}`, { exact: true }).selectOption('admin');
-    await owner.page.getByRole('button', { name: `Change the role of ${me}` }).click();
+    await owner.page.getByRole('button', { name: `Change role of ${me}` }).click();
     assert.match(await owner.page.locator('.notice.error').innerText(), /keeps at least one owner/);
     await owner.page.getByRole('button', { name: `Remove ${me}` }).click();
     assert.match(await owner.page.locator('.notice.error').innerText(), /keeps at least one owner/);

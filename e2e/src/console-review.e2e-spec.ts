@@ -14,7 +14,7 @@ import { SUBJECTS, type ConsoleActivityEntry } from '@verity/contracts';
 import { REPO_ROOT } from '@verity/stack';
 import { startWebhookReceiver, testTls, waitFor, type ReceivedWebhook, type WebhookReceiver } from '@verity/testing';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { browser as launchBrowser, CONSOLE, LAPTOP, LAYOUT_PROBLEMS, PHONE, shot, signedIn, switchMode, team, type Team } from './console-support.js';
+import { accessibilityProblems, browser as launchBrowser, CONSOLE, LAPTOP, LAYOUT_PROBLEMS, PHONE, shot, signedIn, switchMode, team, type Team } from './console-support.js';
 import { captureClient, ok, passportOf } from './capture-support.js';
 import { client, closeOperators, createKey, operator, rows } from './support.js';
 import { account, createSession, LIVE_WALLET, newApplicant, newTemplate, waitStatus, type Client } from './sessions-support.js';
@@ -476,7 +476,7 @@ describe('console: verifications, the review queue and test data (us)', () => {
     await shot(page, 'verifications');
   });
 
-  it('every page at 390 px and 1280 px wide: nothing wider than the window, no two boxes of text or controls over each other (measured in the page)', async () => {
+  it('every page at 390 px and 1280 px wide: nothing wider than the window, no two boxes of text or controls over each other (measured in the page), no serious or critical axe-core violation', async () => {
     const owner = await person('owner');
     const reviewer = await person('reviewer');
     const anonymous = await b.newContext({ baseURL: CONSOLE.us });
@@ -508,6 +508,8 @@ describe('console: verifications, the review queue and test data (us)', () => {
         await page.setViewportSize(viewport);
         await page.goto(url);
         for (const p of await page.evaluate<string[]>(LAYOUT_PROBLEMS)) problems.push(`${viewport.width} ${name}: ${p}`);
+        // and axe-core's accessibility rules, once per page (the wide window)
+        if (viewport === LAPTOP) for (const p of await accessibilityProblems(page)) problems.push(`axe ${name}: ${p}`);
         // looked at by people, not compared: kept out of the repository (e2e-screenshots/console-layout/)
         await page.screenshot({ path: path.join(LAYOUT_SHOTS, `${name}-${viewport.width}.png`), fullPage: true });
       }

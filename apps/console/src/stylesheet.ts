@@ -126,6 +126,8 @@ input[type=datetime-local] { display: block; width: 100%; max-width: 480px; padd
 td a.button.secondary { background: #e6e9f0; color: var(--ink); }
 .panel > .inline + a { margin-left: 8px; }
 ul.kv { list-style: none; margin: 0; padding: 0; }
+/* an activity entry's ids break anywhere rather than push the table wider than its frame */
+.details code { overflow-wrap: anywhere; }
 code.id { font-size: 12px; }
 .email { overflow-wrap: break-word; }
 .delivery-filters > div { min-width: 0; max-width: 100%; }

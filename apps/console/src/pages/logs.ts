@@ -128,7 +128,7 @@ function emailTable(rows: EmailLogEntry[], ctx: PageContext): Html {
 function details(target: string | null, d: ConsoleActivityEntry['details']): Html {
   const entries = Object.entries(d ?? {}).filter(([, v]) => v !== null && v !== '');
   if (!target && entries.length === 0) return html`<span class="muted">—</span>`;
-  return html`<div>${target ? html`<code class="id">${target}</code>` : ''}<ul class="kv">${entries.map(([k, v]) => html`<li><span class="muted">${k.replace(/_/g, ' ')}</span> <code>${String(v)}</code></li>`)}</ul></div>`;
+  return html`<div class="details">${target ? html`<code class="id">${target}</code>` : ''}<ul class="kv">${entries.map(([k, v]) => html`<li><span class="muted">${k.replace(/_/g, ' ')}</span> <code>${String(v)}</code></li>`)}</ul></div>`;
 }
 
 function activityTable(rows: ConsoleActivityEntry[], paged: boolean): Html {

@@ -224,7 +224,7 @@ async function endpointsPage(ctx: PageContext, opts: EndpointsOpts = {}): Promis
     s.status === 'active' ? badge('active', 'ok') : badge('disabled', 'neutral'),
     when(s.created_at),
     s.status === 'active'
-      ? html`<div class="row-actions"><form method="post" action="/webhooks/${s.id}/rotate" class="inline">${csrfField(ctx.csrf)}<button type="submit" class="secondary" aria-label="Rotate the secret of ${s.url}">Rotate secret</button></form><a class="button secondary" href="/webhooks/${s.id}/disable" aria-label="Disable ${s.url}">Disable</a></div>`
+      ? html`<div class="row-actions"><form method="post" action="/webhooks/${s.id}/rotate" class="inline">${csrfField(ctx.csrf)}<button type="submit" class="secondary" aria-label="Rotate secret of ${s.url}">Rotate secret</button></form><a class="button secondary" href="/webhooks/${s.id}/disable" aria-label="Disable ${s.url}">Disable</a></div>`
       : html``,
   ]);
   const defaultSince = new Date(Date.now() - 86_400_000).toISOString().slice(0, 16);
