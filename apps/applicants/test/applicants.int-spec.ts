@@ -249,3 +249,33 @@ describe('what Postgres cannot store is refused, never an internal error', () =>
     assert.equal(await storedCount(p.org_id), 0);
   });
 });
+
+describe("the console's names (applicants.console.names.v1)", () => {
+  /** A console person's principal (every role may ask), signed by the console. */
+  const person = (org: string, mode: 'test' | 'live' = 'test', role: 'reviewer' | 'developer' = 'reviewer') => {
+    const user_id = newId('consoleUser');
+    return testPrincipal({ org_id: org, mode, key_id: user_id, actor: { user_id, role } });
+  };
+  const names = (p: Principal | null, payload: Record<string, unknown>) =>
+    new RpcClient(nc, root, 5000, { signer: testSigner('console') }).call(SUBJECTS.applicantsConsoleNames, payload, { principal: p, requestId: 'req_int_applicants_names' });
+
+  it("answers the names of the principal's organization and mode only, and searches them by a word of the name", async () => {
+    const org = newId('org');
+    const mine = await create(principal('test', org), { family_name: 'Lehtinen', given_names: ['Aino', 'Maria'] });
+    const hyphen = await create(principal('test', org), { family_name: 'King-Lovelace', given_names: ['Ada'] });
+    const live = await create(principal('live', org), { family_name: 'Lehtinen', given_names: ['Aino'] });
+    const theirs = await create(principal('test'), { family_name: 'Lehtinen', given_names: ['Aino'] });
+    const p = person(org);
+    const got = await names(p, { ids: [mine.id, live.id, theirs.id, 'not-an-id'], org_id: theirs.id });
+    assert.deepEqual(got, { data: [{ id: mine.id, family_name: 'Lehtinen', given_names: ['Aino', 'Maria'], erased: false }], truncated: false });
+    assert.deepEqual((await names(p, { search: 'aino LEHT' })).data.map((n) => n.id), [mine.id]);
+    assert.deepEqual((await names(p, { search: 'lovelace' })).data.map((n) => n.id), [hyphen.id], 'a hyphenated name by its second half');
+    assert.deepEqual((await names(p, { search: '%' })).data, [], 'LIKE patterns are text');
+    assert.deepEqual((await names(person(org, 'live', 'developer'), { search: 'lehtinen' })).data.map((n) => n.id), [live.id]);
+    assert.equal((await refusal(names(p, { search: 'x'.repeat(101) }))).code, 'validation_error');
+    assert.equal((await refusal(names(p, { ids: Array.from({ length: 101 }, () => mine.id) }))).code, 'validation_error');
+    // only a principal the console signed for a person
+    assert.equal((await refusal(names(principal('test', org), { search: 'lehtinen' }))).code, 'internal_error');
+    assert.equal((await refusal(names(null, { search: 'lehtinen' }))).code, 'internal_error');
+  });
+});

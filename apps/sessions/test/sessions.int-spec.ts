@@ -575,3 +575,37 @@ describe('refusals write nothing', () => {
     assert.deepEqual(await query(db.url, `SELECT 1 FROM sessions.email_log WHERE org_id = $1`, [p.org_id]), []);
   });
 });
+
+describe("the console's list (sessions.console.list.v1)", () => {
+  it("lists the principal's organization and mode only, filtered by status, check and result, days and applicants", async () => {
+    const { p, applicantId, templateId } = fixture('test', ['document', 'face_match']);
+    const passed = await call(p, SUBJECTS.sessionsCreate, { body: { applicant_id: applicantId, workflow_template_id: templateId, expected_outcome: 'pass' } });
+    const review = await call(p, SUBJECTS.sessionsCreate, { body: { applicant_id: applicantId, workflow_template_id: templateId, expected_outcome: 'review' } });
+    await settled(p, passed.id);
+    await settled(p, review.id);
+    const other = fixture('test');
+    await call(other.p, SUBJECTS.sessionsCreate, { body: { applicant_id: other.applicantId, workflow_template_id: other.templateId } });
+    const userId = newId('consoleUser');
+    const person = { ...p, key_id: userId, actor: { user_id: userId, role: 'developer' as const } };
+    const consoleRpc = new RpcClient(nc, root, 5000, { signer: testSigner('console') });
+    const list = (req: Record<string, unknown>, who: Principal = person) => consoleRpc.call(SUBJECTS.sessionsConsoleList, req, { principal: who, requestId: 'req_int_console_list' });
+    const ids = async (req: Record<string, unknown>) => (await list(req)).data.map((s) => s.id);
+    const today = new Date().toISOString().slice(0, 10);
+
+    assert.deepEqual(await ids({ org_id: other.p.org_id }), [review.id, passed.id], 'newest first, the principal\'s organization whatever the request names');
+    assert.deepEqual(await ids({ status: 'manual_review' }), [review.id]);
+    assert.deepEqual(await ids({ check: 'face_match', check_outcome: 'review' }), [review.id]);
+    assert.deepEqual(await ids({ check: 'liveness' }), []);
+    assert.deepEqual(await ids({ created_from: today, created_to: today }), [review.id, passed.id]);
+    assert.deepEqual(await ids({ created_to: '2020-01-01' }), []);
+    assert.deepEqual(await ids({ applicant_ids: [other.applicantId] }), []);
+    assert.deepEqual(await ids({ applicant_ids: [] }), [], 'a name search that matched nobody matches nothing');
+    assert.deepEqual(await ids({ applicant_ids: [applicantId], limit: 1 }), [review.id]);
+    assert.deepEqual((await list({}, { ...person, mode: 'live' })).data, [], 'the other mode has none');
+    for (const bad of [{ status: 'nope' }, { check_outcome: 'pass' }, { created_from: '2020-02-31' }, { applicant_ids: Array.from({ length: 201 }, () => applicantId) }]) {
+      assert.equal((await refusal(list(bad))).code, 'validation_error', JSON.stringify(bad).slice(0, 60));
+    }
+    // only the console, for a person
+    assert.equal((await refusal(call(p, SUBJECTS.sessionsConsoleList, {}))).code, 'internal_error');
+  });
+});
