@@ -1,11 +1,11 @@
-import { createReadStream, createWriteStream, existsSync, renameSync } from 'node:fs';
+import { createReadStream, createWriteStream, existsSync, renameSync, writeFileSync } from 'node:fs';
 import { once } from 'node:events';
 import os from 'node:os';
 import path from 'node:path';
 import { subjectRoot, SUBJECTS, type WatchlistLoadCommitReply } from '@verity/contracts';
 import { RpcClient } from '@verity/platform';
 import { freePort, Stack } from '@verity/stack';
-import { candidateAnswer, CANDIDATES_SQL, loadList, screenPerson, type CandidateSource, type LoadSink } from '@verity/watchlist';
+import { candidateAnswer, CANDIDATES_SQL, loadList, screenPerson, type CandidateSource, type LoadSink, type ScreeningHit } from '@verity/watchlist';
 import pg from 'pg';
 import { formatRow, percentile } from './load.js';
 import { CONTROL_KINDS, ftmFile, GENERATOR_VERSION, queries, VARIANT_KINDS, type Query } from './watchlist-gen.js';
@@ -68,6 +68,8 @@ interface Outcome {
   undated: Set<string>;
   /** The true person was among the candidates scored (Verity) or returned (baseline). */
   candidate: boolean;
+  /** The hits with their features (Verity), for the run's detail file. */
+  hits?: ScreeningHit[];
 }
 
 interface Quality {
@@ -171,7 +173,7 @@ export async function benchWatchlist(flags: string[]): Promise<void> {
       });
       const ms = performance.now() - t;
       const undated = new Set(r.hits.filter((h) => h.features.date_of_birth === 'unknown' && q.dateOfBirth !== null).map((h) => h.entity_id));
-      return { ms, scores: new Map(r.hits.map((h) => [h.entity_id, h.score])), undated, candidate };
+      return { ms, scores: new Map(r.hits.map((h) => [h.entity_id, h.score])), undated, candidate, hits: r.hits };
     };
     for (const q of qs.slice(0, 50)) await screenOne(q); // warm-up
     process.stderr.write(`measuring watchlist screening, ${qs.length} queries\n`);
@@ -237,8 +239,22 @@ export async function benchWatchlist(flags: string[]): Promise<void> {
     }
     process.stdout.write(`${formatRow(['  false hits only on undated persons', pct(vq.undatedOnly), '–'], w)}\n`);
     process.stdout.write(`${formatRow(['  true person among candidates', pct(inCandidates(verity)), pct(inCandidates(trigram))], w)}\n`);
+    for (const k of VARIANT_KINDS) {
+      const among = (outs: Outcome[]) => { const of = outs.filter((_, i) => qs[i]!.kind === k); return of.filter((o) => o.candidate).length / of.length; };
+      process.stdout.write(`${formatRow([`    of ${k}`, pct(among(verity)), pct(among(trigram))], w)}\n`);
+    }
     process.stdout.write(`Verity at other thresholds: ${[0.7, 0.75, 0.8, 0.85, 0.9].map((t) => { const x = quality(qs, verity, t); return `${t}: recall ${pct(x.recall)}, false hits ${pct(x.falseHits)}`; }).join('; ')}\n`);
     process.stdout.write(`pg_trgm by threshold: ${tq.map((x) => `${x.t}: ${pct(x.recall)}/${pct(x.falseHits)}`).join(', ')}\n`);
+    // what was missed and what hit a control, with the features that made it: where to look next
+    const detail = path.join(os.tmpdir(), `verity-bench-watchlist-${n}.detail.json`);
+    const wrong = qs.flatMap((q, i) => {
+      const o = verity[i]!;
+      const missed = q.entity_id !== null && (o.scores.get(q.entity_id) ?? 0) < REVIEW_THRESHOLD;
+      const falseHit = q.entity_id === null && [...o.scores.values()].some((x) => x >= REVIEW_THRESHOLD);
+      return missed || falseHit ? [{ ...q, candidate: o.candidate, hits: (o.hits ?? []).filter((h) => h.score >= REVIEW_THRESHOLD || h.entity_id === q.entity_id) }] : [];
+    });
+    writeFileSync(detail, JSON.stringify(wrong, null, 1));
+    process.stdout.write(`the ${wrong.length} misses and false hits, with their hits: ${detail}\n`);
     const met = (ok: boolean) => (ok ? 'met' : 'NOT met');
     process.stdout.write(
       `targets: load ≤ ${TARGETS.loadS} s ${met(loadS <= TARGETS.loadS)}; p50 ≤ ${TARGETS.p50} ms ${met(vl.p50 <= TARGETS.p50)}; p99 ≤ ${TARGETS.p99} ms ${met(vl.p99 <= TARGETS.p99)}; ` +

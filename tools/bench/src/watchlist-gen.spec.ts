@@ -1,7 +1,7 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { prepareName, readList, scoreParty, type ListEntity } from '@verity/watchlist';
-import { asciiSpelling, ftmFile, person, queries, typo, VARIANT_KINDS, type Query } from './watchlist-gen.js';
+import { asciiSpelling, ftmFile, person, queries, typo, VARIANT_KINDS, type GeneratedPerson, type Query } from './watchlist-gen.js';
 
 const SEED = 7;
 const N = 2000;
@@ -67,6 +67,41 @@ describe('the generated watchlist of the bench', () => {
     assert.ok(byKind('initials').every((q) => /^\p{Lu}\. /u.test(q.name)));
     for (const q of byKind('namesake')) assert.ok(q.entity_id === null && q.dateOfBirth !== null);
     assert.equal(byKind('other').length, 50);
+  });
+
+  it('makes controls the list can tell apart: names not listed, and namesakes of dated persons born 2 years or more apart', () => {
+    const qs = queries(SEED, N, 50);
+    const words = (ws: readonly string[]) => [...ws].map((w) => w.toLowerCase()).sort().join(' ');
+    const listed = Array.from({ length: N }, (_, i) => person(SEED, i));
+    const byWords = new Map<string, GeneratedPerson[]>();
+    for (const p of listed) {
+      const k = words(p.words.map((w) => w.native));
+      byWords.set(k, [...(byWords.get(k) ?? []), p]);
+    }
+    const namesakes = qs.filter((q) => q.kind === 'namesake');
+    assert.equal(namesakes.length, 50);
+    for (const q of namesakes) {
+      const of = listed.filter((p) => p.names[0] === q.name);
+      assert.ok(of.length > 0, q.name);
+      for (const p of of) {
+        const same = byWords.get(words(p.words.map((w) => w.native)))!;
+        assert.ok(same.every((l) => l.listedDob !== null && Math.abs(Number(l.listedDob.slice(0, 4)) - Number(q.dateOfBirth!.slice(0, 4))) >= 2), q.name);
+      }
+    }
+    // an `other` is no listed person's name, in whatever script or spelling the list writes it
+    const names = new Set(listed.flatMap((p) => p.names));
+    assert.ok(qs.filter((q) => q.kind === 'other').every((q) => !names.has(q.name)));
+  });
+
+  it('draws names from a long tail: a few common, most rare', () => {
+    const count = new Map<string, number>();
+    for (let i = 0; i < N; i++) {
+      const family = person(SEED, i).words.at(-1)!.native;
+      count.set(family, (count.get(family) ?? 0) + 1);
+    }
+    const counts = [...count.values()].sort((a, b) => b - a);
+    assert.ok(counts[0]! >= 10, `the most common family name ${counts[0]} times`);
+    assert.ok(counts.filter((c) => c === 1).length > counts.length / 2, 'most family names once');
   });
 
   it('makes one edit per typo, and spells Latin names as an ASCII-only document does', () => {

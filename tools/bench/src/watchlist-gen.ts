@@ -10,11 +10,38 @@
 import { random } from '@verity/specimens';
 
 /** Changes whenever the generator makes another list: the bench keeps a generated file only for the same version. */
-export const GENERATOR_VERSION = 3;
+export const GENERATOR_VERSION = 5;
 
 type Rng = () => number;
 const pick = <T>(r: Rng, xs: readonly T[]): T => xs[Math.floor(r() * xs.length)]!;
 const chance = (r: Rng, p: number) => r() < p;
+
+/** Cumulative Zipf weights (the `k`-th name of a pool weighs `1/k`) by pool size. */
+const zipfTables = new Map<number, Float64Array>();
+/**
+ * One of `xs` by Zipf's law, the first most common (one draw, as `pick`): names on a real list follow a long tail, a
+ * few very common (`Muhammad`, `Aleksandr`, `Ivanov`) and most rare, not a uniform pool where every name is as
+ * common as any other.
+ */
+function zipf<T>(r: Rng, xs: readonly T[]): T {
+  let table = zipfTables.get(xs.length);
+  if (!table) {
+    table = new Float64Array(xs.length);
+    let sum = 0;
+    for (let k = 0; k < xs.length; k++) table[k] = sum += 1 / (k + 1);
+    for (let k = 0; k < xs.length; k++) table[k]! /= sum;
+    zipfTables.set(xs.length, table);
+  }
+  const x = r();
+  let lo = 0;
+  let hi = xs.length - 1;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if (table[mid]! < x) lo = mid + 1;
+    else hi = mid;
+  }
+  return xs[lo]!;
+}
 
 export type Culture = 'ru' | 'el' | 'ar' | 'de' | 'fr' | 'es' | 'pl' | 'tr' | 'en';
 /** Share of the list by culture (Cyrillic, Greek and Arabic script for ru, el and ar). */
@@ -170,6 +197,25 @@ const AR_FAMILY: ReadonlyArray<[string, string[]]> = [
   ['كعبي', ['Kaabi', 'Kabi']],
 ];
 const AR_ARTICLE = ['Al-', 'Al ', 'El-', 'El '];
+/**
+ * Consonants of Arabic script with their usual Latin letters, from which the rarer family names are made (a nisba of
+ * three root consonants, `الجبراني` Al-Jabrani): the long tail of a real list's Arabic names, not a few dozen.
+ */
+const AR_ROOT: ReadonlyArray<[string, string]> = [
+  ['ب', 'b'], ['ت', 't'], ['ج', 'j'], ['د', 'd'], ['ر', 'r'], ['ز', 'z'], ['س', 's'], ['ش', 'sh'], ['ف', 'f'], ['ق', 'q'], ['ك', 'k'], ['ل', 'l'], ['م', 'm'], ['ن', 'n'], ['خ', 'kh'], ['غ', 'gh'],
+];
+const AR_VOWELS: ReadonlyArray<[string, string]> = [['a', 'a'], ['u', 'ou'], ['i', 'i']];
+
+/** A nisba of three root consonants: in Arabic script, and its Latin spellings. */
+function arabicRootName(r: Rng): [string, string[]] {
+  const [c1, l1] = pick(r, AR_ROOT);
+  const [c2, l2] = pick(r, AR_ROOT);
+  const [c3, l3] = pick(r, AR_ROOT);
+  const [v1, w1] = pick(r, AR_VOWELS);
+  const [v2, w2] = pick(r, AR_VOWELS);
+  const latin = (a: string, b: string) => capitalize(`${l1}${a}${l2}${b}${l3}i`);
+  return [`${c1}${c2}${v2 === 'a' ? 'ا' : v2 === 'u' ? 'و' : 'ي'}${c3}ي`, [...new Set([latin(v1, w2), latin(w1, w2), latin(v1, v2)])]];
+}
 
 /** A syllable between a Latin-script stem and its ending (`Schwarz` + `en` + `berg`). */
 const LATIN_MID = ['', '', '', 'en', 'an', 'el', 'er', 'in', 'ol', 'ar', 'et', 'is', 'ow', 'ur', 'ad', 'em', 'il', 'on'];
@@ -317,38 +363,40 @@ function wordsOf(r: Rng, culture: Culture, female: boolean): Word[] {
   const w = (native: string, role: Word['role'], latin?: string[]): Word => ({ native, role, latin: latin ?? latinSpellings(native, culture) });
   switch (culture) {
     case 'ru': {
-      const given = pick(r, female ? RU_GIVEN_F : RU_GIVEN_M);
+      const given = zipf(r, female ? RU_GIVEN_F : RU_GIVEN_M);
       const [m, f] = pick(r, RU_END);
-      const family = pick(r, RU_STEM_A) + pick(r, RU_STEM_B) + (female ? f : m);
+      const family = zipf(r, RU_STEM_A) + pick(r, RU_STEM_B) + (female ? f : m);
       const out = [w(given, 'given')];
-      if (chance(r, 0.7)) out.push(w(ruPatronymic(pick(r, RU_GIVEN_M), female), 'middle'));
+      if (chance(r, 0.7)) out.push(w(ruPatronymic(zipf(r, RU_GIVEN_M), female), 'middle'));
       out.push(w(family, 'family'));
       return out;
     }
     case 'el': {
       const [m, f] = pick(r, EL_END);
-      const out = [w(pick(r, female ? EL_GIVEN_F : EL_GIVEN_M), 'given')];
-      if (chance(r, 0.3)) out.push(w(pick(r, EL_GIVEN_M), 'middle'));
-      out.push(w(pick(r, EL_STEM) + pick(r, EL_MID) + (female ? f : m), 'family'));
+      const out = [w(zipf(r, female ? EL_GIVEN_F : EL_GIVEN_M), 'given')];
+      if (chance(r, 0.3)) out.push(w(zipf(r, EL_GIVEN_M), 'middle'));
+      out.push(w(zipf(r, EL_STEM) + pick(r, EL_MID) + (female ? f : m), 'family'));
       return out;
     }
     case 'ar': {
-      const [given, gl] = pick(r, female ? AR_GIVEN_F : AR_GIVEN_M);
-      const [father, fl] = pick(r, AR_GIVEN_M);
+      const [given, gl] = zipf(r, female ? AR_GIVEN_F : AR_GIVEN_M);
+      const [father, fl] = zipf(r, AR_GIVEN_M);
       const out = [w(given, 'given', gl)];
       // the father's name, and often the grandfather's, as Arabic names on sanctions lists are given
       if (chance(r, 0.75)) out.push(w(father, 'middle', fl));
-      if (out.length > 1 && chance(r, 0.5)) out.push(((([a, l]) => w(a, 'middle', l))(pick(r, AR_GIVEN_M))));
+      if (out.length > 1 && chance(r, 0.5)) out.push(((([a, l]) => w(a, 'middle', l))(zipf(r, AR_GIVEN_M))));
       // a family name of the list above, or a nisba made of a given name (الأحمدي, Al-Ahmadi)
-      const [fam, famL] = chance(r, 0.6) ? pick(r, AR_FAMILY) : ((([a, l]) => [`${a}ي`, l.map((x) => `${x.replace(/[aeiy]$/, '')}i`)])(pick(r, AR_GIVEN_M)) as [string, string[]]);
+      const kind = r();
+      const [fam, famL] =
+        kind < 0.35 ? zipf(r, AR_FAMILY) : kind < 0.55 ? ((([a, l]) => [`${a}ي`, l.map((x) => `${x.replace(/[aeiy]$/, '')}i`)])(zipf(r, AR_GIVEN_M)) as [string, string[]]) : arabicRootName(r);
       out.push(w(`ال${fam}`, 'family', AR_ARTICLE.flatMap((art) => famL.map((l) => art + l))));
       return out;
     }
     default: {
       const pool = LATIN[culture];
-      const out = [w(pick(r, female ? pool.f : pool.m), 'given')];
-      if (chance(r, 0.25)) out.push(w(pick(r, female ? pool.f : pool.m), 'middle'));
-      const family = () => pick(r, pool.stems) + pick(r, LATIN_MID) + pick(r, pool.ends);
+      const out = [w(zipf(r, female ? pool.f : pool.m), 'given')];
+      if (chance(r, 0.25)) out.push(w(zipf(r, female ? pool.f : pool.m), 'middle'));
+      const family = () => zipf(r, pool.stems) + pick(r, LATIN_MID) + pick(r, pool.ends);
       out.push(w(family(), 'family'));
       // two family names, as Spanish names have
       if (culture === 'es' && chance(r, 0.6)) out.push(w(family(), 'family'));
@@ -485,11 +533,56 @@ function initials(r: Rng, p: GeneratedPerson): string {
   return p.words.map((w, i) => (i === 0 ? `${w.latin[0]![0]}.` : w.latin[Math.min(s, w.latin.length - 1)]!)).join(' ');
 }
 
+/** A person's words in their own script, sorted: who the name is, whatever script, spelling or order writes it. */
+const nativeWords = (p: GeneratedPerson) => p.words.map((w) => w.native.toLowerCase()).sort();
+
+/** Every part of a sorted list of words (each word once or not at all), as keys: `a b c` → `a`, `b`, `a b`, …, `a b c`. */
+function parts(words: readonly string[]): string[] {
+  const out = new Set<string>();
+  for (let m = 1; m < 1 << words.length; m++) out.add(words.filter((_, i) => m & (1 << i)).join(' '));
+  return [...out];
+}
+
+const year = (d: string) => Number(d.slice(0, 4));
+
+/**
+ * Which of `controls` the list of `seed` of `n` entities cannot tell apart from a listed person: one whose words are
+ * all the control's, or all among the control's (a middle name left out), and who has no date of birth or one within
+ * a year of the control's; and, for `exact`, any listed person of the very same words. One pass over the list.
+ */
+function untellable(seed: number, n: number, controls: ReadonlyArray<{ words: string[]; dob: string; exact: boolean }>): Set<number> {
+  const byPart = new Map<string, number[]>();
+  const byWhole = new Map<string, number[]>();
+  controls.forEach((c, i) => {
+    for (const k of parts(c.words)) (byPart.get(k) ?? byPart.set(k, []).get(k)!).push(i);
+    const whole = c.words.join(' ');
+    (byWhole.get(whole) ?? byWhole.set(whole, []).get(whole)!).push(i);
+  });
+  const out = new Set<number>();
+  const check = (i: number, listed: GeneratedPerson, same: boolean) => {
+    const c = controls[i]!;
+    if ((same && c.exact) || listed.listedDob === null || Math.abs(year(listed.listedDob) - year(c.dob)) <= 1) out.add(i);
+  };
+  for (let e = 0; e < n; e++) {
+    const listed = person(seed, e);
+    const words = nativeWords(listed);
+    const whole = words.join(' ');
+    // the listed words all among a control's
+    for (const i of byPart.get(whole) ?? []) check(i, listed, controls[i]!.words.join(' ') === whole);
+    // a control's words all among the listed ones
+    if (words.length <= 8) for (const k of parts(words)) if (k !== whole) for (const i of byWhole.get(k) ?? []) check(i, listed, false);
+  }
+  return out;
+}
+
 /**
  * `perKind` queries of each kind over the list of `seed` of `n` entities. A variant carries the person's real date of
  * birth four times in five and the nationality every other time (a document gives both; a list's record does not
- * always); a namesake is a listed person's name with a date of birth 5 to 30 years off; an `other` is a person of
- * another seed, whose name may still happen to be listed.
+ * always). The controls are persons who are not listed, and whom the list can tell apart from every listed one
+ * (docs/watchlist.md, "Measured"; `untellable`): a `namesake` is a listed person's name with a date of birth 2 to 30
+ * years off; an `other` is a person of another seed whose words are no listed person's. Either is left out where a
+ * listed person of the same words, or of some of them or more, has no date of birth or one within a year of the
+ * control's: the list gives nothing to tell them apart, and a hit on it is a true namesake hit, not a false one.
  */
 export function queries(seed: number, n: number, perKind: number): Query[] {
   const r = random((seed ^ 0x51ed27) >>> 0);
@@ -510,17 +603,28 @@ export function queries(seed: number, n: number, perKind: number): Query[] {
       }
     }
   }
-  for (let i = 0; i < perKind; i++) {
+  // the controls are drawn first, then those the list cannot tell apart from a listed person are left out
+  const pool = 4 * perKind;
+  const candidates: Array<Query & { words: string[]; dob: string; exact: boolean }> = [];
+  for (let i = 0; i < pool; i++) {
     let p = entity();
     while (p.listedDob === null) p = entity();
-    const years = (5 + Math.floor(r() * 26)) * (chance(r, 0.5) ? -1 : 1);
-    const dob = `${Number(p.dob.slice(0, 4)) + years}${p.dob.slice(4)}`;
-    out.push({ kind: 'namesake', entity_id: null, name: p.names[0]!, dateOfBirth: dob, nationality: chance(r, 0.5) ? p.nationality : null });
+    const years = (2 + Math.floor(r() * 29)) * (chance(r, 0.5) ? -1 : 1);
+    const dob = `${year(p.dob) + years}${p.dob.slice(4)}`;
+    const nationality = chance(r, 0.5) ? p.nationality : null;
+    candidates.push({ kind: 'namesake', entity_id: null, name: p.names[0]!, dateOfBirth: dob, nationality, words: nativeWords(p), dob, exact: false });
   }
   const others = random((seed ^ 0x07e45) >>> 0);
-  for (let i = 0; i < perKind; i++) {
+  for (let i = 0; i < pool; i++) {
     const p = person((seed + 1 + Math.floor(others() * 1e6)) >>> 0, i);
-    out.push({ kind: 'other', entity_id: null, name: p.names[0]!, dateOfBirth: p.dob, nationality: chance(r, 0.5) ? p.nationality : null });
+    const nationality = chance(r, 0.5) ? p.nationality : null;
+    candidates.push({ kind: 'other', entity_id: null, name: p.names[0]!, dateOfBirth: p.dob, nationality, words: nativeWords(p), dob: p.dob, exact: true });
+  }
+  const left = untellable(seed, n, candidates);
+  for (const kind of CONTROL_KINDS) {
+    const kept = candidates.filter((c, i) => c.kind === kind && !left.has(i)).slice(0, perKind);
+    if (kept.length < perKind) throw new Error(`only ${kept.length} ${kind} controls of ${pool} can be told apart from the list`);
+    for (const { kind: k, entity_id, name, dateOfBirth, nationality } of kept) out.push({ kind: k, entity_id, name, dateOfBirth, nationality });
   }
   return out;
 }
