@@ -22,7 +22,7 @@ import { SUBJECTS } from '@verity/contracts';
 import { CHALLENGE_PACE, challengeSchedule, type ChallengeStep } from '@verity/capture-page';
 import { posedFace } from '@verity/specimens';
 import { REPO_ROOT } from '@verity/stack';
-import { launchChromium } from '@verity/testing';
+import { accessibilityProblems, launchChromium } from '@verity/testing';
 import { captureClient, evidenceReply, ok, passportOf } from './capture-support.js';
 import { account, createSession, newApplicant, newTemplate, waitStatus } from './sessions-support.js';
 import { clientIp, closeOperators, operator } from './support.js';
@@ -157,7 +157,12 @@ describe('the liveness challenge and the retake prompt in Chromium, against the 
       if (m.type() === 'error' || /Content Security Policy|Refused to/i.test(m.text())) problems.push(m.text());
     });
     page.on('pageerror', (e) => problems.push(e.message));
-    const shot = (name: string) => page.screenshot({ path: path.join(SHOTS, `${name}.png`), fullPage: true });
+    // each step photographed is checked with axe-core too, but the challenge under way (its timing is measured)
+    const axe: string[] = [];
+    const shot = async (name: string, checkAccessibility = true) => {
+      await page.screenshot({ path: path.join(SHOTS, `${name}.png`), fullPage: true });
+      if (checkAccessibility) for (const p of await accessibilityProblems(page)) axe.push(`${name}: ${p}`);
+    };
     assert.equal((await page.goto(session.url!))?.status(), 200);
 
     await heading(page, 'Let’s check your identity');
@@ -196,12 +201,13 @@ describe('the liveness challenge and the retake prompt in Chromium, against the 
     await page.getByRole('button', { name: 'Start' }).click();
     // mid-challenge: the first turn's prompt, on the page's timeline
     await page.waitForTimeout(CHALLENGE_PACE.settleMs + CHALLENGE_PACE.turnMs / 2);
-    await shot('05-challenge-turn');
+    await shot('05-challenge-turn', false);
     await heading(page, 'You’re ready to send', challengeSchedule(steps).endMs + 30_000);
     await shot('06-ready-to-send');
     await page.getByRole('button', { name: 'Send my photos' }).click();
     await heading(page, 'Thank you, you’re done');
     assert.deepEqual(problems, [], 'no CSP violation, no script error');
+    assert.deepEqual(axe, [], 'no serious or critical axe-core violation on the retake, challenge and send steps');
     await context.close();
 
     const done = await waitStatus(c, session.id, ['completed', 'manual_review', 'errored'], RUN_MS);

@@ -7,8 +7,7 @@
  * so they show the console as it is). Each test file takes its own pages' shots with fixed names.
  */
 import { randomBytes } from 'node:crypto';
-import { mkdirSync, readFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
+import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { SUBJECTS, type ConsoleRole, type ConsoleUser, type Organization } from '@verity/contracts';
 import { REPO_ROOT } from '@verity/stack';
@@ -127,16 +126,5 @@ export const LAYOUT_PROBLEMS = `(() => {
   return problems;
 })()`;
 
-/** axe-core (npm), read once: evaluated in the page by the test (the console's policy lets no page load a script). */
-const AXE_SOURCE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
-
-/**
- * The serious and critical accessibility violations of the page shown, by axe-core's WCAG 2.1 A and AA rules: one line
- * each, the rule and the first elements it names.
- */
-export async function accessibilityProblems(page: Page): Promise<string[]> {
-  await page.evaluate(AXE_SOURCE);
-  return page.evaluate<string[]>(`axe.run(document, { runOnly: { type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa'] }, resultTypes: ['violations'] })
-    .then((r) => r.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical')
-      .map((v) => v.impact + ' ' + v.id + ': ' + v.help + ' (' + v.nodes.slice(0, 3).map((n) => n.target.join(' ')).join(', ') + ')'))`);
-}
+/** The serious and critical axe-core violations of the page shown (libs/testing, shared with the capture page's test). */
+export { accessibilityProblems } from '@verity/testing';

@@ -21,7 +21,7 @@ import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { catalogueSpecimen, photograph, renderSpecimen, selfie } from '@verity/specimens';
-import { imageCorrelation, launchChromium } from '@verity/testing';
+import { accessibilityProblems, imageCorrelation, launchChromium } from '@verity/testing';
 import { type Browser, type BrowserContext, type Page } from 'playwright-core';
 import sharp from 'sharp';
 import { ASSET_CACHE_CONTROL, PAGE_CACHE_CONTROL, SECURITY_HEADERS, captureAsset, capturePage, errorPage } from '../src/index.js';
@@ -233,6 +233,10 @@ interface PageGlobals {
   getComputedStyle(e: unknown): { outlineStyle: string; outlineWidth: string };
 }
 
+/** axe-core's serious and critical findings on every step photographed, checked at the end (see the last test). */
+const axeProblems: string[] = [];
+let axeChecked = 0;
+
 async function shot(page: Page, name: string): Promise<void> {
   // no horizontal scrolling at any width
   const overflow = await page.evaluate(() => {
@@ -241,6 +245,8 @@ async function shot(page: Page, name: string): Promise<void> {
   });
   assert.ok(overflow <= 0, `${name}: the page scrolls sideways by ${overflow}px`);
   await page.screenshot({ path: path.join(SHOTS, `${name}.png`), fullPage: true });
+  for (const p of await accessibilityProblems(page)) axeProblems.push(`${name}: ${p}`);
+  axeChecked += 1;
 }
 
 async function cameraReady(page: Page): Promise<void> {
@@ -658,5 +664,10 @@ describe('the capture page in Chromium', () => {
     await takePhoto(page);
     await shot(page, '18-laptop-review');
     await close(s);
+  });
+
+  it('no serious or critical axe-core violation (WCAG 2.1 A and AA) on any step photographed above', () => {
+    assert.ok(axeChecked >= 15, `${axeChecked} steps checked`);
+    assert.deepEqual(axeProblems, []);
   });
 });
