@@ -17,11 +17,13 @@ export type { ListInput } from './input.js';
 export { readList } from './read.js';
 export { loadList, type LoadedEntity, type LoadOptions, type LoadOutcome, type LoadSink } from './load.js';
 export {
+  birthYears,
   compareDates,
   compareNames,
   compareNationality,
   DATE_ADJUSTMENT,
   nameKeys,
+  partyKeys,
   NATIONALITY_ADJUSTMENT,
   prepareName,
   scoreParty,

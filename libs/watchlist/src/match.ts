@@ -31,6 +31,10 @@ export interface NameToken {
   skeletons: string[];
   /** Written without vowels, as Arabic script transliterates (`MHMD`): compared by skeleton. */
   vowelless: boolean;
+  /** `folded` with the spellings of one Cyrillic letter by the ICAO, BGN/PCGN and German systems made one (`variantSpelling`). */
+  variant: string;
+  /** The consonant skeleton of `variant` (`SCHTSCHERBAKOW`, `SHCHERBAKOV`: `SHRBKV`). */
+  variantSkeleton: string;
   particle: boolean;
 }
 
@@ -53,6 +57,36 @@ function skeleton(word: string): string {
     .replace(/(.)\1+/g, '$1');
 }
 
+/**
+ * A word's spelling with the differences between transliteration systems folded away, for the index keys and the
+ * `transliteration` pair only (the document check's `fold` of `@verity/names` stays strict): German spellings of
+ * Cyrillic (`SCHTSCH`/`SHCH` щ, `TSCH`/`CH` ч, `SCH`/`SH`/`ZH` ш ж, `CH`/`KH` х, `Z`/`TS` ц, `S`/`Z` з, `W`/`V` в,
+ * `J`/`Y`/`I` й, `IJ`/`IY` ий), `OU`/`U`, `PH`/`F`, doubled letters once.
+ */
+export function variantSpelling(folded: string): string {
+  return folded
+    .replace(/SCHTSCH/g, 'SHCH')
+    .replace(/TSCH/g, 'CH')
+    .replace(/SCH/g, 'SH')
+    .replace(/ZH/g, 'SH')
+    .replace(/[KC]H/g, 'H')
+    .replace(/TS|TZ|Z/g, 'S')
+    .replace(/J/g, 'I')
+    .replace(/W/g, 'V')
+    .replace(/OU/g, 'U')
+    .replace(/PH/g, 'F')
+    .replace(/(.)\1+/g, '$1');
+}
+
+/** A word's skeletons for the pair, typo and year keys: the folded one, and a vowel-less word's without its article. */
+const keySkeletons = (t: NameToken): string[] => [...new Set([t.variantSkeleton, ...(t.vowelless ? t.skeletons : [])])].filter((k) => k.length >= 2);
+
+/** The class of a word's first letter for the initial keys: vowels (and `J`, `Y`) one class, as transliterations of one letter begin either. */
+function initialClass(t: NameToken): string {
+  const c = (t.text.length === 1 ? variantSpelling(fold(t.text)) : t.variant)[0] ?? '';
+  return /[AEIOU]/.test(c) ? 'A' : c === 'C' ? 'H' : c;
+}
+
 function token(text: string, abjad: boolean): NameToken {
   const vowelless = text.length >= 2 && (abjad || !VOWELS.test(text));
   const sk = skeleton(text);
@@ -63,7 +97,10 @@ function token(text: string, abjad: boolean): NameToken {
     if (sk.length >= 3 && sk.endsWith('H')) skeletons.add(sk.slice(0, -1));
   }
   const phonetic = [...new Set(doubleMetaphone(text))].filter((c) => c.length > 0);
-  return { text, folded: fold(text), phonetic, skeletons: [...skeletons], vowelless, particle: PARTICLES.has(text) };
+  const folded = fold(text);
+  // a vowel-less word's W and Y are its vowels (`LMNSWRY`): no other system's letters to fold
+  const variant = vowelless ? folded : variantSpelling(folded);
+  return { text, folded, phonetic, skeletons: [...skeletons], vowelless, variant, variantSkeleton: skeleton(variant), particle: PARTICLES.has(text) };
 }
 
 function joinParticles(tokens: NameToken[], abjad: boolean): NameToken[] | null {
@@ -91,15 +128,77 @@ export function prepareName(name: string): PreparedName {
   return { original: name, tokens, joined: joinParticles(tokens, abjad) };
 }
 
-/** The index keys of a name (docs/watchlist.md, "Finding candidates"): a phonetic and a skeleton key per word. */
-export function nameKeys(name: PreparedName): string[] {
+/**
+ * The words of a listed name given pair, typo and year keys: its longest (a family name most often, and the word a
+ * typo most often hits); one, so that a list of a million persons keeps about a dozen keys a name.
+ */
+const KEYED_WORDS = 1;
+/** The consonants of a word's start and of its end kept as typo keys. */
+const AFFIX = 3;
+
+/**
+ * The index keys of a name (docs/watchlist.md, "Finding candidates"), about a dozen: per word its Double Metaphone
+ * codes (`p:MHMT`) and its consonant skeletons, plain and transliteration-folded (`s:MHMD`); for the longest word,
+ * its folded skeleton with each other word's first letter (`i:PTRVSK:A`: what an initial matches, and what tells a
+ * common word's namesakes apart), its first and last three consonants (`a:PTR`, `z:VSK`: a misspelt consonant
+ * leaves one of them), and its skeleton with each year of `birthYears` (`y:PTRVSK:1961`: the namesakes of a common
+ * name told apart by the year). `query` gives the pair, typo and year keys of every word (the person screened does
+ * not know which word of a listed name is its longest).
+ */
+export function nameKeys(name: PreparedName, query = false, birthYears: readonly number[] = []): string[] {
   const keys = new Set<string>();
   for (const t of [...name.tokens, ...(name.joined ?? [])]) {
     if (t.particle || t.text.length < 2) continue;
     for (const p of t.phonetic) if (p.length >= 2) keys.add(`p:${p}`);
     for (const s of t.skeletons) keys.add(`s:${s}`);
+    // a word of fewer consonants (`YULIYA`, `JULIJA`: `L`) by its folded spelling whole
+    keys.add(t.variantSkeleton.length >= 2 ? `s:${t.variantSkeleton}` : `v:${t.variant}`);
   }
+  const words = name.tokens.filter((t) => !t.particle);
+  const full = words
+    .map((t, i) => ({ t, i }))
+    .filter(({ t }) => t.text.length >= 2 && t.variantSkeleton.length >= 2)
+    // the longest first; of two as long, the later (lists write the family name last more often than first)
+    .sort((a, b) => b.t.variantSkeleton.length - a.t.variantSkeleton.length || b.i - a.i)
+    .map((x) => x.t);
+  for (const t of query ? full : full.slice(0, KEYED_WORDS)) {
+    for (const u of words) {
+      if (u === t) continue;
+      for (const k of keySkeletons(t)) {
+        keys.add(`i:${k}:${initialClass(u)}`);
+        // Arabic script may write a word's first vowel as a consonant (`علي`, `LY`) or not at all
+        if (u.vowelless) keys.add(`i:${k}:A`);
+      }
+    }
+  }
+  for (const t of query ? full : full.slice(0, KEYED_WORDS)) {
+    const sk = t.variantSkeleton;
+    if (sk.length > AFFIX) {
+      keys.add(`a:${sk.slice(0, AFFIX)}`);
+      keys.add(`z:${sk.slice(-AFFIX)}`);
+    }
+  }
+  // the words with a year of birth: what tells apart the many namesakes of a common name
+  for (const t of query ? full : full.slice(0, KEYED_WORDS)) for (const y of birthYears) for (const k of keySkeletons(t)) keys.add(`y:${k}:${y}`);
   return [...keys];
+}
+
+/** The years of birth of `dates` (`YYYY`, `YYYY-MM`, `YYYY-MM-DD`); with `near`, each with the years either side. */
+export function birthYears(dates: ReadonlyArray<string | null | undefined>, near = false): number[] {
+  const years = new Set<number>();
+  for (const d of dates) {
+    const y = d && /^\d{4}/.test(d) ? Number(d.slice(0, 4)) : null;
+    if (y === null) continue;
+    years.add(y);
+    if (near) years.add(y - 1).add(y + 1);
+  }
+  return [...years];
+}
+
+/** The index keys of a listed party: those of each of its names, with its years of birth (`nameKeys`). */
+export function partyKeys(names: readonly string[], datesOfBirth: readonly string[]): string[] {
+  const years = birthYears(datesOfBirth);
+  return [...new Set(names.flatMap((n) => nameKeys(prepareName(n), false, years)))];
 }
 
 export type TokenMatch = 'exact' | 'transliteration' | 'phonetic' | 'spelling' | 'initial';
@@ -110,6 +209,8 @@ export const INITIAL_SIMILARITY = 0.7;
 /** What one word transliterated two ways scores (`YULIYA`/`IULIIA`, `MHMD`/`MUHAMMAD`). */
 const TRANSLITERATION_SIMILARITY = 0.95;
 const SKELETON_SIMILARITY = 0.9;
+/** One word in two transliteration systems (`SCHTSCHERBAKOW` / `SHCHERBAKOV`): `variantSpelling` makes them one. */
+const VARIANT_SIMILARITY = 0.92;
 /** Words that sound alike score at least this, when their spelling is not far apart either (Jaro-Winkler ≥ 0.75). */
 const PHONETIC_SIMILARITY = 0.88;
 
@@ -120,23 +221,27 @@ export function tokenSimilarity(a: NameToken, b: NameToken): { similarity: numbe
     return a.text[0] === b.text[0] ? { similarity: INITIAL_SIMILARITY, how: 'initial' } : { similarity: 0, how: null };
   }
   if (a.folded === b.folded) return { similarity: TRANSLITERATION_SIMILARITY, how: 'transliteration' };
+  if (a.variant === b.variant) return { similarity: VARIANT_SIMILARITY, how: 'transliteration' };
   if ((a.vowelless || b.vowelless) && a.skeletons.some((s) => b.skeletons.includes(s))) return { similarity: SKELETON_SIMILARITY, how: 'transliteration' };
-  const jw = jaroWinkler(a.folded, b.folded);
+  const jw = Math.max(jaroWinkler(a.folded, b.folded), jaroWinkler(a.variant, b.variant));
   const sounds = jw >= 0.75 && a.phonetic.some((p) => b.phonetic.includes(p));
   if (sounds && jw < PHONETIC_SIMILARITY) return { similarity: PHONETIC_SIMILARITY, how: 'phonetic' };
   // a misspelling is a few edits: Jaro-Winkler alone also pairs different names that share a stem (ROUSSET, ROUSSERIN)
   if (jw < PAIR_MINIMUM) return { similarity: jw, how: null };
   const edits = spellingEdits(a.text, b.text);
-  if (editDistance(a.text, b.text, edits) <= edits || editDistance(a.folded, b.folded, edits) <= edits) return { similarity: jw, how: 'spelling' };
+  if (editDistance(a.text, b.text, edits) <= edits || editDistance(a.folded, b.folded, edits) <= edits || editDistance(a.variant, b.variant, edits) <= edits) {
+    return { similarity: jw, how: 'spelling' };
+  }
   return sounds ? { similarity: PHONETIC_SIMILARITY, how: 'phonetic' } : { similarity: 0, how: null };
 }
 
 /**
- * The edits a misspelling of a word may hold: one up to 5 letters, two from 6, three from 10 (a letter of another
- * script may be two Latin ones: `Х` is `KH`).
+ * The edits a misspelling of a word may hold: one, two from 12 letters. The spellings of one letter by different
+ * transliteration systems (`Х` as `KH` or `CH`) are folded before counting (`variantSpelling`), so they cost none;
+ * more edits pair different names of a crowded list (`MULLOLNER` / `MULLOLBERG`) more often than misspellings of one.
  */
 function spellingEdits(a: string, b: string): number {
-  return Math.max(1, Math.floor((Math.min(a.length, b.length) + 2) / 4));
+  return Math.min(a.length, b.length) >= 12 ? 2 : 1;
 }
 
 /**
@@ -193,7 +298,11 @@ const UNPAIRED_COST = 0.5;
  * and on a single word and an initial (`A. PETROVSKY`).
  */
 const ONE_WORD_CEILING = 0.6;
-const WORD_AND_INITIAL_CEILING = 0.75;
+/**
+ * A word and an initial that agree are all such a name says: the listed person is possible, a reviewer's to clear
+ * (at the review threshold of 0.8 by the name alone; a date of birth years apart still takes it below).
+ */
+const WORD_AND_INITIAL_CEILING = 0.8;
 
 function compareTokens(q: NameToken[], n: NameToken[]): NameComparison {
   const candidates: Array<{ i: number; j: number; similarity: number; how: TokenMatch }> = [];

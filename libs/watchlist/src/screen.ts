@@ -1,4 +1,4 @@
-import { nameKeys, prepareName, scoreParty, type MatchFeatures, type ScreenedPerson } from './match.js';
+import { birthYears, nameKeys, prepareName, scoreParty, type MatchFeatures, type ScreenedPerson } from './match.js';
 
 /** Candidates scored per screening at most: the persons sharing the most index keys with the person screened. */
 export const CANDIDATE_LIMIT = 300;
@@ -40,7 +40,14 @@ export interface Screening {
 }
 
 /**
- * The persons of every current list that share the most keys with `$1` (text[]), at most `$2`, optionally of the list
+ * What a shared year key (`y:`, a word and the year of birth) counts for in the ranking of candidates, against 1 for
+ * any other key: about as much as all the other keys of a word together, so that a namesake of other years does not
+ * outrank the person of the same year written in another script.
+ */
+export const YEAR_KEY_WEIGHT = 8;
+
+/**
+ * The persons of every current list that share the most keys with `$1` (text[]), a year key counting `YEAR_KEY_WEIGHT`, at most `$2`, optionally of the list
  * `$3` only, in one statement: one snapshot, so a list replaced meanwhile is read whole, old or new, never a mix or a
  * half. One row even without candidates (`entity_id` null), carrying the count of lists and their versions.
  */
@@ -48,7 +55,7 @@ export const CANDIDATES_SQL = `
   WITH current AS (SELECT id AS list, current_version AS version_id FROM screening.watchlists
                     WHERE current_version IS NOT NULL AND ($3::text IS NULL OR id = $3)),
        found AS (
-         SELECT k.version_id, k.seq, count(*)::int AS shared
+         SELECT k.version_id, k.seq, sum(CASE WHEN k.key LIKE 'y:%' THEN ${YEAR_KEY_WEIGHT} ELSE 1 END)::int AS shared
            FROM current c JOIN screening.watchlist_keys k ON k.version_id = c.version_id AND k.key = ANY($1::text[])
           GROUP BY k.version_id, k.seq
           ORDER BY shared DESC, k.version_id, k.seq
@@ -77,7 +84,7 @@ export function candidateAnswer(rows: ReadonlyArray<Candidate & { lists: number;
  */
 export async function screenPerson(person: ScreenedPerson, minScore: number, source: CandidateSource, list: string | null = null): Promise<Screening> {
   const prepared = person.names.map(prepareName).filter((p) => p.tokens.length > 0);
-  const keys = [...new Set(prepared.flatMap(nameKeys))];
+  const keys = [...new Set(prepared.flatMap((p) => nameKeys(p, true, birthYears([person.dateOfBirth]))))];
   const { lists, candidates, versions } = await source(keys, keys.length === 0 ? 0 : CANDIDATE_LIMIT, list);
   let best = 0;
   const hits: ScreeningHit[] = [];

@@ -13,7 +13,7 @@ const KEYS = unnestColumns({ key: 'text', seq: 'int' }, { from: 2, as: 'k' });
 
 const jsonText = (col: string) => `ARRAY(SELECT jsonb_array_elements_text(r.${col}))`;
 
-/** A listed person to store, with the index keys of its names (`nameKeys` of @verity/watchlist). */
+/** A listed person to store, with the index keys of its names and years of birth (`partyKeys` of @verity/watchlist). */
 export type KeyedEntity = WatchlistEntityWire & { keys: readonly string[] };
 
 /** A candidate of a screening: a current version's person that shares keys with the person screened. */

@@ -13,7 +13,7 @@ import {
 } from '@verity/contracts';
 import { DomainError, type Issue } from '@verity/errors';
 import { assertBeforeDeadline, CONFIG, LOGGER, Poller, type Logger, type RpcContext } from '@verity/platform';
-import { ENTITY_LIMITS, LIST_FORMATS, nameKeys, prepareName } from '@verity/watchlist';
+import { ENTITY_LIMITS, LIST_FORMATS, partyKeys } from '@verity/watchlist';
 import { z } from 'zod';
 import type { ScreeningConfig } from '../config.js';
 import { WatchlistMonitorNotifier } from './watchlist-monitor.service.js';
@@ -92,7 +92,7 @@ export class WatchlistsService implements OnApplicationBootstrap, BeforeApplicat
 
   async batch(body: WatchlistLoadBatchRequest): Promise<WatchlistLoadBatchReply> {
     const req = parse(batchSchema, body);
-    const keyed = req.entities.map((e) => ({ ...e, keys: [...new Set(e.names.flatMap((n) => nameKeys(prepareName(n))))] }));
+    const keyed = req.entities.map((e) => ({ ...e, keys: partyKeys(e.names, e.dates_of_birth) }));
     return { stored: await this.repo.insertBatch(req.list, req.version, req.first_seq, keyed) };
   }
 
