@@ -65,7 +65,12 @@ describe('organizations', () => {
         created_at: undefined,
       },
     );
-    assert.deepEqual(await call(SUBJECTS.accountsOrgGet, { org_id: org.id }), org);
+    // the operator's read adds the region's pricing: its currency, the minor units' digits and each check's price
+    const { pricing, ...got } = await call(SUBJECTS.accountsOrgGet, { org_id: org.id });
+    assert.deepEqual(got, org);
+    assert.equal(pricing.currency, 'USD');
+    assert.equal(pricing.minor_unit_digits, 2);
+    assert.ok(Number.isInteger(pricing.check_prices.document) && pricing.check_prices.document > 0, JSON.stringify(pricing));
     const [row] = await query(db.url, 'SELECT name, region, tier FROM accounts.organizations WHERE id = $1', [org.id]);
     assert.deepEqual(row, { name: 'Acme', region: 'us', tier: 'standard' });
 
