@@ -109,7 +109,13 @@ describe('admin CLI (docs/operations.md)', () => {
     assert.equal(org.billing.wallet_locked, false);
     assert.equal(printed<Org>(elevated).tier, 'elevated');
 
-    assert.deepEqual(printed<Org>(await cli('org', 'get', '--region', 'us', '--org', org.id)), org);
+    // org get adds the region's pricing, with its currency (docs/operations.md, "Admin CLI")
+    const { pricing, ...got } = printed<Org & { pricing: { currency: string; minor_unit_digits: number; check_prices: Record<string, number> } }>(
+      await cli('org', 'get', '--region', 'us', '--org', org.id),
+    );
+    assert.deepEqual(got, org);
+    assert.deepEqual([pricing.currency, pricing.minor_unit_digits], ['USD', 2]);
+    assert.ok(pricing.check_prices['document']! > 0);
 
     const custom = printed<Org>(await cli('org', 'set-tier', '--region', 'us', '--org', org.id, '--tier', 'custom', '--limits', '{"reads":5000}'));
     assert.equal(custom.id, org.id);

@@ -379,7 +379,7 @@ describe('the admin CLI as a Job (deploy/examples/admin-job.yaml)', () => {
     const env = c['env'] as { name: string; valueFrom?: { secretKeyRef?: { name: string } } }[];
     assert.deepEqual(env.filter((e) => e.valueFrom).map((e) => e.valueFrom!.secretKeyRef!.name), ['verity-nats-operator']);
     // the Dockerfile builds the image it names
-    assert.match(readFileSync(path.join(REPO_ROOT, 'docker', 'Dockerfile'), 'utf8'), /^FROM runtime AS admin$/m);
+    assert.match(readFileSync(path.join(REPO_ROOT, 'docker', 'Dockerfile'), 'utf8'), /^FROM lean AS admin$/m);
   });
 });
 
