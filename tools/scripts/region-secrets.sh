@@ -43,18 +43,22 @@ shift
 names=("$@")
 [[ ${#names[@]} -gt 0 ]] || names=(database redis internal capture webhook console-totp erasure principal smtp nats nats-tls)
 
-secret() { # name key value [key value …]
-  local name="$1"; shift
+secret_head() { # name type
   cat <<YAML
 ---
 apiVersion: v1
 kind: Secret
 metadata:
-  name: ${name}
+  name: $1
   labels: { app.kubernetes.io/part-of: verity, verity.dev/region: ${region} }
-type: Opaque
+type: $2
 stringData:
 YAML
+}
+
+secret() { # name key value [key value …]
+  secret_head "$1" Opaque
+  shift
   local v
   while [[ $# -gt 0 ]]; do
     # a YAML double-quoted string: backslashes, quotes and line ends escaped
@@ -99,24 +103,15 @@ database_secrets() {
 
 # The in-cluster Postgres's first user, password and database: those of $DATABASE_URL, so the owner's URL works.
 postgres_secret() {
-  local url re='^postgres(ql)?://([^:@/]+):([^@/]+)@[^/]+/([^?]+)'
+  local url
   url="$(database_url)"
-  [[ "$url" =~ $re ]] || { echo "DATABASE_URL must be postgres://user:password@host:port/database for the in-cluster Postgres" >&2; exit 2; }
-  secret verity-postgres POSTGRES_USER "${BASH_REMATCH[2]}" POSTGRES_PASSWORD "${BASH_REMATCH[3]}" POSTGRES_DB "${BASH_REMATCH[4]}"
+  [[ "$url" =~ $URL_RE ]] || { echo "DATABASE_URL must be postgres://user:password@host:port/database for the in-cluster Postgres" >&2; exit 2; }
+  secret verity-postgres POSTGRES_USER "${BASH_REMATCH[3]}" POSTGRES_PASSWORD "${BASH_REMATCH[4]}" POSTGRES_DB "${BASH_REMATCH[6]}"
 }
 
 tls_secret() { # name file:key… (PEM files, each under its key)
-  local name="$1"; shift
-  cat <<YAML
----
-apiVersion: v1
-kind: Secret
-metadata:
-  name: ${name}
-  labels: { app.kubernetes.io/part-of: verity, verity.dev/region: ${region} }
-type: kubernetes.io/tls
-stringData:
-YAML
+  secret_head "$1" kubernetes.io/tls
+  shift
   for pair in "$@"; do
     echo "  ${pair#*:}: |"
     sed 's/^/    /' "${pair%%:*}"

@@ -329,7 +329,7 @@ describe('install options as kustomize components (deploy/components)', () => {
               assert.match(ini, /^\* = host=postgres port=5432$/m);
               assert.match(ini, /^auth_file = \/etc\/pgbouncer-auth\/userlist.txt$/m);
               // a managed server is reached under the name "postgres" too
-              assert.equal(find(objects, 'Service', 'postgres')['spec'] && ((find(objects, 'Service', 'postgres')['spec'] as { type?: string }).type === 'ExternalName'), !inCluster);
+              assert.equal((find(objects, 'Service', 'postgres')['spec'] as { type?: string }).type === 'ExternalName', !inCluster);
             }
             const secrets = regionSecrets(r, [...DEFAULT_SECRETS, ...(inCluster ? ['postgres'] : [])], pooler ? { DATABASE_POOLER_URL: `postgres://verity:pw@pgbouncer:6432/verity_${r}` } : {});
             assert.deepEqual(unmetSecretRefs(objects, secrets), []);
