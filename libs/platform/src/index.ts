@@ -18,6 +18,7 @@ export * from './readiness.js';
 export * from './metrics.js';
 export * from './tracing.js';
 export * from './poller.js';
+export * from './jobs.js';
 export * from './semaphore.js';
 export * from './unnest.js';
 export * from './http-observer.js';
