@@ -6,6 +6,7 @@
  */
 import type * as AnalysisModule from './analysis.js';
 import type * as FlowModule from './flow.js';
+import type * as FaceModule from './face.js';
 import type { Artifact, CaptureStep, CaptureView, DocumentType, LinkProblem, Screen } from './flow.js';
 import type { FrameAssessment, Rect } from './analysis.js';
 
@@ -41,6 +42,7 @@ const shootButton = el<HTMLButtonElement>('shoot-button');
 const cameraRetry = el<HTMLButtonElement>('camera-retry');
 const chooseFile = el<HTMLButtonElement>('choose-file');
 const cameraWait = el('camera-wait');
+const faceGuidance = el('face-guidance');
 const cameraProblem = el('camera-problem');
 const reviewImage = el<HTMLImageElement>('review-image');
 const reviewFeedback = el('review-feedback');
@@ -298,6 +300,7 @@ async function startCamera(step: CaptureStep): Promise<void> {
   const turn = cameraTurn;
   shootButton.disabled = true;
   shootButton.hidden = false;
+  unguided(false);
   cameraRetry.hidden = true;
   cameraWait.hidden = false;
   cameraWait.textContent = 'Starting the camera…';
@@ -332,8 +335,118 @@ async function startCamera(step: CaptureStep): Promise<void> {
   }
   if (turn !== cameraTurn) return;
   cameraWait.hidden = true;
-  shootButton.disabled = false;
   announce('The camera is on.');
+  if (step === 'selfie') void guideFace(turn);
+  else shootButton.disabled = false;
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// The selfie's face guide (face.ts, oval.ts): the shutter waits until the face is inside the oval
+
+let faceModule: Promise<typeof FaceModule> | null = null;
+
+/** The face guide's module, imported on first use (the selfie step); a failed import is tried again next time. */
+function loadFaceModule(): Promise<typeof FaceModule> {
+  faceModule ??= (import(`./face.js${version}`) as Promise<typeof FaceModule>).catch((e: unknown) => {
+    faceModule = null;
+    throw e;
+  });
+  return faceModule;
+}
+
+/** Starts fetching the guide's files while the camera starts, without waiting for them. */
+function prepareFaceGuide(): void {
+  loadFaceModule()
+    .then((f) => f.faceDetector())
+    .catch(() => undefined);
+}
+
+/** No guide on this camera: its words hidden, and the shutter as the camera allows. */
+function unguided(enable: boolean): void {
+  faceGuidance.hidden = true;
+  faceGuidance.textContent = '';
+  delete viewfinder.dataset.fit;
+  shootButton.removeAttribute('aria-describedby');
+  if (enable) shootButton.disabled = false;
+}
+
+function withTimeout<T>(p: Promise<T>, ms: number): Promise<T> {
+  return new Promise((resolve, reject) => {
+    const timer = window.setTimeout(() => reject(new Error('timed out')), ms);
+    p.then(
+      (v) => {
+        window.clearTimeout(timer);
+        resolve(v);
+      },
+      (e: unknown) => {
+        window.clearTimeout(timer);
+        reject(e as Error);
+      },
+    );
+  });
+}
+
+const sleep = (ms: number) => new Promise<void>((r) => window.setTimeout(r, ms));
+
+/**
+ * Looks at the selfie camera a few times a second and says where the face is against the oval, over the picture
+ * and through the status region; the shutter is enabled once the face has held still inside it. Where the detector
+ * cannot be had in time, is too slow, or fails, the shutter works as it does for a document: the region's checks
+ * judge the photo.
+ */
+async function guideFace(turn: number): Promise<void> {
+  const live = () => turn === cameraTurn && state.screen === 'camera' && state.step === 'selfie';
+  const started = performance.now();
+  faceGuidance.hidden = false;
+  faceGuidance.textContent = 'Getting ready…';
+  let face: typeof FaceModule;
+  let detector: FaceModule.FaceDetector;
+  try {
+    // the module is small; its GUIDE_TIMING.loadMs bounds the whole wait
+    face = await withTimeout(loadFaceModule(), 10_000);
+    detector = await withTimeout(face.faceDetector(), Math.max(1, face.GUIDE_TIMING.loadMs - (performance.now() - started)));
+  } catch {
+    if (live()) unguided(true);
+    return;
+  }
+  if (!live()) return;
+  const timing = face.GUIDE_TIMING;
+  const guide = new face.FaceGuide();
+  shootButton.setAttribute('aria-describedby', 'face-guidance');
+  let said: string | null = null;
+  let seen: string | null = null;
+  while (live()) {
+    const t = performance.now();
+    const frame = { width: video.videoWidth, height: video.videoHeight };
+    const box = viewfinder.getBoundingClientRect();
+    const size = { width: box.width, height: box.height };
+    let found: Rect | null;
+    try {
+      if (frame.width === 0 || size.width === 0) throw new Error('no picture');
+      found = await detector.detect(video, guideInFrame(frame, size, { x: 0, y: 0, width: 1, height: 1 }));
+    } catch {
+      if (live()) unguided(true);
+      return;
+    }
+    if (!live()) return;
+    const now = performance.now();
+    if (now - t > timing.slowLookMs) {
+      unguided(true);
+      return;
+    }
+    const where = guide.look(found, guideInFrame(frame, size, guideFraction()), now);
+    const words = face.GUIDE_WORDS[where];
+    shootButton.disabled = where !== 'ready' && now - started < timing.giveUpMs;
+    viewfinder.dataset.fit = where;
+    faceGuidance.textContent = words;
+    // said once it held for two looks (a face on the oval's edge does not chatter), or at once when ready
+    if (words !== said && (words === seen || where === 'ready')) {
+      said = words;
+      announce(words);
+    }
+    seen = words;
+    await sleep(Math.max(0, timing.lookEveryMs - (performance.now() - t)));
+  }
 }
 
 function cameraUnavailable(message: string, canRetry: boolean): void {
@@ -478,6 +591,7 @@ function openStep(step: CaptureStep, message: string | null = null): void {
   el('camera-title').textContent = stepTitle(step);
   el('camera-hint').textContent = stepHint(step);
   viewfinder.dataset.shape = step === 'selfie' ? 'face' : 'document';
+  if (step === 'selfie') prepareFaceGuide();
   viewfinder.dataset.document = state.documentType === 'passport' ? 'passport' : 'card';
   chooseFile.hidden = state.capture?.photo_upload !== true;
   notice(cameraProblem, message);

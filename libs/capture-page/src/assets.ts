@@ -7,6 +7,7 @@ import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { gzipSync } from 'node:zlib';
 
 /** This module runs from dist/src: the library's folder is two up. */
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
@@ -16,12 +17,17 @@ export interface Asset {
   contentType: string;
   /** A strong validator of the bytes, quoted. */
   etag: string;
+  /** Whether the file is worth sending gzip-compressed (text, models, WebAssembly; not the small pictures). */
+  compressible: boolean;
 }
 
 const TYPES: Record<string, string> = {
   '.js': 'text/javascript; charset=utf-8',
   '.css': 'text/css; charset=utf-8',
   '.svg': 'image/svg+xml',
+  '.json': 'application/json',
+  '.bin': 'application/octet-stream',
+  '.wasm': 'application/wasm',
 };
 
 /** Every file the page may load, by the name it is served under: nothing else is served. */
@@ -40,7 +46,19 @@ const FILES: Record<string, string> = {
   'done.svg': 'assets/done.svg',
   'link.svg': 'assets/link.svg',
   'wait.svg': 'assets/wait.svg',
+  // the selfie's face guide (docs/capture.md "The face guide"), loaded by the page only when the selfie step opens:
+  // its module, then Human's browser build, the BlazeFace model and TensorFlow.js's WebAssembly (vendor/README.md)
+  'face.js': 'dist/browser/face.js',
+  'oval.js': 'dist/browser/oval.js',
+  'human.esm.js': 'vendor/human.esm.js',
+  'blazeface.json': 'vendor/blazeface.json',
+  'blazeface.bin': 'vendor/blazeface.bin',
+  'tfjs-backend-wasm-simd.wasm': 'vendor/tfjs-backend-wasm-simd.wasm',
+  'tfjs-backend-wasm.wasm': 'vendor/tfjs-backend-wasm.wasm',
 };
+
+/** Files smaller than this are sent as they are: compressing them saves less than it costs. */
+const COMPRESS_MIN_BYTES = 1024;
 
 function load(name: string, rel: string): Asset {
   let body: Buffer;
@@ -52,7 +70,8 @@ function load(name: string, rel: string): Asset {
   // the compiled modules name no source map: none is served
   if (name.endsWith('.js')) body = Buffer.from(body.toString('utf8').replace(/\n\/\/# sourceMappingURL=.*\s*$/, '\n'));
   const digest = createHash('sha256').update(body).digest('base64url').slice(0, 16);
-  return { body, contentType: TYPES[path.extname(name)], etag: `"${digest}"` };
+  const ext = path.extname(name);
+  return { body, contentType: TYPES[ext], etag: `"${digest}"`, compressible: ext !== '.svg' && body.length >= COMPRESS_MIN_BYTES };
 }
 
 const ASSETS = new Map(Object.entries(FILES).map(([name, rel]) => [name, load(name, rel)]));
@@ -76,4 +95,34 @@ export function captureAsset(name: string): Asset | undefined {
 /** The relative link the page's HTML uses for an asset. */
 export function assetUrl(name: string): string {
   return `assets/${name}?v=${ASSET_VERSION}`;
+}
+
+/** Gzip copies of the compressible assets, made on first request (the face guide's files are megabytes). */
+const GZIPPED = new Map<string, Buffer>();
+
+/** What to send for an asset: its bytes, their encoding, validator and headers, by the request's Accept-Encoding. */
+export interface AssetVariant {
+  body: Buffer;
+  etag: string;
+  /** `content-type`, `etag`, `vary` and, when compressed, `content-encoding`. */
+  headers: Record<string, string>;
+}
+
+/**
+ * The asset as sent to a client that accepts `acceptEncoding`: gzip when it takes gzip and the file is worth it
+ * (about a third of the face guide's 3 MB), else the bytes as they are. Each encoding has its own ETag.
+ */
+export function assetVariant(name: string, acceptEncoding: string | string[] | undefined): AssetVariant | undefined {
+  const a = captureAsset(name);
+  if (!a) return undefined;
+  const vary = { vary: 'Accept-Encoding' };
+  const accepts = /(^|[\s,])gzip(?!\s*;\s*q=0(\.0*)?\s*(,|$))/i.test(Array.isArray(acceptEncoding) ? acceptEncoding.join(',') : (acceptEncoding ?? ''));
+  if (!a.compressible || !accepts) return { body: a.body, etag: a.etag, headers: { 'content-type': a.contentType, etag: a.etag, ...vary } };
+  let gz = GZIPPED.get(name);
+  if (!gz) {
+    gz = gzipSync(a.body, { level: 6 });
+    GZIPPED.set(name, gz);
+  }
+  const etag = `${a.etag.slice(0, -1)}-gz"`;
+  return { body: gz, etag, headers: { 'content-type': a.contentType, etag, 'content-encoding': 'gzip', ...vary } };
 }

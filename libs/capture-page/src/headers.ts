@@ -1,11 +1,13 @@
 /**
  * The headers of every /verify response. The policy loads nothing from another origin, runs no inline script or
  * style, and lets the page show its own camera frames and photos (`blob:`), talk only to its own origin, and
- * never be framed. `data:` images are not needed by the page and are left out.
+ * never be framed. `data:` images are not needed by the page and are left out. `'wasm-unsafe-eval'` lets the face
+ * guide compile its own origin's WebAssembly (TensorFlow.js's backend); it allows no `eval`, no `new Function` and no
+ * inline script. No worker is started: `default-src 'none'` refuses them.
  */
 export const CONTENT_SECURITY_POLICY = [
   "default-src 'none'",
-  "script-src 'self'",
+  "script-src 'self' 'wasm-unsafe-eval'",
   "style-src 'self'",
   "img-src 'self' blob:",
   "media-src 'self' blob:",

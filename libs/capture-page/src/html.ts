@@ -86,6 +86,7 @@ ${BAR}
     <video id="video" playsinline muted autoplay aria-label="Camera preview"></video>
     <div class="guide" id="guide" aria-hidden="true"></div>
     <p class="viewfinder-note" id="camera-wait">Starting the camera…</p>
+    <p class="face-guidance" id="face-guidance" hidden></p>
   </div>
   <p class="notice" id="camera-problem" hidden></p>
   <div class="actions">

@@ -1,5 +1,9 @@
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import path from 'node:path';
 import { describe, it } from 'node:test';
+import { gunzipSync } from 'node:zlib';
 import {
   ASSET_CACHE_CONTROL,
   ASSET_NAMES,
@@ -7,6 +11,7 @@ import {
   PAGE_TEXTS,
   SECURITY_HEADERS,
   assetUrl,
+  assetVariant,
   captureAsset,
   capturePage,
   errorPage,
@@ -130,9 +135,11 @@ describe('the policy and the assets', () => {
   it('the CSP loads nothing from elsewhere, runs nothing inline and cannot be framed', () => {
     assert.equal(
       CONTENT_SECURITY_POLICY,
-      "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' blob:; media-src 'self' blob:; connect-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'",
+      "default-src 'none'; script-src 'self' 'wasm-unsafe-eval'; style-src 'self'; img-src 'self' blob:; media-src 'self' blob:; connect-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'",
     );
-    assert.equal(/unsafe|\*|https?:/.test(CONTENT_SECURITY_POLICY), false);
+    // WebAssembly of its own origin for the face guide, nothing else unsafe: no eval, no inline code, no worker
+    assert.equal(/unsafe|\*|https?:/.test(CONTENT_SECURITY_POLICY.replace(" 'wasm-unsafe-eval'", '')), false);
+    assert.equal(/worker-src|'unsafe-eval'|'unsafe-inline'/.test(CONTENT_SECURITY_POLICY), false);
     assert.equal(SECURITY_HEADERS['content-security-policy'], CONTENT_SECURITY_POLICY);
     assert.equal(SECURITY_HEADERS['x-content-type-options'], 'nosniff');
     assert.equal(SECURITY_HEADERS['referrer-policy'], 'no-referrer');
@@ -163,7 +170,78 @@ describe('the policy and the assets', () => {
   });
 
   it('the browser script never writes inline style or script', () => {
-    const js = captureAsset('capture.js')!.body.toString('utf8');
-    assert.equal(/\.style\b|setAttribute\(\s*['"]style|innerHTML|insertAdjacentHTML|eval\(|new Function/.test(js), false);
+    for (const name of ['capture.js', 'face.js', 'oval.js']) {
+      const js = captureAsset(name)!.body.toString('utf8');
+      assert.equal(/\.style\b|setAttribute\(\s*['"]style|innerHTML|insertAdjacentHTML|eval\(|new Function/.test(js), false, name);
+    }
+  });
+
+  it('the face guide: its module, Human, BlazeFace and the WebAssembly are served, with their types', () => {
+    // imported by the page only on the selfie step
+    assert.match(captureAsset('capture.js')!.body.toString('utf8'), /import\(`\.\/face\.js\$\{version\}`\)/);
+    assert.match(captureAsset('face.js')!.body.toString('utf8'), /import\(`\.\/human\.esm\.js\$\{version\}`\)/);
+    for (const [name, type] of [
+      ['face.js', 'text/javascript; charset=utf-8'],
+      ['oval.js', 'text/javascript; charset=utf-8'],
+      ['human.esm.js', 'text/javascript; charset=utf-8'],
+      ['blazeface.json', 'application/json'],
+      ['blazeface.bin', 'application/octet-stream'],
+      ['tfjs-backend-wasm-simd.wasm', 'application/wasm'],
+      ['tfjs-backend-wasm.wasm', 'application/wasm'],
+    ]) {
+      assert.equal(captureAsset(name!)?.contentType, type, name);
+    }
+    // the model's weights are the file its manifest names
+    const manifest = JSON.parse(captureAsset('blazeface.json')!.body.toString('utf8')) as { weightsManifest: { paths: string[] }[] };
+    assert.deepEqual(manifest.weightsManifest.flatMap((m) => m.paths), ['blazeface.bin']);
+    assert.equal(captureAsset('human.esm.js')!.body.includes('sourceMappingURL'), false);
+    // the threaded WebAssembly needs cross-origin isolation, which the page does not have: not served
+    assert.equal(captureAsset('tfjs-backend-wasm-threaded-simd.wasm'), undefined);
+  });
+
+  it("the vendored files are the installed packages' own (vendor/README.md: copy them again on an upgrade)", () => {
+    const require = createRequire(import.meta.url);
+    const human = path.resolve(path.dirname(require.resolve('@vladmandic/human')), '..');
+    const wasm = path.resolve(path.dirname(require.resolve('@tensorflow/tfjs-backend-wasm')), '..');
+    const version = (dir: string) => (JSON.parse(readFileSync(path.join(dir, 'package.json'), 'utf8')) as { version: string }).version;
+    assert.equal(version(human), '3.3.6');
+    assert.equal(version(wasm), '4.22.0');
+    const sources: Record<string, string> = {
+      'human.esm.js': path.join(human, 'dist', 'human.esm.js'),
+      'blazeface.json': path.join(human, 'models', 'blazeface.json'),
+      'blazeface.bin': path.join(human, 'models', 'blazeface.bin'),
+      'tfjs-backend-wasm-simd.wasm': path.join(wasm, 'dist', 'tfjs-backend-wasm-simd.wasm'),
+      'tfjs-backend-wasm.wasm': path.join(wasm, 'dist', 'tfjs-backend-wasm.wasm'),
+    };
+    for (const [name, file] of Object.entries(sources)) {
+      const installed = readFileSync(file);
+      const served = captureAsset(name)!.body;
+      // the served script drops only its source map's name
+      if (name.endsWith('.js')) assert.equal(served.toString('utf8'), installed.toString('utf8').replace(/\n\/\/# sourceMappingURL=.*\s*$/, '\n'), name);
+      else assert.ok(served.equals(installed), name);
+    }
+  });
+
+  it('sends the large files gzip-compressed to a browser that takes gzip, with their own ETag, and as they are otherwise', () => {
+    const plain = assetVariant('human.esm.js', undefined)!;
+    assert.ok(plain.body.equals(captureAsset('human.esm.js')!.body));
+    assert.equal(plain.headers['content-encoding'], undefined);
+    assert.equal(plain.headers.vary, 'Accept-Encoding');
+    const gz = assetVariant('human.esm.js', 'gzip, deflate, br, zstd')!;
+    assert.equal(gz.headers['content-encoding'], 'gzip');
+    assert.equal(gz.headers['content-type'], 'text/javascript; charset=utf-8');
+    assert.notEqual(gz.etag, plain.etag);
+    assert.equal(gz.headers.etag, gz.etag);
+    assert.ok(gunzipSync(gz.body).equals(plain.body));
+    assert.equal(assetVariant('human.esm.js', 'gzip;q=0, br')!.headers['content-encoding'], undefined);
+    assert.equal(assetVariant('human.esm.js', 'identity')!.headers['content-encoding'], undefined);
+    // the small pictures are sent as they are
+    assert.equal(assetVariant('icon.svg', 'gzip')!.headers['content-encoding'], undefined);
+    assert.equal(assetVariant('nope.js', 'gzip'), undefined);
+    // what an applicant's browser downloads for the face guide (docs/capture.md "The face guide")
+    const files = ['face.js', 'oval.js', 'human.esm.js', 'blazeface.json', 'blazeface.bin', 'tfjs-backend-wasm-simd.wasm'];
+    const sent = files.reduce((n, f) => n + assetVariant(f, 'gzip')!.body.length, 0);
+    const raw = files.reduce((n, f) => n + captureAsset(f)!.body.length, 0);
+    assert.ok(sent < 1_000_000, `${sent} bytes gzip-compressed (${raw} as they are)`);
   });
 });

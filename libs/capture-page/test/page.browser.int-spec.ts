@@ -24,7 +24,7 @@ import { catalogueSpecimen, photograph, renderSpecimen, selfie } from '@verity/s
 import { accessibilityProblems, imageCorrelation, launchChromium } from '@verity/testing';
 import { type Browser, type BrowserContext, type Page } from 'playwright-core';
 import sharp from 'sharp';
-import { ASSET_CACHE_CONTROL, PAGE_CACHE_CONTROL, SECURITY_HEADERS, captureAsset, capturePage, errorPage } from '../src/index.js';
+import { ASSET_CACHE_CONTROL, PAGE_CACHE_CONTROL, SECURITY_HEADERS, assetVariant, capturePage, errorPage } from '../src/index.js';
 import { isCaptureSecret } from '@verity/keys';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../../..');
@@ -62,6 +62,10 @@ interface Fake {
 }
 
 const fakes = new Map<string, Fake>();
+/** The assets the browser asked for, in order, and how each was encoded. */
+const assetRequests: { name: string; encoding: string | null }[] = [];
+/** Assets answered 404, as a network that loses them would. */
+const refusedAssets = new Set<string>();
 /** Requests to the capture API without the bearer secret of a capture. */
 let unauthorized = 0;
 
@@ -118,9 +122,11 @@ async function handle(req: http.IncomingMessage, res: http.ServerResponse): Prom
   const url = new URL(req.url ?? '/', 'http://x');
   const asset = /^\/verify\/assets\/([^/]+)$/.exec(url.pathname);
   if (asset) {
-    const a = captureAsset(asset[1]!);
+    // gzip as the gateway sends it: the face guide's model and WebAssembly reach the page compressed
+    const a = refusedAssets.has(asset[1]!) ? undefined : assetVariant(asset[1]!, req.headers['accept-encoding']);
     if (!a) return send(res, 404, { ...SECURITY_HEADERS, 'content-type': 'text/plain' }, 'not found');
-    return send(res, 200, { ...SECURITY_HEADERS, 'content-type': a.contentType, 'cache-control': ASSET_CACHE_CONTROL, etag: a.etag }, a.body);
+    assetRequests.push({ name: asset[1]!, encoding: a.headers['content-encoding'] ?? null });
+    return send(res, 200, { ...SECURITY_HEADERS, ...a.headers, 'cache-control': ASSET_CACHE_CONTROL }, a.body);
   }
   const page = /^\/verify\/([^/]+)$/.exec(url.pathname);
   if (page) {
@@ -182,7 +188,7 @@ let base: string;
 let browser: Browser;
 let tmp: string;
 let cameraFile: string;
-const images: Record<'front' | 'back' | 'selfie' | 'passport' | 'dark' | 'empty', Buffer> = {} as never;
+const images: Record<'front' | 'back' | 'selfie' | 'faceAbove' | 'passport' | 'dark' | 'empty', Buffer> = {} as never;
 
 /** What the fake camera shows from the next getUserMedia on: a few frames of one photo, swapped in atomically. */
 function camera(jpeg: Buffer): void {
@@ -288,6 +294,10 @@ before(async () => {
   images.back = await photograph(card.back!, phone);
   images.passport = await photograph(passport.front, phone);
   images.selfie = await selfie('hopper', { size: 960, mirror: false });
+  // the same face 220 px higher (of 960): whole in the picture, its centre well above the oval's
+  // (two pipelines: sharp extracts before it extends within one)
+  const extended = await sharp(images.selfie).extend({ bottom: 220, background: '#8a8f96' }).png().toBuffer();
+  images.faceAbove = await sharp(extended).extract({ left: 0, top: 220, width: 720, height: 960 }).jpeg({ quality: 92 }).toBuffer();
   images.dark = await sharp(images.front).modulate({ brightness: 0.15 }).jpeg({ quality: 90 }).toBuffer();
   images.empty = await sharp({ create: { width: 1600, height: 1200, channels: 3, background: '#7d6e5e' } }).jpeg().toBuffer();
   camera(images.front);
@@ -330,6 +340,9 @@ describe('the capture page in Chromium', () => {
     assert.equal(await page.locator('#progress').textContent(), 'Photo 1 of 3');
     assert.equal(await page.getByRole('button', { name: 'Choose a photo instead' }).isVisible(), false);
     await shot(page, '03-document-camera');
+    // the face guide's files are not fetched before the selfie step
+    const faceFiles = ['face.js', 'oval.js', 'human.esm.js', 'blazeface.json', 'blazeface.bin', 'tfjs-backend-wasm-simd.wasm'];
+    assert.deepEqual(assetRequests.filter((r) => faceFiles.includes(r.name) || r.name.endsWith('.wasm')), []);
     await takePhoto(page);
     // a sharp, lit specimen inside the guide: no warning, the photo can be used at once
     assert.match((await page.locator('#review-feedback').textContent()) ?? '', /Make sure all the text is sharp/);
@@ -342,14 +355,35 @@ describe('the capture page in Chromium', () => {
     await expectHeading(page, 'Back of your identity card');
     assert.deepEqual(fake.received.puts, ['front']);
     await takePhoto(page);
-    // the next step asks for its camera as soon as this photo is accepted: the face goes in first
-    camera(images.selfie);
+    // the next step asks for its camera as soon as this photo is accepted: the face goes in first, above the oval
+    camera(images.faceAbove);
     await page.getByRole('button', { name: 'Use this photo' }).click();
 
     await expectHeading(page, 'Photo of your face');
     assert.equal(await page.locator('#progress').textContent(), 'Photo 3 of 3');
     assert.equal(await page.locator('#viewfinder').getAttribute('data-shape'), 'face');
+    // the face guide (loaded now) finds the face above the oval: it says so, and the shutter stays off
+    await page.locator('#face-guidance', { hasText: 'Move your face into the oval' }).waitFor({ timeout: 20_000 });
+    await expectAnnounced(page, /^Move your face into the oval$/);
+    await page.waitForTimeout(1000);
+    assert.equal(await page.locator('#face-guidance').textContent(), 'Move your face into the oval');
+    assert.equal(await page.locator('#shoot-button').isDisabled(), true, 'the shutter waits for the face');
+    assert.equal(await page.locator('#shoot-button').getAttribute('aria-describedby'), 'face-guidance');
+    await shot(page, '05-selfie-face-above-oval');
+    // now they were, once each, the large ones gzip-compressed; Chromium has SIMD: the plain WebAssembly is not needed
+    assert.deepEqual(
+      assetRequests.filter((r) => faceFiles.includes(r.name) || r.name.endsWith('.wasm')).sort((a, b) => a.name.localeCompare(b.name)),
+      faceFiles.map((name) => ({ name, encoding: 'gzip' })).sort((a, b) => a.name.localeCompare(b.name)),
+    );
+    // the person moves into the oval (the camera, started again, shows the face centred): the shutter turns on
+    camera(images.selfie);
+    await page.getByRole('button', { name: 'I can’t do this now' }).click();
+    await page.getByRole('button', { name: 'No, go back' }).click();
+    await expectHeading(page, 'Photo of your face');
     await cameraReady(page);
+    assert.equal(await page.locator('#viewfinder').getAttribute('data-fit'), 'ready');
+    assert.equal(await page.locator('#face-guidance').textContent(), 'Hold still and take the photo');
+    await expectAnnounced(page, /^Hold still and take the photo$/);
     await shot(page, '05-selfie-camera');
     // on a small phone (390×667) the way out stays on screen without scrolling, below the shutter
     await page.setViewportSize(SMALL_PHONE);
@@ -406,9 +440,11 @@ describe('the capture page in Chromium', () => {
     await close(s);
   });
 
-  it('upload flow: a passport (no back) and a selfie chosen from files are submitted as "upload", without signals', async () => {
+  it('upload flow: a passport (no back) and a selfie chosen from files are submitted as "upload", without signals; without the face guide the selfie shutter works', async (t) => {
     const fake = newFake({ photo_upload: true, device_intelligence: false });
     camera(images.passport);
+    refusedAssets.add('human.esm.js');
+    t.after(() => refusedAssets.clear());
     const s = await open(fake);
     const { page } = s;
     await page.getByRole('button', { name: 'I agree, start' }).click();
@@ -422,6 +458,10 @@ describe('the capture page in Chromium', () => {
     await page.getByRole('button', { name: 'Use this photo' }).click();
 
     await expectHeading(page, 'Photo of your face');
+    // the face guide cannot load here (its library is refused): the shutter works without it, whatever the camera shows
+    await cameraReady(page);
+    assert.equal(await page.locator('#face-guidance').isHidden(), true);
+    assert.equal(await page.locator('#viewfinder').getAttribute('data-fit'), null);
     await chooseFile(page, images.selfie, 'me.jpg');
     await page.getByRole('button', { name: 'Use this photo' }).click();
     await expectHeading(page, 'You’re ready to send');

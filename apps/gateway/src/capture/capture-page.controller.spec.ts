@@ -2,6 +2,7 @@ import 'reflect-metadata';
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { after, before, beforeEach, describe, it } from 'node:test';
+import { gunzipSync } from 'node:zlib';
 import { Module } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
@@ -199,6 +200,27 @@ describe('GET /verify/assets/:file', () => {
       assert.ok(res.rawPayload.equals(captureAsset(file)!.body));
     }
     assert.equal(calls.length, 0);
+  });
+
+  it("serves the face guide's files gzip-compressed when the browser takes gzip, each encoding with its ETag", async () => {
+    for (const [file, type] of [
+      ['human.esm.js', 'text/javascript; charset=utf-8'],
+      ['blazeface.bin', 'application/octet-stream'],
+      ['tfjs-backend-wasm-simd.wasm', 'application/wasm'],
+    ]) {
+      const gz = await get(`/verify/assets/${file}`, { 'accept-encoding': 'gzip, deflate, br' });
+      assert.equal(gz.statusCode, 200, file);
+      assert.equal(gz.headers['content-type'], type);
+      assert.equal(gz.headers['content-encoding'], 'gzip');
+      assert.equal(gz.headers.vary, 'Accept-Encoding');
+      assert.equal(gz.headers['content-security-policy'], CONTENT_SECURITY_POLICY);
+      assert.ok(gunzipSync(gz.rawPayload).equals(captureAsset(file)!.body), file);
+      const plain = await get(`/verify/assets/${file}`);
+      assert.equal(plain.headers['content-encoding'], undefined);
+      assert.notEqual(plain.headers.etag, gz.headers.etag);
+      const again = await get(`/verify/assets/${file}`, { 'accept-encoding': 'gzip', 'if-none-match': String(gz.headers.etag) });
+      assert.equal(again.statusCode, 304);
+    }
   });
 
   it('answers 304 to a matching If-None-Match', async () => {

@@ -3,7 +3,7 @@ import {
   ASSET_CACHE_CONTROL,
   PAGE_CACHE_CONTROL,
   SECURITY_HEADERS,
-  captureAsset,
+  assetVariant,
   capturePage,
   errorPage,
   type PageKind,
@@ -33,13 +33,14 @@ export class CapturePageController {
   @Get('verify/assets/:file')
   asset(@Param('file') file: string, @Req() req: FastifyRequest, @Res() reply: FastifyReply) {
     reply.headers(SECURITY_HEADERS);
-    const a = captureAsset(file);
+    // gzip when the browser takes it (the face guide's model and WebAssembly are megabytes)
+    const a = assetVariant(file, req.headers['accept-encoding']);
     if (!a) {
       return reply.code(404).header('cache-control', PAGE_CACHE_CONTROL).header('content-type', 'text/plain; charset=utf-8').send('Not found.\n');
     }
-    reply.header('cache-control', ASSET_CACHE_CONTROL).header('etag', a.etag);
+    reply.header('cache-control', ASSET_CACHE_CONTROL).headers(a.headers);
     if (req.headers['if-none-match'] === a.etag) return reply.code(304).send();
-    return reply.code(200).header('content-type', a.contentType).send(a.body);
+    return reply.code(200).send(a.body);
   }
 
   @Route('GET /verify/:secret', {
