@@ -30,6 +30,8 @@ describe('live runs crash safety', () => {
   let root: string;
   let reader: OwnStack['reader'];
   let photos: Photos[];
+  /** When a service was last started again (ms since the epoch). */
+  let lastStart = 0;
   /** The sessions service's log lines about live-run jobs (failed and retried, given up). */
   const jobLog: string[] = [];
 
@@ -94,15 +96,17 @@ describe('live runs crash safety', () => {
   }
 
   /**
-   * Live runs in the middle of their read now: the sessions service's connections that have held a job's
-   * transaction open for at least 300 ms while waiting on a call (the relay and the submit wait on nothing that long).
+   * Live runs in the middle of their read now: `live_run` jobs claimed at least 300 ms ago whose lease is still
+   * held, claimed since `since` (ms since the epoch; a lease a killed process left is not a run under way). A run
+   * holds no transaction while it reads (docs/architecture.md, "A live run").
    */
-  async function reading(): Promise<number> {
+  async function reading(since: number): Promise<number> {
     const [r] = await query<{ n: number }>(
       db.url,
-      `SELECT count(*)::int AS n FROM pg_stat_activity
-        WHERE datname = current_database() AND application_name = 'sessions-us' AND state = 'idle in transaction'
-          AND clock_timestamp() - state_change > interval '300 milliseconds'`,
+      `SELECT count(*)::int AS n FROM sessions.jobs
+        WHERE kind = 'live_run' AND lease IS NOT NULL AND run_after > now() AND leased_at > to_timestamp($1::float8 / 1000)
+          AND clock_timestamp() - leased_at > interval '300 milliseconds'`,
+      [since],
     );
     return r!.n;
   }
@@ -110,11 +114,13 @@ describe('live runs crash safety', () => {
   /** SIGKILLs `service` while a run is in the middle of its read and starts it again; false when no run was left to interrupt. */
   async function killDuringRun(t: TestContext, service: ServiceName, ids: string[], started: number): Promise<boolean> {
     let n = 0;
-    const running = await waitFor(async () => ((n = await reading()) > 0 ? true : (await open(ids)) === 0 ? 'none' : undefined), 20_000, 20);
+    const since = lastStart;
+    const running = await waitFor(async () => ((n = await reading(since)) > 0 ? true : (await open(ids)) === 0 ? 'none' : undefined), 20_000, 20);
     if (running === 'none') return false;
     await stack.stopService('us', service, 'SIGKILL');
     const killedAt = Date.now();
     stack.startService('us', service);
+    lastStart = Date.now();
     await stack.waitReady('us', 30_000);
     t.diagnostic(`${service} SIGKILLed ${((killedAt - started) / 1000).toFixed(1)} s after submit with ${n} run(s) reading; ready again after ${((Date.now() - killedAt) / 1000).toFixed(1)} s`);
     return true;

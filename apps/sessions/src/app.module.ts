@@ -4,9 +4,13 @@ import { EmailLogRepository } from './emails/email-log.repository.js';
 import { Mailer } from './emails/mailer.js';
 import { Outbox } from './events/outbox.js';
 import { CaptureService } from './capture/capture.service.js';
-import { JobsWorker } from './runs/jobs.worker.js';
+import { CaptureExpiryJob } from './runs/capture-expiry.job.js';
+import { InviteEmailJob } from './runs/invite-email.job.js';
+import { LiveRunJob } from './runs/live-run.job.js';
+import { SessionJobs } from './runs/session-jobs.js';
+import { TestRunJob } from './runs/test-run.job.js';
 import { LiveRun } from './runs/live-run.js';
-import { WatchlistMonitor } from './runs/watchlist-monitor.js';
+import { WatchlistMonitorJob } from './runs/watchlist-monitor.job.js';
 import { SessionsRpcController } from './sessions.rpc.controller.js';
 import { SessionsRepository } from './sessions/sessions.repository.js';
 import { SessionsService } from './sessions/sessions.service.js';
@@ -24,9 +28,13 @@ import { UsageService } from './usage/usage.service.js';
     Mailer,
     Outbox,
     SessionsMetricsSamplers,
-    JobsWorker,
+    SessionJobs,
+    TestRunJob,
+    LiveRunJob,
+    InviteEmailJob,
+    CaptureExpiryJob,
     LiveRun,
-    WatchlistMonitor,
+    WatchlistMonitorJob,
     CaptureService,
     TemplatePins,
     SessionsService,

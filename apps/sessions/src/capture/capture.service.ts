@@ -24,7 +24,7 @@ import { newId, type Region } from '@verity/keys';
 import { assertBeforeDeadline, CONFIG, RpcClient, type Queryable, type RpcContext } from '@verity/platform';
 import type { SessionsConfig } from '../config.js';
 import { captureChallenge } from './challenge.js';
-import { JobsWorker } from '../runs/jobs.worker.js';
+import { LiveRunJob } from '../runs/live-run.job.js';
 import { Outbox } from '../events/outbox.js';
 import { SessionsRepository, type CaptureContext, type SessionRow } from '../sessions/sessions.repository.js';
 
@@ -73,7 +73,7 @@ export class CaptureService {
   constructor(
     private readonly repo: SessionsRepository,
     private readonly outbox: Outbox,
-    private readonly worker: JobsWorker,
+    private readonly liveRuns: LiveRunJob,
     @Inject(RpcClient) private readonly rpc: RpcClient,
     @Inject(CONFIG) cfg: SessionsConfig,
   ) {
@@ -150,7 +150,7 @@ export class CaptureService {
       assertBeforeDeadline(ctx);
       return submitted;
     });
-    this.worker.kick();
+    this.liveRuns.kick();
     return this.capture(row, uploaded);
   }
 

@@ -52,8 +52,9 @@ export interface LiveFindings {
  * The reading half of a live run (docs/capture.md): the region's reader reads the capture, stores its evidence and
  * judges `document`, `face_match` and `liveness`; device intelligence is computed from what the capture saw and
  * the organization's history; a check needing a data provider the region has not configured ends `error`; and
- * the screening context carries the names read from the document. Writes only the run's device, document and
- * selfie history, in the caller's transaction.
+ * the screening context carries the names read from the document. Its calls come first; then it writes only the
+ * run's device, document and selfie history through `q` (no transaction: each statement is idempotent, so a run tried
+ * again notes nothing twice).
  */
 @Injectable()
 export class LiveRun implements OnApplicationBootstrap {

@@ -397,45 +397,7 @@ export class SessionsRepository {
     return r === undefined ? undefined : r.screening;
   }
 
-  // --- background jobs (test runs, invitations) -------------------------------------------------------------
-
-  /**
-   * The next due job, row-locked for the rest of the transaction; other workers skip it. A worker that dies
-   * releases the lock with its connection, so the job is due again at once.
-   */
-  async claimJob(q: Queryable): Promise<JobRow | null> {
-    const rows = await q.rows<JobRow>(
-      `SELECT id, kind, session_id, principal, attempts, trace_context FROM sessions.jobs
-        WHERE run_after <= now() ORDER BY run_after, id LIMIT 1 FOR UPDATE SKIP LOCKED`,
-    );
-    return rows[0] ?? null;
-  }
-
-  /** Lets this transaction sit idle up to `ms` (instead of PG_IDLE_IN_TRANSACTION_TIMEOUT_MS) while it waits on another service. */
-  async allowIdleTransaction(q: Queryable, ms: number): Promise<void> {
-    await q.rows(`SELECT set_config('idle_in_transaction_session_timeout', $1, true)`, [String(Math.ceil(ms))]);
-  }
-
-  /** Locks one job for the rest of the transaction; false when it is gone or another worker holds it. */
-  async lockJob(q: Queryable, id: string): Promise<boolean> {
-    return (await q.rows(`SELECT 1 FROM sessions.jobs WHERE id = $1 FOR UPDATE SKIP LOCKED`, [id])).length === 1;
-  }
-
-  async deleteJob(q: Queryable, id: string): Promise<void> {
-    await q.rows(`DELETE FROM sessions.jobs WHERE id = $1`, [id]);
-  }
-
-  /** Keeps a job claimed by its worker for `ms` after the transaction commits: no other worker takes it meanwhile. */
-  async leaseJob(q: Queryable, id: string, ms: number): Promise<void> {
-    await q.rows(`UPDATE sessions.jobs SET run_after = now() + make_interval(secs => $2) WHERE id = $1`, [id, ms / 1000]);
-  }
-
-  async postponeJob(id: string, delayMs: number): Promise<void> {
-    await this.db.rows(`UPDATE sessions.jobs SET attempts = attempts + 1, run_after = now() + make_interval(secs => $2) WHERE id = $1`, [
-      id,
-      delayMs / 1000,
-    ]);
-  }
+  // --- background jobs (runs/session-jobs.ts claims and settles them) ---------------------------------------
 
   /** The session of a job, whoever owns it (the job carries its owner's principal). */
   async findForJob(q: Queryable, id: string): Promise<SessionRow | null> {

@@ -28,7 +28,8 @@ import type { SessionsConfig } from '../config.js';
 import { EmailLogRepository } from '../emails/email-log.repository.js';
 import { INVITE_SUBJECT, INVITE_TEMPLATE, maskEmail } from '../emails/invite.js';
 import { Outbox } from '../events/outbox.js';
-import { JobsWorker } from '../runs/jobs.worker.js';
+import { InviteEmailJob } from '../runs/invite-email.job.js';
+import { TestRunJob } from '../runs/test-run.job.js';
 import { validateCreateBody, validateDecisionBody, validateHitDecisionBody, validateNoteBody, validateReasonBody } from './session.validation.js';
 import { TemplatePins } from './template-pins.js';
 import { captureLink, type CaptureLinks } from './capture-link.js';
@@ -105,7 +106,8 @@ export class SessionsService {
     private readonly repo: SessionsRepository,
     private readonly emails: EmailLogRepository,
     private readonly outbox: Outbox,
-    private readonly worker: JobsWorker,
+    private readonly testRuns: TestRunJob,
+    private readonly invitations: InviteEmailJob,
     private readonly pins: TemplatePins,
     @Inject(RpcClient) private readonly rpc: RpcClient,
     @Inject(CONFIG) private readonly cfg: SessionsConfig,
@@ -177,7 +179,8 @@ export class SessionsService {
       throw new DomainError('service_unavailable');
     }
     // a job was queued (a test run, or a live invitation): start on it now rather than at the next poll
-    if (job) this.worker.kick();
+    if (job === 'test_run') this.testRuns.kick();
+    else if (job === 'invite_email') this.invitations.kick();
     return toSession(row, this.links);
   }
 

@@ -13,7 +13,7 @@ import {
 } from '@verity/contracts';
 import { DomainError } from '@verity/errors';
 import { newId } from '@verity/keys';
-import { CONFIG, LOGGER, Poller, RpcClient, RpcServer, Sql, type Logger, type Queryable, type RpcContext } from '@verity/platform';
+import { CONFIG, JobWorker, LOGGER, RpcClient, RpcServer, Sql, type Logger, type Queryable, type RetryPolicy, type RpcContext } from '@verity/platform';
 import type { SessionsConfig } from '../config.js';
 import { Outbox } from '../events/outbox.js';
 import { watchlistHitEvent } from '../events/session-event.js';
@@ -27,6 +27,8 @@ const CONCURRENCY = 4;
 /** How long a claimed page is left to its worker before another may take it (the worker died). */
 const LEASE_MS = 120_000;
 const RPC_TIMEOUT_MS = 5000;
+/** A page that failed is done again after 2 s, doubling to a minute, for as long as it takes. */
+export const MONITOR_RETRY: RetryPolicy = { delaysMs: [2000, 4000, 8000, 16_000, 32_000, 60_000], forever: true };
 const DAY_MS = 86_400_000;
 
 interface MonitorRow {
@@ -67,7 +69,8 @@ export function monitorPrincipal(orgId: string, region: Principal['region']): Pr
  * each list version that became current (`sessions.watchlist.monitor.v1`), and a row of `sessions.watchlist_monitors`
  * keeps it until every approved live session with a `watchlist` check, created in the `WATCHLIST_MONITOR_DAYS` before
  * the load, was screened again against that list. A page of sessions is screened, then stored in one transaction with
- * the row's cursor: a worker that dies leaves its page to be done again, whole, after its lease.
+ * the row's cursor (checked, in that transaction, to be the one this worker claimed: the lease still held): a worker
+ * that dies leaves its page to be done again, whole, after its lease. A job on the platform's `JobWorker`.
  *
  * Each session is screened with the watchlist thresholds of its pinned template version, as its live run was.
  * A hit not known for the session (no `watchlist_match` finding of any of its runs names the same list and listed
@@ -77,8 +80,8 @@ export function monitorPrincipal(orgId: string, region: Principal['region']): Pr
  * nothing, so loading the same list again is silent. Test mode is never monitored.
  */
 @Injectable()
-export class WatchlistMonitor implements OnApplicationBootstrap, BeforeApplicationShutdown {
-  private readonly poller: Poller;
+export class WatchlistMonitorJob implements OnApplicationBootstrap, BeforeApplicationShutdown {
+  private readonly worker: JobWorker<MonitorRow>;
 
   constructor(
     @Inject(Sql) private readonly db: Sql,
@@ -88,17 +91,34 @@ export class WatchlistMonitor implements OnApplicationBootstrap, BeforeApplicati
     @Inject(CONFIG) private readonly cfg: SessionsConfig,
     @Inject(LOGGER) private readonly log: Logger,
   ) {
-    this.poller = new Poller(() => this.work(), cfg.JOBS_POLL_MS, (err) => log.warn({ err }, 'watchlist monitor failed; retrying on the next tick'));
+    this.worker = new JobWorker<MonitorRow>(
+      {
+        name: 'sessions_watchlist_monitor',
+        label: 'watchlist monitor page',
+        claim: () => this.claim(),
+        run: (job) => this.page(job),
+        failure: {
+          retry: MONITOR_RETRY,
+          // the claim counted this try
+          attempts: (job) => job.attempts - 1,
+          retryLater: (job, delayMs) => this.retryLater(job, delayMs),
+          giveUp: (job) => this.retryLater(job, MONITOR_RETRY.delaysMs.at(-1)!),
+          passing: () => true,
+        },
+        logFields: (job) => ({ list: job.list, version: Number(job.version) }),
+      },
+      { everyMs: cfg.JOBS_POLL_MS, log },
+    );
   }
 
   onApplicationBootstrap(): void {
     // screening, on its own account: no principal
     this.server.handle(SUBJECTS.sessionsWatchlistMonitor, (p, ctx) => this.accept(p, ctx));
-    this.poller.start();
+    this.worker.start();
   }
 
   async beforeApplicationShutdown(): Promise<void> {
-    await this.poller.stop();
+    await this.worker.stop();
   }
 
   /** Takes a version to monitor; one known already is not taken again. */
@@ -114,37 +134,28 @@ export class WatchlistMonitor implements OnApplicationBootstrap, BeforeApplicati
     );
     if (rows.length > 0) {
       ctx.log.info({ list: p.list, version: p.version }, 'watchlist monitoring started');
-      this.poller.kick();
+      this.worker.kick();
     }
     return { accepted: rows.length > 0 };
   }
 
-  private async work(): Promise<void> {
-    while (!this.poller.stopping && (await this.runNext()));
-  }
-
-  /** Claims one due monitor and does its next page; false when none is due. */
-  async runNext(): Promise<boolean> {
-    const [job] = await this.db.rows<MonitorRow>(
+  /** Claims the next due monitor for `LEASE_MS`, counting the try. */
+  private async claim(): Promise<MonitorRow[]> {
+    return this.db.rows<MonitorRow>(
       `UPDATE sessions.watchlist_monitors SET run_after = now() + $1 * interval '1 millisecond', attempts = attempts + 1
         WHERE (list, version) = (SELECT list, version FROM sessions.watchlist_monitors
                                   WHERE finished_at IS NULL AND run_after <= now() ORDER BY run_after, version LIMIT 1 FOR UPDATE SKIP LOCKED)
         RETURNING list, version, committed_at, cursor, attempts`,
       [LEASE_MS],
     );
-    if (!job) return false;
-    try {
-      await this.page(job);
-    } catch (err) {
-      const delay = Math.min(60_000, 1000 * 2 ** Math.min(job.attempts, 6));
-      this.log.warn({ err, list: job.list, version: Number(job.version), attempt: job.attempts }, 'watchlist monitor page failed; will retry');
-      await this.db.rows(`UPDATE sessions.watchlist_monitors SET run_after = now() + $3 * interval '1 millisecond' WHERE list = $1 AND version = $2 AND finished_at IS NULL`, [
-        job.list,
-        job.version,
-        delay,
-      ]);
-    }
-    return true;
+  }
+
+  private async retryLater(job: MonitorRow, delayMs: number): Promise<void> {
+    await this.db.rows(`UPDATE sessions.watchlist_monitors SET run_after = now() + $3 * interval '1 millisecond' WHERE list = $1 AND version = $2 AND finished_at IS NULL`, [
+      job.list,
+      job.version,
+      delayMs,
+    ]);
   }
 
   /** One page: the next approved live sessions, screened against the list, then what was new stored with the cursor. */

@@ -1,0 +1,139 @@
+import { Inject, Injectable, type BeforeApplicationShutdown, type OnApplicationBootstrap } from '@nestjs/common';
+import { SUBJECTS, type Applicant, type CheckType, type EvaluationContextWire } from '@verity/contracts';
+import { newId } from '@verity/keys';
+import { inStoredTrace, isPassingFailure, RpcClient, type JobWorker } from '@verity/platform';
+import { SessionsRepository, type SessionRow } from '../sessions/sessions.repository.js';
+import { awaitsRun, givenUpReason, RPC_TIMEOUT_MS, SessionJobs, type SessionJob } from './session-jobs.js';
+import { CREDIT_RECORDINGS, restingOf, syntheticChecks, syntheticFindings, syntheticIdv, syntheticWatchlist, type Resting } from './synthetic.js';
+
+/** Test runs at once per process. */
+const SLOTS = 2;
+
+/**
+ * The synthetic run of a test session (docs/sessions.md), a `test_run` job queued with the session: check outcomes
+ * from the expected outcome, findings, the credit-history recording, then screening of the pinned template version
+ * over NATS, with no transaction open. The resting status, the run record (template version, findings, rule trace)
+ * and the event commit together, once, with the job's end. A session an operator already moved on (cancelled, sent
+ * to review) keeps its status: the run is dropped. A run given up rests `errored`.
+ */
+@Injectable()
+export class TestRunJob implements OnApplicationBootstrap, BeforeApplicationShutdown {
+  readonly worker: JobWorker<SessionJob>;
+
+  constructor(
+    private readonly jobs: SessionJobs,
+    private readonly repo: SessionsRepository,
+    @Inject(RpcClient) private readonly rpc: RpcClient,
+  ) {
+    this.worker = jobs.worker('test_run', SLOTS, { run: (j) => this.run(j), giveUp: (j, err) => this.giveUp(j, err) });
+  }
+
+  onApplicationBootstrap(): void {
+    // unfinished jobs of a previous process first
+    this.worker.start();
+  }
+
+  beforeApplicationShutdown(): Promise<void> {
+    return this.worker.stop();
+  }
+
+  /** A test session was created: run it now rather than at the next poll. */
+  kick(): void {
+    this.worker.kick();
+  }
+
+  private async run(job: SessionJob): Promise<void> {
+    await inStoredTrace(job.trace_context, `job ${job.kind}`, { 'verity.job.kind': job.kind }, async () => {
+      const s = await this.repo.findForJob(this.jobs.db, job.session_id);
+      if (!awaitsRun(s)) return this.jobs.drop(job);
+      const run = await this.perform(s, job, null);
+      this.jobs.relay(await this.jobs.settle(job, (q) => this.jobs.rest(q, s, run.resting, run.checks, run.idv, run.record)));
+    });
+  }
+
+  private async giveUp(job: SessionJob, err: unknown): Promise<void> {
+    const reason = givenUpReason(isPassingFailure(err), err);
+    await inStoredTrace(job.trace_context, `job ${job.kind}`, { 'verity.job.kind': job.kind }, async () => {
+      const emitted = await this.jobs.settle(job, async (q) => {
+        const s = await this.repo.findForJob(q, job.session_id);
+        if (!awaitsRun(s)) return false;
+        const run = await this.perform(s, job, reason);
+        return this.jobs.rest(q, s, run.resting, run.checks, run.idv, run.record);
+      });
+      this.jobs.relay(emitted);
+    });
+  }
+
+  /** The run's result; with `givenUp` set, the `errored` one (no call is made). */
+  private async perform(s: SessionRow, job: SessionJob, givenUp: string | null) {
+    const expected = s.expected_outcome ?? 'pass';
+    const types = s.checks.map((c) => c.type);
+    const results = syntheticChecks(expected, types);
+    let resting: Resting;
+    let screening: unknown;
+    const findings = syntheticFindings(s.id, results);
+    // what the identity check captured (docs/sessions.md); a run given up captured nothing
+    const idv = givenUp === null ? syntheticIdv(expected, types) : null;
+    if (givenUp !== null) {
+      resting = { status: 'errored', outcome: null, reason: givenUp };
+      screening = null;
+    } else {
+      const opts = { principal: job.principal, requestId: newId('request'), timeoutMs: RPC_TIMEOUT_MS };
+      // The synthetic artifacts are stored before the resting status commits, so a client that sees the
+      // status can fetch the images. The call is idempotent: a run retried after a failure stores nothing twice.
+      const stored = idv
+        ? this.rpc.call(SUBJECTS.evidenceStoreSynthetic, { session_id: s.id, capture_acquisition: idv.capture_acquisition, artifacts: idv.available_images }, opts)
+        : null;
+      const evaluated = this.rpc
+        .call(SUBJECTS.applicantsGet, { id: s.applicant_id }, opts)
+        .then((applicant) =>
+          this.rpc.call(
+            SUBJECTS.screeningEvaluate,
+            { template_id: s.workflow_template_id, version: s.template_version, context: evaluationContext(applicant, results, findings) },
+            opts,
+          ),
+        );
+      // side by side: the run ends as soon as the slower answers
+      const [reply] = await Promise.all([evaluated, stored]);
+      resting = restingOf(results, reply);
+      screening = reply;
+    }
+    return {
+      resting,
+      checks: results,
+      idv,
+      record: {
+        expected_outcome: expected,
+        findings,
+        credit_recording: types.includes('credit_history') ? CREDIT_RECORDINGS[expected].recording : null,
+        screening,
+      },
+    };
+  }
+}
+
+/**
+ * What screening reads of a run. In test mode the names "from the document" are the applicant's own; the
+ * name arrived as components, so the verbatim legal name is empty. No device or network signals are
+ * collected in test mode, so `fraud.*` and `device.*` resolve to nothing.
+ */
+export function evaluationContext(
+  a: Applicant,
+  checks: ReadonlyArray<{ type: CheckType; outcome: EvaluationContextWire['checks'][CheckType] }>,
+  findings: EvaluationContextWire['findings'],
+): EvaluationContextWire {
+  const applicant: EvaluationContextWire['applicant'] = { legalName: '', familyName: a.family_name ?? '', givenNames: a.given_names ?? [] };
+  if (a.email) applicant.email = a.email;
+  if (a.date_of_birth) applicant.dateOfBirth = a.date_of_birth;
+  if (a.address?.country) applicant.address = { country: a.address.country };
+  if (a.phone) applicant.phone = a.phone;
+  const context: EvaluationContextWire = {
+    applicant,
+    findings,
+    checks: Object.fromEntries(checks.map((c) => [c.type, c.outcome])),
+    now: new Date().toISOString(),
+  };
+  const watchlist = syntheticWatchlist(checks);
+  if (watchlist) context.watchlist = watchlist;
+  return context;
+}
