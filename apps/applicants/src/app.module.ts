@@ -5,7 +5,7 @@ import { ApplicantsRepository } from './applicants/applicants.repository.js';
 import { ApplicantsService } from './applicants/applicants.service.js';
 import type { ApplicantsConfig } from './config.js';
 import { DsarRepository } from './privacy/dsar.repository.js';
-import { DsarRunner } from './privacy/dsar.runner.js';
+import { DsarJob } from './privacy/dsar.job.js';
 import { DsarService } from './privacy/dsar.service.js';
 import { ErasureKeys } from './privacy/erasure-keys.js';
 import { ERASURE_KEYS } from './privacy/tokens.js';
@@ -20,7 +20,7 @@ import { ERASURE_KEYS } from './privacy/tokens.js';
     ApplicantsRepository,
     ApplicantsService,
     DsarRepository,
-    DsarRunner,
+    DsarJob,
     DsarService,
     ApplicantsRpcController,
   ],

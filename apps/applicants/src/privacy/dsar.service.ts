@@ -5,7 +5,7 @@ import { DomainError, type Issue } from '@verity/errors';
 import { isId, newId } from '@verity/keys';
 import { ApplicantsRepository } from '../applicants/applicants.repository.js';
 import { DsarRepository, type DsarRow } from './dsar.repository.js';
-import { DsarRunner } from './dsar.runner.js';
+import { DsarJob } from './dsar.job.js';
 import { ERASURE_KEYS } from './tokens.js';
 import type { ErasureKeys } from './erasure-keys.js';
 
@@ -31,7 +31,7 @@ export class DsarService {
   constructor(
     private readonly requests: DsarRepository,
     private readonly applicants: ApplicantsRepository,
-    private readonly runner: DsarRunner,
+    private readonly runner: DsarJob,
     @Inject(ERASURE_KEYS) private readonly keys: ErasureKeys,
   ) {}
 

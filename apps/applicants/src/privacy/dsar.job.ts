@@ -2,7 +2,7 @@ import { Inject, Injectable, type BeforeApplicationShutdown, type OnApplicationB
 import { SUBJECTS } from '@verity/contracts';
 import { DomainError } from '@verity/errors';
 import type { Region } from '@verity/keys';
-import { addScrapeSampler, CONFIG, LOGGER, metrics, Poller, RpcClient, type CallOptions, type Logger } from '@verity/platform';
+import { CONFIG, JobWorker, LOGGER, RpcClient, type CallOptions, type Logger, type RetryPolicy } from '@verity/platform';
 import { ApplicantsRepository } from '../applicants/applicants.repository.js';
 import { toApplicant } from '../applicants/applicants.service.js';
 import type { ApplicantsConfig } from '../config.js';
@@ -13,20 +13,23 @@ import { ERASURE_KEYS } from './tokens.js';
 /** How long a request may stay pending before the metrics call it overdue. */
 const OVERDUE_MS = 10 * 60_000;
 
-/** The longest wait between two tries of a request whose step failed (a service down, say). */
-const MAX_BACKOFF_MS = 5000;
+/**
+ * A failed step is tried again after 0.5, 1, 2, 4 s, then every 5 s for as long as it takes: a request is never
+ * given up (a service down for a day delays it by that day).
+ */
+export const DSAR_RETRY: RetryPolicy = { delaysMs: [500, 1000, 2000, 4000, 5000], forever: true };
 
 /**
- * Runs data subject requests to completion without an operator. Each replica polls for due requests (and starts
- * a new one at once); a request is leased while it runs, so only one replica runs it, and a replica that dies
- * leaves it to another once the lease runs out. An erasure is a sequence of idempotent steps, each recorded when
- * done: a resumed erasure skips what is recorded and repeats at most the step that was under way, which finds
- * nothing more to erase. A failed step is tried again with backoff, for as long as it takes.
+ * Runs data subject requests to completion without an operator (docs/privacy.md). Each replica polls for due
+ * requests (and starts a new one at once); a request is leased while it runs, so only one replica runs it, and a
+ * replica that dies leaves it to another once the lease runs out. An erasure is a sequence of idempotent steps, each
+ * recorded when done: a resumed erasure skips what is recorded and repeats at most the step that was under way,
+ * which finds nothing more to erase. An access request assembles its export from every service and completes unless
+ * an erasure finished meanwhile. A failed step is tried again by `DSAR_RETRY`.
  */
 @Injectable()
-export class DsarRunner implements OnApplicationBootstrap, BeforeApplicationShutdown {
-  private readonly poller: Poller;
-  private readonly leaseMs: number;
+export class DsarJob implements OnApplicationBootstrap, BeforeApplicationShutdown {
+  private readonly worker: JobWorker<ClaimedDsar>;
 
   constructor(
     private readonly requests: DsarRepository,
@@ -37,37 +40,47 @@ export class DsarRunner implements OnApplicationBootstrap, BeforeApplicationShut
     @Inject(LOGGER) private readonly log: Logger,
   ) {
     // room for the three calls of a run, each up to the RPC timeout
-    this.leaseMs = 4 * service.RPC_TIMEOUT_MS + 5000;
-    this.poller = new Poller(() => this.drain(), service.DSAR_POLL_MS, (err) => log.warn({ err }, 'data subject requests: pass failed; the next one tries again'));
+    const leaseMs = 4 * service.RPC_TIMEOUT_MS + 5000;
+    const release = (row: ClaimedDsar, delayMs: number, err: unknown) => this.requests.release(row.id, delayMs, err instanceof DomainError ? err.code : 'internal_error');
+    this.worker = new JobWorker<ClaimedDsar>(
+      {
+        name: 'applicants_dsar',
+        // one at a time per replica
+        claim: async () => {
+          const row = await this.requests.claim(leaseMs);
+          return row ? [row] : [];
+        },
+        run: (row) => (row.type === 'erasure' ? this.erase(row) : this.exportOf(row)),
+        failure: {
+          retry: DSAR_RETRY,
+          // the claim counted this try
+          attempts: (row) => row.attempts - 1,
+          retryLater: release,
+          giveUp: (row, err) => release(row, DSAR_RETRY.delaysMs.at(-1)!, err),
+          passing: () => true,
+        },
+        logFields: (row) => ({ dsar_id: row.id, type: row.type }),
+      },
+      {
+        everyMs: service.DSAR_POLL_MS,
+        log,
+        // requests pending for over 10 minutes (one completes within a minute): each is retried and needs a look
+        depth: { queue: 'applicants_dsar_overdue', count: () => this.requests.overdueCount(OVERDUE_MS) },
+      },
+    );
   }
 
   onApplicationBootstrap(): void {
-    // requests pending for over 10 minutes (one completes within a minute): each is retried and needs a look
-    addScrapeSampler(async () => metrics.queueDepth.set({ queue: 'applicants_dsar_overdue' }, await this.requests.overdueCount(OVERDUE_MS)));
-    this.poller.start();
+    this.worker.start();
   }
 
   beforeApplicationShutdown(): Promise<void> {
-    return this.poller.stop();
+    return this.worker.stop();
   }
 
   /** Runs every due request now (or right after the pass under way). */
   kick(): void {
-    this.poller.kick();
-  }
-
-  private async drain(): Promise<void> {
-    while (!this.poller.stopping) {
-      const row = await this.requests.claim(this.leaseMs);
-      if (!row) return;
-      try {
-        await (row.type === 'erasure' ? this.erase(row) : this.exportOf(row));
-      } catch (err) {
-        const code = err instanceof DomainError ? err.code : 'internal_error';
-        if (code !== 'service_unavailable') this.log.warn({ err, dsar_id: row.id }, 'data subject request step failed');
-        await this.requests.release(row.id, Math.min(MAX_BACKOFF_MS, 250 * 2 ** Math.min(row.attempts, 10)), code);
-      }
-    }
+    this.worker.kick();
   }
 
   private opts(row: DsarRow): CallOptions {
