@@ -2,7 +2,7 @@ import { Module } from '@nestjs/common';
 import { CONFIG } from '@verity/platform';
 import { AccountsRpcController } from './accounts.rpc.controller.js';
 import { BillingService } from './billing/billing.service.js';
-import { SettleSweep } from './billing/settle-sweep.js';
+import { SettleDebitsJob } from './billing/settle-debits.job.js';
 import { WalletDebitsRepository } from './billing/wallet-debits.repository.js';
 import { ConsoleActivityRepository } from './console/console-activity.repository.js';
 import { ConsoleActivityService } from './console/console-activity.service.js';
@@ -26,7 +26,7 @@ import { OrganizationsService } from './organizations/organizations.service.js';
     KeysService,
     WalletDebitsRepository,
     BillingService,
-    SettleSweep,
+    SettleDebitsJob,
     ConsoleUsersRepository,
     ConsoleUsersService,
     ConsoleInvitationsRepository,

@@ -11,7 +11,7 @@ import { newId } from '@verity/keys';
 import { createLogger, createServiceApp, RpcServer, type ServiceConfig } from '@verity/platform';
 import { query, refusal, startServiceUnderTest, testPrincipal, type ServiceUnderTest, testPrincipalVerifier } from '@verity/testing';
 import { AccountsModule } from '../src/app.module.js';
-import { SettleSweep } from '../src/billing/settle-sweep.js';
+import { SettleDebitsJob } from '../src/billing/settle-debits.job.js';
 import { WalletDebitsRepository } from '../src/billing/wallet-debits.repository.js';
 import { ACCOUNTS_SERVICE, accountsEnv } from '../src/config.js';
 
@@ -266,7 +266,7 @@ describe('refund (accounts.billing.refund.v1)', () => {
 });
 
 describe('settle sweep', () => {
-  const sweep = (at: number) => svc.app.get(SettleSweep).sweep(new Date(at));
+  const sweep = (at: number) => svc.app.get(SettleDebitsJob).sweep(new Date(at));
 
   it('settles a debit whose session exists, refunds one whose session never came, leaves one unknown; nothing twice', async () => {
     const { org, p } = await liveOrg(10_000);

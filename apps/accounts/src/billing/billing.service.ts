@@ -28,7 +28,7 @@ const MAX_ATTEMPTS = 20;
 /**
  * Billing of live session creates (docs/sessions.md, "Billing"), the accounts half of a reserve-and-settle saga: sessions
  * debits the price of a verification's checks before it writes the session and refunds what it then did not
- * write; the settle sweep (`SettleSweep`) closes whatever a crash left open.
+ * write; the settle sweep (`SettleDebitsJob`, `settle-debits.job.ts`) closes whatever a crash left open.
  *
  * No `org-changed` event is published for a balance change: gateways cache the wallet only to refuse a locked or
  * absent one, never the balance, and an event per live create would empty every gateway's key cache for the

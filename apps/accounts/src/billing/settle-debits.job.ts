@@ -2,7 +2,7 @@ import { Inject, Injectable, type BeforeApplicationShutdown, type OnApplicationB
 import { SUBJECTS, type Principal } from '@verity/contracts';
 import { DomainError } from '@verity/errors';
 import type { Region } from '@verity/keys';
-import { CONFIG, LOGGER, Poller, RpcClient, type Logger } from '@verity/platform';
+import { CONFIG, LOGGER, RpcClient, Sweep, type Logger } from '@verity/platform';
 import type { AccountsConfig } from '../config.js';
 import { billingOf, OrganizationsRepository } from '../organizations/organizations.repository.js';
 import { WalletDebitsRepository, type OpenDebit } from './wallet-debits.repository.js';
@@ -29,8 +29,8 @@ export interface SweepResult {
  * not answering) stays open for the next pass; each debit is closed once, whichever replica gets there first.
  */
 @Injectable()
-export class SettleSweep implements OnApplicationBootstrap, BeforeApplicationShutdown {
-  private readonly poller: Poller;
+export class SettleDebitsJob implements OnApplicationBootstrap, BeforeApplicationShutdown {
+  private readonly sweeper: Sweep;
 
   constructor(
     private readonly debits: WalletDebitsRepository,
@@ -39,22 +39,22 @@ export class SettleSweep implements OnApplicationBootstrap, BeforeApplicationShu
     @Inject(CONFIG) private readonly cfg: AccountsConfig,
     @Inject(LOGGER) private readonly log: Logger,
   ) {
-    this.poller = new Poller(
+    this.sweeper = new Sweep(
+      'billing settle sweep',
       async () => {
         const r = await this.sweep();
         if (r.settled + r.refunded > 0 || r.open > 0) this.log.info(r, 'billing settle sweep');
       },
-      SWEEP_EVERY_MS,
-      (err) => this.log.warn({ err }, 'billing settle sweep failed; the next pass tries again'),
+      { everyMs: SWEEP_EVERY_MS, log },
     );
   }
 
   onApplicationBootstrap(): void {
-    this.poller.start();
+    this.sweeper.start();
   }
 
   async beforeApplicationShutdown(): Promise<void> {
-    await this.poller.stop();
+    await this.sweeper.stop();
   }
 
   /** One pass over the debits open since before `now - BILLING_SETTLE_AFTER_MS`. */
