@@ -4,7 +4,7 @@ import { DestinationGuard, resolverOf } from '@verity/ssrf';
 import { AttemptsRepository } from './attempts/attempts.repository.js';
 import { AttemptsService } from './attempts/attempts.service.js';
 import type { WebhookConfig } from './config.js';
-import { Dispatcher } from './delivery/dispatcher.js';
+import { DispatchJob } from './delivery/dispatch.job.js';
 import { Fanout } from './delivery/fanout.js';
 import { Ledger } from './delivery/ledger.js';
 import { DeliveryOperations } from './delivery/operations.js';
@@ -24,7 +24,7 @@ import { WebhooksRpcController } from './webhooks.rpc.controller.js';
     },
     // the delivery pipeline, each stage handing its work to the next: fan-out → dispatcher → sender → ledger
     Fanout,
-    Dispatcher,
+    DispatchJob,
     Sender,
     Ledger,
     DeliveryOperations,

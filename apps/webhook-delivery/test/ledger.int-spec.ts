@@ -10,7 +10,7 @@ import { newId } from '@verity/keys';
 import { createServicePool, Sql } from '@verity/platform';
 import { cloneTestDatabase, query } from '@verity/testing';
 import pg from 'pg';
-import { claimDue, type ClaimedAttempt } from '../src/delivery/dispatcher.js';
+import { claimDue, type ClaimedAttempt } from '../src/delivery/dispatch.job.js';
 import { deliveryId, deliveryIdSql, insertDeliveries, type NewDelivery } from '../src/delivery/fanout.js';
 import { Ledger, type AttemptOutcome } from '../src/delivery/ledger.js';
 import { replayDeliveries } from '../src/delivery/operations.js';

@@ -10,7 +10,7 @@ import { refusal, startWebhookReceiver, testTls, waitFor, type WebhookReceiver }
 import { Sql } from '@verity/platform';
 import pg from 'pg';
 import { EXPORT_MAX_ATTEMPTS } from '../src/attempts/attempts.service.js';
-import { claimDue } from '../src/delivery/dispatcher.js';
+import { claimDue } from '../src/delivery/dispatch.job.js';
 import { deliveryId, insertDeliveries } from '../src/delivery/fanout.js';
 import { Ledger } from '../src/delivery/ledger.js';
 import { harness, principal, sessionEvent, type Harness } from './support.js';

@@ -6,7 +6,7 @@ import { DELIVERED_SESSION_EVENT_TYPES, eventStreamName, eventSubject, parseDoma
 import { ID_PREFIXES, type Mode } from '@verity/keys';
 import { addScrapeSampler, CONFIG, ensureEventStream, LOGGER, metrics, MicroBatch, NATS, Sql, unnestColumns, type Logger } from '@verity/platform';
 import type { WebhookConfig } from '../config.js';
-import { Dispatcher } from './dispatcher.js';
+import { DispatchJob } from './dispatch.job.js';
 import { webhookBody } from './signing.js';
 
 /** The durable consumer of the region's event stream: one per region, shared by the replicas. */
@@ -113,7 +113,7 @@ export class Fanout implements OnApplicationBootstrap, BeforeApplicationShutdown
     @Inject(Sql) private readonly db: Sql,
     @Inject(CONFIG) private readonly cfg: WebhookConfig,
     @Inject(LOGGER) private readonly log: Logger,
-    private readonly dispatcher: Dispatcher,
+    private readonly dispatcher: DispatchJob,
   ) {}
 
   async onApplicationBootstrap(): Promise<void> {

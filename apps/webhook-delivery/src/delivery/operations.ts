@@ -4,7 +4,7 @@ import { DomainError, type Issue } from '@verity/errors';
 import { isId } from '@verity/keys';
 import { assertBeforeDeadline, Sql, type RpcContext } from '@verity/platform';
 import { SubscriptionsRepository } from '../subscriptions/subscriptions.repository.js';
-import { Dispatcher } from './dispatcher.js';
+import { DispatchJob } from './dispatch.job.js';
 import { deliveryIdSql } from './fanout.js';
 
 const S = 'webhook_delivery';
@@ -45,7 +45,7 @@ export class DeliveryOperations {
   constructor(
     @Inject(Sql) private readonly db: Sql,
     private readonly subscriptions: SubscriptionsRepository,
-    private readonly dispatcher: Dispatcher,
+    private readonly dispatcher: DispatchJob,
   ) {}
 
   /**

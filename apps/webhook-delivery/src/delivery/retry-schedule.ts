@@ -1,4 +1,4 @@
-import { parseDuration } from '@verity/platform';
+import { parseDuration, type RetryPolicy } from '@verity/platform';
 
 /**
  * The retry schedule of webhook deliveries (docs/webhooks.md): the delay before each retry after a failed
@@ -16,30 +16,24 @@ const MAX_RETRY_DELAY_MS = 7 * DAY;
 export class RetryScheduleError extends Error {}
 
 /**
- * Parses `WEBHOOK_RETRY_SCHEDULE`: comma-separated durations `<whole number><ms|s|m|h|d>` (spaces around
- * entries ignored). An empty string means no retries. Each delay is from 1 ms to 7 days; at most 20 retries.
+ * Parses `WEBHOOK_RETRY_SCHEDULE` into the platform's retry policy (the delay before each retry of a round; after
+ * the last, the delivery fails): comma-separated durations `<whole number><ms|s|m|h|d>` (spaces around entries
+ * ignored). An empty string means no retries. Each delay is from 1 ms to 7 days; at most 20 retries.
  */
-export function parseRetrySchedule(text: string): number[] {
-  if (text.trim() === '') return [];
+export function parseRetrySchedule(text: string): RetryPolicy {
+  if (text.trim() === '') return { delaysMs: [] };
   const entries = text.split(',').map((e) => e.trim());
   if (entries.length > MAX_RETRIES) throw new RetryScheduleError(`at most ${MAX_RETRIES} retries, got ${entries.length}`);
-  return entries.map((entry, i) => {
+  const delaysMs = entries.map((entry, i) => {
     const ms = parseDuration(entry);
     if (ms === null) throw new RetryScheduleError(`entry ${i + 1} "${entry.slice(0, 20)}" is not a duration such as 5s, 5m, 2h`);
     if (ms < 1 || ms > MAX_RETRY_DELAY_MS) throw new RetryScheduleError(`entry ${i + 1} "${entry}" must be from 1ms to 7d`);
     return ms;
   });
-}
-
-/**
- * What follows a failed attempt: the delay before the next one, or null when the round's attempts are
- * used up. `attemptInRound` is 1-based.
- */
-export function retryDelayAfter(schedule: readonly number[], attemptInRound: number): number | null {
-  return attemptInRound >= 1 && attemptInRound <= schedule.length ? schedule[attemptInRound - 1]! : null;
+  return { delaysMs };
 }
 
 /** Attempts a round may make: the first one and one per retry. */
-export function maxAttempts(schedule: readonly number[]): number {
-  return schedule.length + 1;
+export function maxAttempts(schedule: RetryPolicy): number {
+  return schedule.delaysMs.length + 1;
 }

@@ -1,13 +1,13 @@
 import { Inject, Injectable, type OnApplicationShutdown } from '@nestjs/common';
 import { newId } from '@verity/keys';
-import { CONFIG, inStoredTrace, LOGGER, metrics, type Logger } from '@verity/platform';
+import { CONFIG, inStoredTrace, LOGGER, metrics, retryDelay, type Logger, type RetryPolicy } from '@verity/platform';
 import { DestinationGuard, ReceiverClient } from '@verity/ssrf';
 import { LRUCache } from 'lru-cache';
 import type { WebhookConfig } from '../config.js';
 import { SecretBox } from '../subscriptions/secret-box.js';
-import type { ClaimedAttempt } from './dispatcher.js';
+import type { ClaimedAttempt } from './dispatch.job.js';
 import { Ledger } from './ledger.js';
-import { ATTEMPT_TIMEOUT_MS, retryDelayAfter } from './retry-schedule.js';
+import { ATTEMPT_TIMEOUT_MS } from './retry-schedule.js';
 import { signedHeaders, signingKey } from './signing.js';
 
 const USER_AGENT = 'Verity-Webhooks/1.0 (+https://docs.verity.dev/webhooks)';
@@ -20,7 +20,7 @@ const USER_AGENT = 'Verity-Webhooks/1.0 (+https://docs.verity.dev/webhooks)';
 @Injectable()
 export class Sender implements OnApplicationShutdown {
   private readonly client: ReceiverClient;
-  private readonly schedule: number[];
+  private readonly schedule: RetryPolicy;
   /** Signing keys by sealed secret: opened and decoded once. */
   private readonly keys = new LRUCache<string, Buffer>({ max: 10_000 });
   private readonly recording = new Set<Promise<void>>();
@@ -48,7 +48,7 @@ export class Sender implements OnApplicationShutdown {
     const headers = signedHeaders(keys, claim.eventId, Math.floor(Date.now() / 1000), claim.body);
     const result = await this.client.post(claim.url, headers, claim.body);
     // a refused destination is not retried: the address check would refuse it again
-    const retryDelayMs = result.ok || result.errorCode === 'blocked_destination' ? null : retryDelayAfter(this.schedule, claim.attemptInRound);
+    const retryDelayMs = result.ok || result.errorCode === 'blocked_destination' ? null : retryDelay(this.schedule, claim.attemptInRound);
     metrics.webhookDeliveries.inc({ outcome: result.ok ? 'delivered' : retryDelayMs !== null ? 'retry_scheduled' : 'failed' });
     metrics.webhookDuration.observe(result.latencyMs / 1000);
     const p: Promise<void> = this.ledger

@@ -1,6 +1,6 @@
 import { Inject, Injectable, type BeforeApplicationShutdown, type OnApplicationBootstrap } from '@nestjs/common';
 import { newId } from '@verity/keys';
-import { CONFIG, addScrapeSampler, LOGGER, metrics, Poller, Semaphore, Sql, type Logger } from '@verity/platform';
+import { CONFIG, JobWorker, LOGGER, Sql, type Logger } from '@verity/platform';
 import type { WebhookConfig } from '../config.js';
 import { COPIED } from './ledger.js';
 import { maxAttempts } from './retry-schedule.js';
@@ -70,20 +70,16 @@ export async function claimDue(db: Sql, limit: number, maxAttempts: number): Pro
 }
 
 /**
- * Stage 2, the dispatcher: owns how many attempts are in flight (`WEBHOOK_CONCURRENCY`). It claims due deliveries
- * in Postgres as slots are free and hands each claim to the sender. Postgres is the only queue: first attempts,
- * retries (due at their `next_attempt_at`), replays and attempts a dead process left behind (their lease ran out)
- * are all found by the same claim. It looks when woken by fan-out, when half its slots are free, and
- * every `WEBHOOK_POLL_MS`.
+ * Stage 2, the dispatcher, a job on the platform's `JobWorker`: owns how many attempts are in flight
+ * (`WEBHOOK_CONCURRENCY` slots). It claims due deliveries in Postgres as slots are free and hands each claim to the
+ * sender, which records the attempt's outcome (and the retry, by `WEBHOOK_RETRY_SCHEDULE`) in the ledger. Postgres is
+ * the only queue: first attempts, retries (due at their `next_attempt_at`), replays and attempts a dead process left
+ * behind (their lease ran out) are all found by the same claim. It looks when woken by fan-out, when half its slots
+ * are free, and every `WEBHOOK_POLL_MS`.
  */
 @Injectable()
-export class Dispatcher implements OnApplicationBootstrap, BeforeApplicationShutdown {
-  private readonly slots: Semaphore;
-  private readonly poller: Poller;
-  private readonly sending = new Set<Promise<void>>();
-  private readonly max: number;
-  /** Free slots worth a claim of their own, while attempts are in flight. */
-  private readonly batch: number;
+export class DispatchJob implements OnApplicationBootstrap, BeforeApplicationShutdown {
+  private readonly worker: JobWorker<ClaimedAttempt>;
 
   constructor(
     @Inject(Sql) private readonly db: Sql,
@@ -91,52 +87,43 @@ export class Dispatcher implements OnApplicationBootstrap, BeforeApplicationShut
     @Inject(CONFIG) cfg: WebhookConfig,
     @Inject(LOGGER) private readonly log: Logger,
   ) {
-    this.slots = new Semaphore(cfg.WEBHOOK_CONCURRENCY);
-    this.batch = Math.max(1, Math.floor(cfg.WEBHOOK_CONCURRENCY / 2));
-    this.max = maxAttempts(cfg.WEBHOOK_RETRY_SCHEDULE);
-    this.poller = new Poller(() => this.dispatch(), cfg.WEBHOOK_POLL_MS, (err) => log.warn({ err }, 'claiming webhook attempts failed; retrying'));
+    const max = maxAttempts(cfg.WEBHOOK_RETRY_SCHEDULE);
+    this.worker = new JobWorker<ClaimedAttempt>(
+      {
+        name: 'webhook_attempts',
+        claim: (limit) => claimDue(this.db, limit, max),
+        // the sender records every outcome; an attempt not sent (the secret did not open) is left to its lease, and
+        // logged as interrupted when it runs out
+        run: (claim) => this.sender.send(claim).catch((err: unknown) => this.log.warn({ err, delivery: claim.deliveryId }, 'webhook attempt not sent')),
+      },
+      {
+        everyMs: cfg.WEBHOOK_POLL_MS,
+        slots: cfg.WEBHOOK_CONCURRENCY,
+        claimWhenFree: Math.max(1, Math.floor(cfg.WEBHOOK_CONCURRENCY / 2)),
+        log,
+        depth: {
+          queue: 'webhook_attempts',
+          count: async () => {
+            const [r] = await this.db.rows<{ due: string }>(`SELECT count(*) AS due FROM webhook_delivery.deliveries WHERE status = 'pending' AND next_attempt_at <= now()`);
+            return Number(r?.due ?? 0);
+          },
+        },
+      },
+    );
   }
 
   onApplicationBootstrap(): void {
-    this.poller.start();
-    addScrapeSampler(async () => {
-      const [r] = await this.db.rows<{ due: string }>(`SELECT count(*) AS due FROM webhook_delivery.deliveries WHERE status = 'pending' AND next_attempt_at <= now()`);
-      metrics.queueDepth.set({ queue: 'webhook_attempts' }, Number(r?.due ?? 0));
-    });
+    this.worker.start();
   }
 
   /** New deliveries are due: look now. */
   wake(): void {
-    this.poller.kick();
+    this.worker.kick();
   }
 
   /** Lets the attempts in flight finish and be recorded; a delivery not claimed yet waits in Postgres. */
   async beforeApplicationShutdown(): Promise<void> {
-    await this.poller.stop();
-    await Promise.allSettled([...this.sending]);
+    await this.worker.stop();
     await this.sender.drain();
-  }
-
-  /** Fills the free slots with claims until nothing more is due. */
-  private async dispatch(): Promise<void> {
-    for (;;) {
-      const free = this.slots.size - this.slots.inUse;
-      if (free === 0 || this.poller.stopping) return;
-      const claims = await claimDue(this.db, free, this.max);
-      for (const claim of claims) {
-        const release = await this.slots.acquire();
-        const p: Promise<void> = this.sender
-          .send(claim)
-          // not sent (the secret did not open): the lease runs out and the attempt is logged as interrupted
-          .catch((err: unknown) => this.log.warn({ err, delivery: claim.deliveryId }, 'webhook attempt not sent'))
-          .finally(() => {
-            release();
-            this.sending.delete(p);
-            if (this.slots.size - this.slots.inUse >= this.batch) this.poller.kick();
-          });
-        this.sending.add(p);
-      }
-      if (claims.length < free) return;
-    }
   }
 }
