@@ -67,16 +67,17 @@ export function fitFace(face: Rect | null, oval: Rect, fit = OVAL_FIT): FaceFit 
   if (!face || face.width <= 0 || oval.width <= 0 || oval.height <= 0) return 'no_face';
   const size = face.width / oval.width;
   if (size > fit.maxWidth) return 'too_close';
-  const f = centreOf(face);
-  const o = centreOf(oval);
-  const dx = (f.x - o.x) / oval.width / fit.centre;
-  const dy = (f.y - o.y) / oval.height / fit.centre;
-  if (dx * dx + dy * dy > 1) return 'outside';
   const m = fit.margin * oval.width;
   if (face.x < oval.x - m || face.y < oval.y - m || face.x + face.width > oval.x + oval.width + m || face.y + face.height > oval.y + oval.height + m) {
     return 'outside';
   }
-  return size < fit.minWidth ? 'too_far' : 'inside';
+  // a small face within the oval's bounds comes closer first: coming closer moves it towards the middle too
+  if (size < fit.minWidth) return 'too_far';
+  const f = centreOf(face);
+  const o = centreOf(oval);
+  const dx = (f.x - o.x) / oval.width / fit.centre;
+  const dy = (f.y - o.y) / oval.height / fit.centre;
+  return dx * dx + dy * dy > 1 ? 'outside' : 'inside';
 }
 
 /** Whether the face held still between two looks. */

@@ -33,8 +33,11 @@ describe('a face against the oval', () => {
     // the size bounds, as shares of the oval's width
     assert.equal(fitFace(moved(CENTRED, 0, 0, ((OVAL_FIT.minWidth + 0.01) * OVAL.width) / CENTRED.width), OVAL), 'inside');
     assert.equal(fitFace(moved(CENTRED, 0, 0, ((OVAL_FIT.maxWidth - 0.01) * OVAL.width) / CENTRED.width), OVAL), 'inside');
-    // a small face off the oval is told to move into it first
+    // a small face past the oval's edge is told to move into it first; a small one within it, high, to come closer
     assert.equal(fitFace(moved(CENTRED, 0, -220, 0.5), OVAL), 'outside');
+    assert.equal(fitFace(moved(CENTRED, 0, -180, 0.5), OVAL), 'too_far');
+    // at a sensible size, the same height is off the oval's middle
+    assert.equal(fitFace(moved(CENTRED, 0, -150), OVAL), 'outside');
   });
 
   it('holding still: a few pixels of jitter are, a step aside or towards the camera is not', () => {
