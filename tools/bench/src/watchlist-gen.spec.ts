@@ -1,7 +1,7 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { prepareName, readList, scoreParty, type ListEntity } from '@verity/watchlist';
-import { asciiSpelling, ftmFile, person, queries, typo, VARIANT_KINDS, type GeneratedPerson, type Query } from './watchlist-gen.js';
+import { asciiSpelling, ftmFile, oneEditApart, person, queries, typo, VARIANT_KINDS, type GeneratedPerson, type Query } from './watchlist-gen.js';
 
 const SEED = 7;
 const N = 2000;
@@ -102,6 +102,32 @@ describe('the generated watchlist of the bench', () => {
     const counts = [...count.values()].sort((a, b) => b - a);
     assert.ok(counts[0]! >= 10, `the most common family name ${counts[0]} times`);
     assert.ok(counts.filter((c) => c === 1).length > counts.length / 2, 'most family names once');
+  });
+
+  it('keeps family names one letter apart about as rare as a real list has them', () => {
+    // OFAC's SDN list: 28 % of its individuals' family names have another one edit apart, a third of them spellings
+    // of one name; a stem, a syllable and an ending combined freely gave 45 % at this size
+    const family = [...new Set(Array.from({ length: 6000 }, (_, i) => person(SEED, i).words.filter((w) => w.role === 'family').map((w) => w.latin[0]!.toUpperCase())).flat())];
+    const near = family.filter((f) => family.some((g) => oneEditApart(f, g))).length / family.length;
+    assert.ok(near > 0.1 && near < 0.28, `${(near * 100).toFixed(1)} % of family names one edit from another`);
+  });
+
+  it('leaves out a control that the typo of an undated listed person could be', () => {
+    const qs = queries(SEED, N, 50).filter((q) => q.entity_id === null);
+    const listed = Array.from({ length: N }, (_, i) => person(SEED, i)).filter((p) => p.listedDob === null);
+    const lower = (s: string) => s.toLowerCase().split(' ').sort();
+    for (const q of qs) {
+      const words = lower(q.name);
+      for (const p of listed) {
+        for (const name of p.names) {
+          const ws = lower(name);
+          if (ws.length !== words.length) continue;
+          const differ = ws.filter((w) => !words.includes(w));
+          const typo = differ.length === 1 && words.filter((w) => !ws.includes(w)).some((w) => w[0] === differ[0]![0] && oneEditApart(w, differ[0]!));
+          assert.ok(!typo, `${q.kind} ${q.name}: a typo of ${name}, listed without a date of birth`);
+        }
+      }
+    }
   });
 
   it('makes one edit per typo, and spells Latin names as an ASCII-only document does', () => {

@@ -10,7 +10,7 @@
 import { random } from '@verity/specimens';
 
 /** Changes whenever the generator makes another list: the bench keeps a generated file only for the same version. */
-export const GENERATOR_VERSION = 5;
+export const GENERATOR_VERSION = 6;
 
 type Rng = () => number;
 const pick = <T>(r: Rng, xs: readonly T[]): T => xs[Math.floor(r() * xs.length)]!;
@@ -310,6 +310,153 @@ export function asciiSpelling(word: string): string {
   return stripAccents(expanded).replace(/ł/g, 'l').replace(/Ł/g, 'L').replace(/ı/g, 'i').replace(/İ/g, 'I');
 }
 
+// ---- family names: as far apart as a real list's
+
+/** Two spellings one edit apart: a letter dropped, added or replaced, or two neighbours swapped. */
+export function oneEditApart(a: string, b: string): boolean {
+  if (a === b || Math.abs(a.length - b.length) > 1) return false;
+  let i = 0;
+  while (i < a.length && i < b.length && a[i] === b[i]) i++;
+  let j = 0;
+  while (j < a.length - i && j < b.length - i && a[a.length - 1 - j] === b[b.length - 1 - j]) j++;
+  const ra = a.length - i - j;
+  const rb = b.length - i - j;
+  return (ra <= 1 && rb <= 1) || (ra === 2 && rb === 2 && a[i] === b[i + 1] && a[i + 1] === b[i]);
+}
+
+/** A word and its spellings with one letter left out: two words one edit apart share one of them. */
+function deletions(w: string): string[] {
+  const out = new Set([w]);
+  for (let i = 0; i < w.length; i++) out.add(w.slice(0, i) + w.slice(i + 1));
+  return [...out];
+}
+
+/** Words, with a lookup of those one edit from a given word (by their deletions). */
+export class NeighbourIndex {
+  private readonly byDeletion = new Map<string, string[]>();
+  private readonly words = new Set<string>();
+
+  add(word: string): void {
+    if (this.words.has(word)) return;
+    this.words.add(word);
+    for (const d of deletions(word)) (this.byDeletion.get(d) ?? this.byDeletion.set(d, []).get(d)!).push(word);
+  }
+
+  /** The words one edit from `word` (not `word` itself). */
+  near(word: string): string[] {
+    const out = new Set<string>();
+    for (const d of deletions(word)) for (const w of this.byDeletion.get(d) ?? []) if (oneEditApart(word, w)) out.add(w);
+    return [...out];
+  }
+}
+
+/**
+ * The share of family names kept although a name kept before is one edit from it. A stem, a syllable and an ending
+ * combined freely make names one letter apart far more often than a real list has them (`Schrodinke`,
+ * `Schrodenke`): of the 4,553 family names of the 6,062 persons of OFAC's SDN list, 28 % have another one edit
+ * apart, about a third of them spellings of one name (`HUSSEIN`/`HUSSAIN`) or its feminine (`TOKAREV`/`TOKAREVA`);
+ * this keeps the generated list's share near that of different names: 20 % at the same size, against 45 % before
+ * (docs/watchlist.md, "Measured").
+ */
+const NEIGHBOURS_KEPT = 0.08;
+
+type FamilyTable = Map<string, ReadonlyArray<[string, string]>>;
+const familyTables = new Map<Culture, FamilyTable>();
+/** All family names of every table so far, by their usual Latin spelling: what a new name must be apart from. */
+const familyNames = new NeighbourIndex();
+
+/** The usual Latin spelling of a native word, lower case: what the family names are kept apart by. */
+function usualLatin(native: string, culture: Culture): string {
+  return (culture === 'ru' ? cyrillicToLatin(native, 0) : culture === 'el' ? greekToLatin(native, 0) : asciiSpelling(native)).toLowerCase();
+}
+
+/** Whether a new family name is kept: always when no name kept is one edit from it, else by `NEIGHBOURS_KEPT`. */
+function keepFamily(r: Rng, latin: string): boolean {
+  if (familyNames.near(latin).length > 0 && !chance(r, NEIGHBOURS_KEPT)) return false;
+  familyNames.add(latin);
+  return true;
+}
+
+/**
+ * Per stem, the syllables and endings (masculine, feminine) it takes: every combination of the culture's pools, each
+ * kept unless one edit from a name kept before (`keepFamily`), the commonest stems first. Fixed for every seed: a
+ * culture's names are the same, whichever list draws from them.
+ */
+function familyTable(culture: Culture): FamilyTable {
+  buildFamilyNames();
+  return familyTables.get(culture)!;
+}
+
+/** Every culture's family names at once, in one order: a name kept depends on those kept before it, whichever person asks first. */
+function buildFamilyNames(): void {
+  if (rootNames) return;
+  rootNames = buildArabicRootNames();
+  for (const [c] of CULTURES) if (c !== 'ar') familyTables.set(c, buildFamilyTable(c));
+}
+
+function buildFamilyTable(culture: Culture): FamilyTable {
+  const [stems, mids, ends]: [readonly string[], readonly string[], ReadonlyArray<readonly [string, string]>] =
+    culture === 'ru'
+      ? [RU_STEM_A, [...new Set(RU_STEM_B)], RU_END.filter((e, i) => RU_END.indexOf(e) === i)]
+      : culture === 'el'
+        ? [EL_STEM, [...new Set(EL_MID)], EL_END]
+        : culture === 'ar'
+          ? [[], [], []]
+          : [LATIN[culture].stems, [...new Set(LATIN_MID)], LATIN[culture].ends.map((e) => [e, e] as const)];
+  const r = random(0xfa3 + CULTURES.findIndex(([c]) => c === culture));
+  const table: FamilyTable = new Map();
+  for (const stem of stems) {
+    if (table.has(stem)) continue;
+    const combos = mids.flatMap((mid) => ends.map(([m, f]) => [mid, m, f] as const));
+    // a fixed shuffle, so that the kept ones are not the first syllables of the pool
+    for (let i = combos.length - 1; i > 0; i--) {
+      const j = Math.floor(r() * (i + 1));
+      [combos[i], combos[j]] = [combos[j]!, combos[i]!];
+    }
+    const kept: Array<[string, string]> = [];
+    for (const [mid, m, f] of combos) {
+      const male = stem + mid + m;
+      if (!keepFamily(r, usualLatin(male, culture))) continue;
+      if (f !== m) familyNames.add(usualLatin(stem + mid + f, culture));
+      kept.push([mid + m, mid + f]);
+    }
+    table.set(stem, kept.length > 0 ? kept : [[combos[0]![0] + combos[0]![1], combos[0]![0] + combos[0]![2]]]);
+  }
+  return table;
+}
+
+/** A family name of the culture: its stem by Zipf's law, then one of the syllables and endings the stem takes. */
+function familyName(r: Rng, culture: Culture, female: boolean): string {
+  const stems = culture === 'ru' ? RU_STEM_A : culture === 'el' ? EL_STEM : LATIN[culture as keyof typeof LATIN].stems;
+  const table = familyTable(culture);
+  const stem = zipf(r, stems);
+  const [m, f] = pick(r, table.get(stem)!);
+  return stem + (female ? f : m);
+}
+
+let rootNames: Array<[string, string[]]> | null = null;
+/** The nisbas of three root consonants, each kept unless one edit from a name kept before (`keepFamily`). */
+function arabicRootNames(): ReadonlyArray<[string, string[]]> {
+  buildFamilyNames();
+  return rootNames!;
+}
+
+function buildArabicRootNames(): Array<[string, string[]]> {
+  // the fixed Arabic family names and the nisbas of given names first: the root names must be apart from them too
+  for (const [, l] of AR_FAMILY) familyNames.add(l[0]!.toLowerCase());
+  for (const [, l] of AR_GIVEN_M) familyNames.add(`${l[0]!.replace(/[aeiy]$/, '')}i`.toLowerCase());
+  const r = random(0xfa3 + 100);
+  const seen = new Set<string>();
+  const out: Array<[string, string[]]> = [];
+  for (let i = 0; i < 20_000; i++) {
+    const name = arabicRootName(r);
+    if (seen.has(name[0])) continue;
+    seen.add(name[0]);
+    if (keepFamily(r, name[1][0]!.toLowerCase())) out.push(name);
+  }
+  return out;
+}
+
 // ---- persons
 
 /** One word of a person's name: as the culture writes it, and its Latin spellings (the first the usual one). */
@@ -364,18 +511,16 @@ function wordsOf(r: Rng, culture: Culture, female: boolean): Word[] {
   switch (culture) {
     case 'ru': {
       const given = zipf(r, female ? RU_GIVEN_F : RU_GIVEN_M);
-      const [m, f] = pick(r, RU_END);
-      const family = zipf(r, RU_STEM_A) + pick(r, RU_STEM_B) + (female ? f : m);
+      const family = familyName(r, 'ru', female);
       const out = [w(given, 'given')];
       if (chance(r, 0.7)) out.push(w(ruPatronymic(zipf(r, RU_GIVEN_M), female), 'middle'));
       out.push(w(family, 'family'));
       return out;
     }
     case 'el': {
-      const [m, f] = pick(r, EL_END);
       const out = [w(zipf(r, female ? EL_GIVEN_F : EL_GIVEN_M), 'given')];
       if (chance(r, 0.3)) out.push(w(zipf(r, EL_GIVEN_M), 'middle'));
-      out.push(w(zipf(r, EL_STEM) + pick(r, EL_MID) + (female ? f : m), 'family'));
+      out.push(w(familyName(r, 'el', female), 'family'));
       return out;
     }
     case 'ar': {
@@ -388,7 +533,7 @@ function wordsOf(r: Rng, culture: Culture, female: boolean): Word[] {
       // a family name of the list above, or a nisba made of a given name (الأحمدي, Al-Ahmadi)
       const kind = r();
       const [fam, famL] =
-        kind < 0.35 ? zipf(r, AR_FAMILY) : kind < 0.55 ? ((([a, l]) => [`${a}ي`, l.map((x) => `${x.replace(/[aeiy]$/, '')}i`)])(zipf(r, AR_GIVEN_M)) as [string, string[]]) : arabicRootName(r);
+        kind < 0.35 ? zipf(r, AR_FAMILY) : kind < 0.55 ? ((([a, l]) => [`${a}ي`, l.map((x) => `${x.replace(/[aeiy]$/, '')}i`)])(zipf(r, AR_GIVEN_M)) as [string, string[]]) : pick(r, arabicRootNames());
       out.push(w(`ال${fam}`, 'family', AR_ARTICLE.flatMap((art) => famL.map((l) => art + l))));
       return out;
     }
@@ -396,7 +541,7 @@ function wordsOf(r: Rng, culture: Culture, female: boolean): Word[] {
       const pool = LATIN[culture];
       const out = [w(zipf(r, female ? pool.f : pool.m), 'given')];
       if (chance(r, 0.25)) out.push(w(zipf(r, female ? pool.f : pool.m), 'middle'));
-      const family = () => zipf(r, pool.stems) + pick(r, LATIN_MID) + pick(r, pool.ends);
+      const family = () => familyName(r, culture, female);
       out.push(w(family(), 'family'));
       // two family names, as Spanish names have
       if (culture === 'es' && chance(r, 0.6)) out.push(w(family(), 'family'));
@@ -545,18 +690,57 @@ function parts(words: readonly string[]): string[] {
 
 const year = (d: string) => Number(d.slice(0, 4));
 
+/** Each word of a person in its own script (lower case) with every spelling of it the list or a query may write (`typo` works on these). */
+const spelt = (p: GeneratedPerson): Array<[string, string[]]> => p.words.map((w) => [w.native.toLowerCase(), [...new Set([w.native, ...w.latin].map((x) => x.toLowerCase()))]]);
+
+/** The words of `a` all among those of `b` (each as often), both sorted. */
+function within(a: readonly string[], b: readonly string[]): boolean {
+  let j = 0;
+  for (const w of a) {
+    while (j < b.length && b[j]! < w) j++;
+    if (j === b.length || b[j] !== w) return false;
+    j++;
+  }
+  return true;
+}
+
+/** A control: its words in their own script (sorted) and as spelt, its date of birth; `exact`: no listed person of the same words at all. */
+interface ControlWords {
+  words: string[];
+  spelt: Array<[string, string[]]>;
+  dob: string;
+  exact: boolean;
+}
+
 /**
- * Which of `controls` the list of `seed` of `n` entities cannot tell apart from a listed person: one whose words are
- * all the control's, or all among the control's (a middle name left out), and who has no date of birth or one within
- * a year of the control's; and, for `exact`, any listed person of the very same words. One pass over the list.
+ * Which of `controls` the list of `seed` of `n` entities cannot tell apart from a listed person who has no date of
+ * birth or one within a year of the control's: one whose words are all the control's, or all among the control's (a
+ * middle name left out); or one whose words are so once a word of theirs is misspelt as `typo` misspells (one edit,
+ * never the first letter, in a word of four letters or more, in any of its spellings): such a control is what the
+ * bench's own typo variant of that person may be. And, for `exact`, any listed person of the very same words. One
+ * pass over the list.
  */
-function untellable(seed: number, n: number, controls: ReadonlyArray<{ words: string[]; dob: string; exact: boolean }>): Set<number> {
+function untellable(seed: number, n: number, controls: readonly ControlWords[]): Set<number> {
   const byPart = new Map<string, number[]>();
   const byWhole = new Map<string, number[]>();
+  const spellings = new NeighbourIndex();
+  /** Each spelling of a control's word: the word (in its own script). */
+  const bySpelling = new Map<string, Set<string>>();
+  /** Each word of a control's: the controls of it. */
+  const byWord = new Map<string, Set<number>>();
+  /** A listed spelling: the controls' words one misspelling from it. */
+  const near = new Map<string, string[]>();
   controls.forEach((c, i) => {
     for (const k of parts(c.words)) (byPart.get(k) ?? byPart.set(k, []).get(k)!).push(i);
     const whole = c.words.join(' ');
     (byWhole.get(whole) ?? byWhole.set(whole, []).get(whole)!).push(i);
+    for (const [native, ss] of c.spelt) {
+      (byWord.get(native) ?? byWord.set(native, new Set()).get(native)!).add(i);
+      for (const s of ss) {
+        spellings.add(s);
+        (bySpelling.get(s) ?? bySpelling.set(s, new Set()).get(s)!).add(native);
+      }
+    }
   });
   const out = new Set<number>();
   const check = (i: number, listed: GeneratedPerson, same: boolean) => {
@@ -571,6 +755,24 @@ function untellable(seed: number, n: number, controls: ReadonlyArray<{ words: st
     for (const i of byPart.get(whole) ?? []) check(i, listed, controls[i]!.words.join(' ') === whole);
     // a control's words all among the listed ones
     if (words.length <= 8) for (const k of parts(words)) if (k !== whole) for (const i of byWhole.get(k) ?? []) check(i, listed, false);
+    // the same, once a word of the listed person's is misspelt into a control's
+    for (const [native, ss] of spelt(listed)) {
+      const others = new Set<string>();
+      for (const s of ss) {
+        if ([...s].length < 4) continue;
+        const found = near.get(s) ?? near.set(s, [...new Set(spellings.near(s).filter((m) => m[0] === s[0]).flatMap((m) => [...bySpelling.get(m)!]))]).get(s)!;
+        for (const w of found) if (w !== native) others.add(w);
+      }
+      for (const other of others) {
+        const misspelt = [...words];
+        misspelt[misspelt.indexOf(native)] = other;
+        misspelt.sort();
+        for (const i of byWord.get(other)!) {
+          const c = controls[i]!.words;
+          if (!out.has(i) && (within(misspelt, c) || within(c, misspelt))) check(i, listed, false);
+        }
+      }
+    }
   }
   return out;
 }
@@ -605,20 +807,20 @@ export function queries(seed: number, n: number, perKind: number): Query[] {
   }
   // the controls are drawn first, then those the list cannot tell apart from a listed person are left out
   const pool = 4 * perKind;
-  const candidates: Array<Query & { words: string[]; dob: string; exact: boolean }> = [];
+  const candidates: Array<Query & ControlWords> = [];
   for (let i = 0; i < pool; i++) {
     let p = entity();
     while (p.listedDob === null) p = entity();
     const years = (2 + Math.floor(r() * 29)) * (chance(r, 0.5) ? -1 : 1);
     const dob = `${year(p.dob) + years}${p.dob.slice(4)}`;
     const nationality = chance(r, 0.5) ? p.nationality : null;
-    candidates.push({ kind: 'namesake', entity_id: null, name: p.names[0]!, dateOfBirth: dob, nationality, words: nativeWords(p), dob, exact: false });
+    candidates.push({ kind: 'namesake', entity_id: null, name: p.names[0]!, dateOfBirth: dob, nationality, words: nativeWords(p), spelt: spelt(p), dob, exact: false });
   }
   const others = random((seed ^ 0x07e45) >>> 0);
   for (let i = 0; i < pool; i++) {
     const p = person((seed + 1 + Math.floor(others() * 1e6)) >>> 0, i);
     const nationality = chance(r, 0.5) ? p.nationality : null;
-    candidates.push({ kind: 'other', entity_id: null, name: p.names[0]!, dateOfBirth: p.dob, nationality, words: nativeWords(p), dob: p.dob, exact: true });
+    candidates.push({ kind: 'other', entity_id: null, name: p.names[0]!, dateOfBirth: p.dob, nationality, words: nativeWords(p), spelt: spelt(p), dob: p.dob, exact: true });
   }
   const left = untellable(seed, n, candidates);
   for (const kind of CONTROL_KINDS) {
