@@ -402,7 +402,8 @@ async function guideFace(turn: number): Promise<void> {
   let face: typeof FaceModule;
   let detector: FaceModule.FaceDetector;
   try {
-    // the module is small; its GUIDE_TIMING.loadMs bounds the whole wait
+    // the guide's module first (10 s: its GUIDE_TIMING.loadMs, not known before it loads), then the detector in
+    // what is left of that
     face = await withTimeout(loadFaceModule(), 10_000);
     detector = await withTimeout(face.faceDetector(), Math.max(1, face.GUIDE_TIMING.loadMs - (performance.now() - started)));
   } catch {
@@ -415,6 +416,7 @@ async function guideFace(turn: number): Promise<void> {
   shootButton.setAttribute('aria-describedby', 'face-guidance');
   let said: string | null = null;
   let seen: string | null = null;
+  let saidGaveUp = false;
   while (live()) {
     const t = performance.now();
     const frame = { width: video.videoWidth, height: video.videoHeight };
@@ -436,11 +438,18 @@ async function guideFace(turn: number): Promise<void> {
     }
     const where = guide.look(found, guideInFrame(frame, size, guideFraction()), now);
     const words = face.GUIDE_WORDS[where];
-    shootButton.disabled = where !== 'ready' && now - started < timing.giveUpMs;
+    const enabled = face.shutterEnabled(where, now - started);
+    const gaveUp = enabled && where !== 'ready';
+    shootButton.disabled = !enabled;
     viewfinder.dataset.fit = where;
     faceGuidance.textContent = words;
-    // said once it held for two looks (a face on the oval's edge does not chatter), or at once when ready
-    if (words !== said && (words === seen || where === 'ready')) {
+    if (gaveUp && !saidGaveUp) {
+      // the shutter works now whatever the guide sees: a screen reader hears it once
+      saidGaveUp = true;
+      said = words;
+      announce(`${words}, or take the photo now.`);
+    } else if (words !== said && (words === seen || where === 'ready')) {
+      // said once it held for two looks (a face on the oval's edge does not chatter), or at once when ready
       said = words;
       announce(words);
     }

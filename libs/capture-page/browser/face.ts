@@ -9,7 +9,7 @@ import type { Rect } from './analysis.js';
 
 const version = new URL(import.meta.url).search;
 const oval = (await import(`./oval.js${version}`)) as typeof OvalModule;
-export const { FaceGuide, GUIDE_TIMING, GUIDE_WORDS, fromLetterbox, letterbox } = oval;
+export const { FaceGuide, GUIDE_TIMING, GUIDE_WORDS, fromLetterbox, letterbox, shutterEnabled } = oval;
 
 /** BlazeFace's input is this square; the picture is drawn into it whole, undistorted. */
 const SIDE = 256;

@@ -50,6 +50,11 @@ export const GUIDE_TIMING = {
   giveUpMs: 30_000,
 } as const;
 
+/** Whether the shutter may be used: the face is ready, or the guide has held it back for `giveUpMs` already. */
+export function shutterEnabled(state: GuideState, elapsedMs: number, timing = GUIDE_TIMING): boolean {
+  return state === 'ready' || elapsedMs >= timing.giveUpMs;
+}
+
 /** The guide's words, shown over the camera and said by the status region. */
 export const GUIDE_WORDS: Record<GuideState, string> = {
   no_face: 'Move your face into the oval',

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { FaceGuide, GUIDE_WORDS, OVAL_FIT, fitFace, fromLetterbox, heldStill, letterbox } from '../browser/oval.js';
+import { FaceGuide, GUIDE_TIMING, GUIDE_WORDS, OVAL_FIT, fitFace, fromLetterbox, heldStill, letterbox, shutterEnabled } from '../browser/oval.js';
 
 /** The selfie oval of a 720 × 960 picture shown whole in the 3:4 viewfinder: 64 % of its width and height, centred. */
 const OVAL = { x: 129.6, y: 172.8, width: 460.8, height: 614.4 };
@@ -71,6 +71,15 @@ describe('the guide over a camera session', () => {
     assert.equal(g.look(null, OVAL, 1500), 'ready');
     assert.equal(g.look(moved(CENTRED, 0, -220), OVAL, 1750), 'outside');
     assert.equal(g.look(CENTRED, OVAL, 2000), 'steady');
+  });
+
+  it('the shutter: enabled when ready; otherwise held back, but not for longer than giveUpMs (nobody is locked out)', () => {
+    assert.equal(shutterEnabled('ready', 0), true);
+    for (const state of ['no_face', 'outside', 'too_far', 'too_close', 'steady'] as const) {
+      assert.equal(shutterEnabled(state, GUIDE_TIMING.giveUpMs - 1), false, state);
+      assert.equal(shutterEnabled(state, GUIDE_TIMING.giveUpMs), true, state);
+    }
+    assert.equal(GUIDE_TIMING.giveUpMs, 30_000);
   });
 
   it('has plain words for every state', () => {
