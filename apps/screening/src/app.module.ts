@@ -5,10 +5,11 @@ import { TemplatesPurgeService } from './templates/purge.service.js';
 import { TemplatesRepository } from './templates/templates.repository.js';
 import { TemplatesService } from './templates/templates.service.js';
 import { WatchlistCheck } from './watchlists/watchlist-check.service.js';
-import { WatchlistMonitorNotifier } from './watchlists/watchlist-monitor.service.js';
+import { WatchlistHandoverJob } from './watchlists/watchlist-handover.job.js';
+import { WatchlistPurgeJob } from './watchlists/watchlist-purge.job.js';
 import { WatchlistScreening } from './watchlists/watchlist-screening.service.js';
 import { WatchlistsRepository } from './watchlists/watchlists.repository.js';
 import { WatchlistsService } from './watchlists/watchlists.service.js';
 
-@Module({ providers: [TemplatesRepository, TemplatesService, EvaluationService, TemplatesPurgeService, WatchlistsRepository, WatchlistMonitorNotifier, WatchlistsService, WatchlistScreening, WatchlistCheck, ScreeningRpcController] })
+@Module({ providers: [TemplatesRepository, TemplatesService, EvaluationService, TemplatesPurgeService, WatchlistsRepository, WatchlistHandoverJob, WatchlistPurgeJob, WatchlistsService, WatchlistScreening, WatchlistCheck, ScreeningRpcController] })
 export class ScreeningModule {}

@@ -14,7 +14,7 @@ import { query, refusal, startServiceUnderTest, testPrincipal, waitFor, type Ser
 import { ListParseError, loadList, type ListFormat, type ListInput, type LoadOptions, type LoadSink, type ScreenedPerson } from '@verity/watchlist';
 import { ScreeningModule } from '../src/app.module.js';
 import { SCREENING_SERVICE, screeningEnv } from '../src/config.js';
-import { WatchlistMonitorNotifier } from '../src/watchlists/watchlist-monitor.service.js';
+import { WatchlistHandoverJob } from '../src/watchlists/watchlist-handover.job.js';
 import { WatchlistScreening } from '../src/watchlists/watchlist-screening.service.js';
 
 const FIXTURES = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../test/fixtures/watchlist');
@@ -380,7 +380,7 @@ describe('watchlists: monitoring (docs/watchlist.md, "Monitoring")', () => {
       const second = (await load(list, 'ofac-sdn', fixture('sdn.xml'))).committed.version!;
       await waitFor(async () => asked.some((a) => a.list === list && a.version === second), 10_000);
       await query(svc.db.url, 'UPDATE screening.watchlist_versions SET monitor_notified_at = NULL WHERE id = $1', [second]);
-      await svc.app.get(WatchlistMonitorNotifier).pass();
+      await svc.app.get(WatchlistHandoverJob).pass();
       assert.equal(asked.filter((a) => a.list === list && a.version === second).length, 2);
       // the replaced version is never handed over again
       assert.equal(asked.filter((a) => a.list === list && a.version === first).length, 1);

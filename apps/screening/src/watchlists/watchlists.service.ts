@@ -1,4 +1,4 @@
-import { Inject, Injectable, type BeforeApplicationShutdown, type OnApplicationBootstrap } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
 import {
   WATCHLIST_BATCH_MAX,
   WATCHLIST_ID_FORMAT,
@@ -12,15 +12,12 @@ import {
   type WatchlistStatusReply,
 } from '@verity/contracts';
 import { DomainError, type Issue } from '@verity/errors';
-import { assertBeforeDeadline, CONFIG, LOGGER, Poller, type Logger, type RpcContext } from '@verity/platform';
+import { assertBeforeDeadline, LOGGER, type Logger, type RpcContext } from '@verity/platform';
 import { ENTITY_LIMITS, LIST_FORMATS, partyKeys } from '@verity/watchlist';
 import { z } from 'zod';
-import type { ScreeningConfig } from '../config.js';
-import { WatchlistMonitorNotifier } from './watchlist-monitor.service.js';
+import { WatchlistHandoverJob } from './watchlist-handover.job.js';
+import { WatchlistPurgeJob } from './watchlist-purge.job.js';
 import { WatchlistsRepository } from './watchlists.repository.js';
-
-/** How often retired and abandoned versions are looked for (a commit or an abort also starts a pass at once). */
-const PURGE_EVERY_MS = 60_000;
 
 const list = z.string().regex(WATCHLIST_ID_FORMAT, 'must be 1 to 64 lower-case letters, digits, "-" or "_", starting with a letter or digit');
 const version = z.number().int().min(1);
@@ -59,29 +56,16 @@ function parse<T>(schema: z.ZodType<T>, body: unknown): T {
 /**
  * Loading lists (operator, docs/watchlist.md): the admin tool reads the file as a stream and sends its persons in
  * batches into a new version of the list, then commits it; screening reads only committed versions. Retired and
- * abandoned versions are cleared in the background, a chunk at a time, and a load whose loader went silent for
- * `WATCHLIST_LOAD_IDLE_TIMEOUT` is abandoned.
+ * abandoned versions are cleared in the background (`watchlist-purge.job.ts`).
  */
 @Injectable()
-export class WatchlistsService implements OnApplicationBootstrap, BeforeApplicationShutdown {
-  private readonly purger: Poller;
-
+export class WatchlistsService {
   constructor(
     private readonly repo: WatchlistsRepository,
-    @Inject(CONFIG) private readonly cfg: ScreeningConfig,
     @Inject(LOGGER) private readonly log: Logger,
-    private readonly monitor: WatchlistMonitorNotifier,
-  ) {
-    this.purger = new Poller(() => this.purge(), PURGE_EVERY_MS, (err) => log.warn({ err }, 'clearing old watchlist versions failed; retrying on the next tick'));
-  }
-
-  onApplicationBootstrap(): void {
-    this.purger.start(5000);
-  }
-
-  async beforeApplicationShutdown(): Promise<void> {
-    await this.purger.stop();
-  }
+    private readonly purger: WatchlistPurgeJob,
+    private readonly monitor: WatchlistHandoverJob,
+  ) {}
 
   async begin(body: WatchlistLoadBeginRequest, ctx: RpcContext): Promise<WatchlistLoadBeginReply> {
     const req = parse(beginSchema, body);
@@ -118,14 +102,5 @@ export class WatchlistsService implements OnApplicationBootstrap, BeforeApplicat
 
   async status(): Promise<WatchlistStatusReply> {
     return { object: 'list', data: await this.repo.status() };
-  }
-
-  /** One pass of clearing: idle loads abandoned, then the rows of retired and abandoned versions deleted chunk by chunk. */
-  async purge(): Promise<void> {
-    const idle = await this.repo.abandonIdle(this.cfg.WATCHLIST_LOAD_IDLE_TIMEOUT);
-    if (idle > 0) this.log.warn({ loads: idle }, 'watchlist loads abandoned: no batch for WATCHLIST_LOAD_IDLE_TIMEOUT');
-    for (let v = await this.repo.nextToPurge(); v !== null && !this.purger.stopping; v = await this.repo.nextToPurge()) {
-      while ((await this.repo.purgeChunk(v)) > 0 && !this.purger.stopping);
-    }
   }
 }

@@ -1,7 +1,7 @@
 import { Inject, Injectable, type BeforeApplicationShutdown, type OnApplicationBootstrap } from '@nestjs/common';
 import { SUBJECTS } from '@verity/contracts';
 import { newId } from '@verity/keys';
-import { LOGGER, Poller, RpcClient, type Logger } from '@verity/platform';
+import { LOGGER, RpcClient, Sweep, type Logger } from '@verity/platform';
 import { WatchlistsRepository } from './watchlists.repository.js';
 
 /** How often versions not yet handed over are looked for (a commit also starts a pass at once). */
@@ -14,30 +14,30 @@ const BATCH = 20;
  * current is handed to the sessions service, which owns the sessions and screens its approved live ones against it
  * again. The version row is the durable record: `monitor_notified_at` is set only once sessions answered, so a
  * commit followed by a crash, or sessions not answering, is handed over on a later pass. Sessions takes a version
- * once however often it is told.
+ * once however often it is told. A `Sweep` of the platform's job helper.
  */
 @Injectable()
-export class WatchlistMonitorNotifier implements OnApplicationBootstrap, BeforeApplicationShutdown {
-  private readonly poller: Poller;
+export class WatchlistHandoverJob implements OnApplicationBootstrap, BeforeApplicationShutdown {
+  private readonly sweep: Sweep;
 
   constructor(
     private readonly repo: WatchlistsRepository,
     @Inject(RpcClient) private readonly rpc: RpcClient,
     @Inject(LOGGER) log: Logger,
   ) {
-    this.poller = new Poller(() => this.pass(), EVERY_MS, (err) => log.warn({ err }, 'handing watchlist versions to monitoring failed; retrying on the next tick'));
+    this.sweep = new Sweep('handing watchlist versions to monitoring', () => this.pass(), { everyMs: EVERY_MS, log });
   }
 
   onApplicationBootstrap(): void {
-    this.poller.start();
+    this.sweep.start();
   }
 
   async beforeApplicationShutdown(): Promise<void> {
-    await this.poller.stop();
+    await this.sweep.stop();
   }
 
   kick(): void {
-    this.poller.kick();
+    this.sweep.kick();
   }
 
   /** Hands every current version not yet handed over to sessions, oldest first; stops at the first failure. */
@@ -45,7 +45,7 @@ export class WatchlistMonitorNotifier implements OnApplicationBootstrap, BeforeA
     for (;;) {
       const due = await this.repo.toMonitor(BATCH);
       for (const v of due) {
-        if (this.poller.stopping) return;
+        if (this.sweep.stopping) return;
         await this.rpc.call(
           SUBJECTS.sessionsWatchlistMonitor,
           { list: v.list, version: v.version, committed_at: v.committed_at.toISOString() },
