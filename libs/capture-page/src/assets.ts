@@ -7,7 +7,8 @@ import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { gzipSync } from 'node:zlib';
+import { promisify } from 'node:util';
+import { gzip } from 'node:zlib';
 
 /** This module runs from dist/src: the library's folder is two up. */
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
@@ -97,8 +98,13 @@ export function assetUrl(name: string): string {
   return `assets/${name}?v=${ASSET_VERSION}`;
 }
 
-/** Gzip copies of the compressible assets, made on first request (the face guide's files are megabytes). */
-const GZIPPED = new Map<string, Buffer>();
+const gzipAsync = promisify(gzip);
+
+/**
+ * Gzip copies of the compressible assets, made on first request, off the event loop (zlib's thread pool: the face
+ * guide's script takes a fifth of a second), and kept.
+ */
+const GZIPPED = new Map<string, Promise<Buffer>>();
 
 /** What to send for an asset: its bytes, their encoding, validator and headers, by the request's Accept-Encoding. */
 export interface AssetVariant {
@@ -112,7 +118,7 @@ export interface AssetVariant {
  * The asset as sent to a client that accepts `acceptEncoding`: gzip when it takes gzip and the file is worth it
  * (about a third of the face guide's 3 MB), else the bytes as they are. Each encoding has its own ETag.
  */
-export function assetVariant(name: string, acceptEncoding: string | string[] | undefined): AssetVariant | undefined {
+export async function assetVariant(name: string, acceptEncoding: string | string[] | undefined): Promise<AssetVariant | undefined> {
   const a = captureAsset(name);
   if (!a) return undefined;
   const vary = { vary: 'Accept-Encoding' };
@@ -120,9 +126,9 @@ export function assetVariant(name: string, acceptEncoding: string | string[] | u
   if (!a.compressible || !accepts) return { body: a.body, etag: a.etag, headers: { 'content-type': a.contentType, etag: a.etag, ...vary } };
   let gz = GZIPPED.get(name);
   if (!gz) {
-    gz = gzipSync(a.body, { level: 6 });
+    gz = gzipAsync(a.body, { level: 6 });
     GZIPPED.set(name, gz);
   }
   const etag = `${a.etag.slice(0, -1)}-gz"`;
-  return { body: gz, etag, headers: { 'content-type': a.contentType, etag, 'content-encoding': 'gzip', ...vary } };
+  return { body: await gz, etag, headers: { 'content-type': a.contentType, etag, 'content-encoding': 'gzip', ...vary } };
 }

@@ -123,7 +123,7 @@ async function handle(req: http.IncomingMessage, res: http.ServerResponse): Prom
   const asset = /^\/verify\/assets\/([^/]+)$/.exec(url.pathname);
   if (asset) {
     // gzip as the gateway sends it: the face guide's model and WebAssembly reach the page compressed
-    const a = refusedAssets.has(asset[1]!) ? undefined : assetVariant(asset[1]!, req.headers['accept-encoding']);
+    const a = refusedAssets.has(asset[1]!) ? undefined : await assetVariant(asset[1]!, req.headers['accept-encoding']);
     if (!a) return send(res, 404, { ...SECURITY_HEADERS, 'content-type': 'text/plain' }, 'not found');
     assetRequests.push({ name: asset[1]!, encoding: a.headers['content-encoding'] ?? null });
     return send(res, 200, { ...SECURITY_HEADERS, ...a.headers, 'cache-control': ASSET_CACHE_CONTROL }, a.body);

@@ -31,10 +31,10 @@ export class CapturePageController {
   ) {}
 
   @Get('verify/assets/:file')
-  asset(@Param('file') file: string, @Req() req: FastifyRequest, @Res() reply: FastifyReply) {
+  async asset(@Param('file') file: string, @Req() req: FastifyRequest, @Res() reply: FastifyReply) {
     reply.headers(SECURITY_HEADERS);
     // gzip when the browser takes it (the face guide's model and WebAssembly are megabytes)
-    const a = assetVariant(file, req.headers['accept-encoding']);
+    const a = await assetVariant(file, req.headers['accept-encoding']);
     if (!a) {
       return reply.code(404).header('cache-control', PAGE_CACHE_CONTROL).header('content-type', 'text/plain; charset=utf-8').send('Not found.\n');
     }
