@@ -3,6 +3,8 @@ import { CONFIG, Sql } from '@verity/platform';
 import sharp from 'sharp';
 import { ActivityRepository } from './activity/activity.repository.js';
 import { ARTIFACT_STORE, DEFAULT_CHUNK_BYTES, PostgresArtifactStore } from './artifacts/artifact-store.js';
+import { objectStoreOptions } from './artifacts/object-store-config.js';
+import { S3ArtifactStore } from './artifacts/s3-artifact-store.js';
 import { EvidenceRepository } from './artifacts/evidence.repository.js';
 import { EvidenceService } from './artifacts/evidence.service.js';
 import type { EvidenceConfig } from './config.js';
@@ -26,7 +28,14 @@ sharp.concurrency(1);
     {
       provide: ARTIFACT_STORE,
       inject: [Sql, CONFIG],
-      useFactory: (sql: Sql, cfg: EvidenceConfig) => new PostgresArtifactStore(sql.pool, cfg.EVIDENCE_READ_CHUNK_BYTES ?? DEFAULT_CHUNK_BYTES),
+      useFactory: async (sql: Sql, cfg: EvidenceConfig) => {
+        const inPostgres = new PostgresArtifactStore(sql.pool, cfg.EVIDENCE_READ_CHUNK_BYTES ?? DEFAULT_CHUNK_BYTES);
+        const objects = objectStoreOptions(cfg);
+        if (!objects) return inPostgres;
+        const store = new S3ArtifactStore(sql.pool, S3ArtifactStore.client(objects), objects, inPostgres);
+        await store.assertReachable();
+        return store;
+      },
     },
     EvidenceRepository,
     ActivityRepository,

@@ -2,6 +2,7 @@ import { availableParallelism } from 'node:os';
 import { SUBJECTS } from '@verity/contracts';
 import { faceThresholdsEnv, internalHttpEnv, readingPoolEnv, type ServiceConfigOf, type ServiceDefinition } from '@verity/platform';
 import { z } from 'zod';
+import { objectStoreEnv } from './artifacts/object-store-config.js';
 import { EVIDENCE_MIGRATIONS } from './database/migrations.js';
 
 /** Retention of stored images (docs/privacy.md): the service deletes them itself once they are this old. */
@@ -18,8 +19,7 @@ export type RetentionConfig = z.infer<z.ZodObject<typeof retentionEnv>>;
 /** Configuration of the evidence service beyond the platform's (validated at start like the rest). */
 export const evidenceEnv = {
   ...internalHttpEnv,
-  /** Where artifact bytes live. Only `postgres` (the service's own schema) exists today; an S3-compatible store is planned. */
-  EVIDENCE_STORE: z.enum(['postgres']).default('postgres'),
+  ...objectStoreEnv,
   /** Bytes read from the store per query while streaming an image (memory held per request). */
   EVIDENCE_READ_CHUNK_BYTES: z.coerce.number().int().min(64 * 1024).max(16 * 1024 * 1024).default(1024 * 1024),
   /**

@@ -8,6 +8,7 @@ import { CONFIG, LOGGER, type Logger, type RpcClient } from '@verity/platform';
 import { query, sampleImage, type ServiceUnderTest, startServiceUnderTest, testPrincipal } from '@verity/testing';
 import { EvidenceModule } from '../src/app.module.js';
 import { EVIDENCE_SERVICE, evidenceEnv, type RetentionConfig } from '../src/config.js';
+import { ARTIFACT_STORE, type ArtifactStore } from '../src/artifacts/artifact-store.js';
 import { EvidenceHttp } from '../src/evidence.http.js';
 import { StoredImagesRepository } from '../src/privacy/stored-images.repository.js';
 import { RetentionSweeper, type RetentionCounts } from '../src/retention/retention.sweeper.js';
@@ -121,8 +122,9 @@ describe('retention', () => {
     const cfg = app.get<RetentionConfig>(CONFIG);
     const log = app.get<Logger>(LOGGER);
     const repo = app.get(StoredImagesRepository);
+    const store = app.get<ArtifactStore>(ARTIFACT_STORE);
     const own = app.get(RetentionSweeper);
-    const replicas = [own, new RetentionSweeper(repo, cfg, log), new RetentionSweeper(repo, cfg, log), new RetentionSweeper(repo, cfg, log)];
+    const replicas = [own, new RetentionSweeper(repo, store, cfg, log), new RetentionSweeper(repo, store, cfg, log), new RetentionSweeper(repo, store, cfg, log)];
     const total = (k: keyof RetentionCounts) => replicas.reduce((n, r) => n + r.deleted[k], 0);
     const before = { artifacts: total('artifacts'), blobs: total('blobs') };
 

@@ -10,3 +10,4 @@ export * from './documents.js';
 export * from './chromium.js';
 export * from './smtp.js';
 export * from './servers.js';
+export * from './object-store.js';

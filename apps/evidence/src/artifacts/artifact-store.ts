@@ -1,4 +1,4 @@
-import { randomUUID } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import { Readable } from 'node:stream';
 import type pg from 'pg';
 
@@ -9,9 +9,11 @@ export interface OpenedBlob {
 }
 
 /**
- * Where artifact bytes live. Postgres is the default; an S3-compatible store is a later option behind the same
- * interface. Which artifacts a session has, and who owns them, is recorded by the evidence repository, never
- * by the store: a store only maps keys to bytes.
+ * Where image bytes live: Postgres (`evidence.blobs`, the default) or an S3-compatible object store
+ * (`EVIDENCE_STORE=s3`, s3-artifact-store.ts). Either way every stored image has its row in `evidence.blobs`
+ * (its size, SHA-256 and `location`), so retention, erasure and the export find them with SQL. Which artifacts a
+ * session has, and who owns them, is recorded by the evidence repository, never by the store: a store only maps
+ * keys to bytes.
  */
 export interface ArtifactStore {
   /** Stores the bytes under a new key and returns it. */
@@ -21,7 +23,41 @@ export interface ArtifactStore {
    * this returns, so that a missing object is known before anything is sent.
    */
   open(key: string): Promise<OpenedBlob | null>;
+  /** Deletes the blobs `keys` (nothing refers to them) and their bytes. */
   delete(keys: string[]): Promise<void>;
+  /**
+   * Deletes from the object store the objects whose rows were deleted (queued in `evidence.object_deletions` in
+   * the transaction that deleted them), at most `limit`; returns how many. Nothing to do for Postgres bytes.
+   */
+  sweepDeletions(limit?: number): Promise<number>;
+}
+
+/**
+ * The part of a statement that queues, for the object store, the objects of the blob rows a `gone` CTE deleted
+ * (`RETURNING id, location`): written after `WITH gone AS (DELETE ... RETURNING b.id, b.location),`. The
+ * deletion from the bucket follows the commit (`sweepDeletions`).
+ */
+export const QUEUE_GONE_OBJECTS = `queued AS (
+  INSERT INTO evidence.object_deletions (key) SELECT id FROM gone WHERE location = 's3' ON CONFLICT DO NOTHING)`;
+
+/** Objects swept per call of `drainDeletions`' loop. */
+const SWEEP_BATCH = 1000;
+
+/**
+ * Deletes every queued object from the object store (after an erasure or a retention pass commits); throws when
+ * the store refuses or cannot be reached, leaving the rest queued for the next pass. Returns how many.
+ */
+export async function drainDeletions(store: ArtifactStore): Promise<number> {
+  let total = 0;
+  for (;;) {
+    const n = await store.sweepDeletions(SWEEP_BATCH);
+    total += n;
+    if (n < SWEEP_BATCH) return total;
+  }
+}
+
+export function sha256Hex(b: Buffer): string {
+  return createHash('sha256').update(b).digest('hex');
 }
 
 export const ARTIFACT_STORE = Symbol('ARTIFACT_STORE');
@@ -44,13 +80,18 @@ export class PostgresArtifactStore implements ArtifactStore {
 
   async put(bytes: Buffer): Promise<string> {
     const key = randomUUID();
-    await this.pool.query('INSERT INTO evidence.blobs (id, byte_size, bytes) VALUES ($1, $2, $3)', [key, bytes.length, bytes]);
+    await this.pool.query(`INSERT INTO evidence.blobs (id, byte_size, sha256, location, bytes) VALUES ($1, $2, $3, 'postgres', $4)`, [
+      key,
+      bytes.length,
+      sha256Hex(bytes),
+      bytes,
+    ]);
     return key;
   }
 
   async open(key: string): Promise<OpenedBlob | null> {
     const first = await this.pool.query<{ byte_size: number; chunk: string }>(
-      `SELECT byte_size, encode(substring(bytes FROM 1 FOR $2), 'base64') AS chunk FROM evidence.blobs WHERE id = $1`,
+      `SELECT byte_size, encode(substring(bytes FROM 1 FOR $2), 'base64') AS chunk FROM evidence.blobs WHERE id = $1 AND location = 'postgres'`,
       [key, this.chunkBytes],
     );
     const row = first.rows[0];
@@ -77,6 +118,12 @@ export class PostgresArtifactStore implements ArtifactStore {
   }
 
   async delete(keys: string[]): Promise<void> {
-    if (keys.length > 0) await this.pool.query('DELETE FROM evidence.blobs WHERE id = ANY($1)', [keys]);
+    if (keys.length === 0) return;
+    await this.pool.query(`WITH gone AS (DELETE FROM evidence.blobs b WHERE b.id = ANY($1) RETURNING b.id, b.location), ${QUEUE_GONE_OBJECTS} SELECT 1 FROM gone`, [keys]);
+  }
+
+  /** Postgres bytes go with their rows; objects queued by a deployment that used an object store wait for it. */
+  async sweepDeletions(): Promise<number> {
+    return 0;
   }
 }

@@ -14,7 +14,7 @@ import { DomainError, type Issue } from '@verity/errors';
 import { isId } from '@verity/keys';
 import { LOGGER, type InternalCaller, type Logger } from '@verity/platform';
 import { ActivityRepository } from '../activity/activity.repository.js';
-import { ARTIFACT_STORE, type ArtifactStore, type OpenedBlob } from '../artifacts/artifact-store.js';
+import { ARTIFACT_STORE, drainDeletions, type ArtifactStore, type OpenedBlob } from '../artifacts/artifact-store.js';
 import { StoredImagesRepository, type ImageSource } from './stored-images.repository.js';
 
 const STORED_ARTIFACTS: readonly StoredArtifact[] = ['front', 'back', 'selfie', 'portrait', ...CHALLENGE_FRAME_ARTIFACTS];
@@ -53,10 +53,15 @@ export class PrivacyService {
     return { evidence, activity };
   }
 
-  /** `evidence.privacy.erase.v1`: every stored image of the sessions, with its bytes. Idempotent (a repeat erases 0). */
+  /**
+   * `evidence.privacy.erase.v1`: every stored image of the sessions, with its bytes. Idempotent (a repeat erases 0).
+   * Answers once the bytes are gone from the object store too: when the store cannot delete them now, the request
+   * fails (the rows are erased and the objects queued), and its retry, erasing nothing more, deletes them.
+   */
   async erase(p: Principal, req: PrivacyEraseRequest): Promise<PrivacyEraseReply> {
     const { applicant_id, session_ids } = validatePrivacyRequest(req);
     const erased = await this.images.erase(p, session_ids);
+    await drainDeletions(this.store);
     this.log.info({ org_id: p.org_id, mode: p.mode, applicant_id, sessions: session_ids.length, ...erased }, 'evidence erased');
     return { erased: { ...erased } };
   }
@@ -65,6 +70,7 @@ export class PrivacyService {
   async purgeTestData(req: PurgeTestDataRequest): Promise<PurgeTestDataReply> {
     if (!isId('org', req?.org_id)) throw DomainError.validation([{ code: 'invalid_string', message: 'org_id must be an organization id', path: ['org_id'] }]);
     const removed = await this.images.purgeTestData(req.org_id);
+    await drainDeletions(this.store);
     this.log.info({ org_id: req.org_id, ...removed }, 'evidence test data purged');
     return { removed: { ...removed } };
   }

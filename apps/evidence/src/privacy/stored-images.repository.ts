@@ -1,6 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import type { DsarArtifact, Owner, StoredArtifact } from '@verity/contracts';
 import { Sql, type Queryable } from '@verity/platform';
+import { QUEUE_GONE_OBJECTS } from '../artifacts/artifact-store.js';
 import { lockSessions } from '../artifacts/session-lock.js';
 
 export type ImageSource = DsarArtifact['source'];
@@ -27,15 +28,18 @@ const TABLE = { artifact: 'evidence.artifacts', upload: 'evidence.uploads' } as 
 
 /**
  * Deletes, among `keys`, the blobs nothing refers to any more (the rows pointing at them were deleted earlier in
- * the same transaction); returns how many.
+ * the same transaction), queueing their objects when they are in the object store; returns how many.
  */
 async function dropUnreferencedBlobs(q: Queryable, keys: string[]): Promise<number> {
   if (keys.length === 0) return 0;
   const gone = await q.rows(
-    `DELETE FROM evidence.blobs b WHERE b.id = ANY($1::text[])
-        AND NOT EXISTS (SELECT 1 FROM evidence.artifacts a WHERE a.storage_key = b.id)
-        AND NOT EXISTS (SELECT 1 FROM evidence.uploads u WHERE u.storage_key = b.id)
-      RETURNING 1`,
+    `WITH gone AS (
+       DELETE FROM evidence.blobs b WHERE b.id = ANY($1::text[])
+          AND NOT EXISTS (SELECT 1 FROM evidence.artifacts a WHERE a.storage_key = b.id)
+          AND NOT EXISTS (SELECT 1 FROM evidence.uploads u WHERE u.storage_key = b.id)
+        RETURNING b.id, b.location),
+     ${QUEUE_GONE_OBJECTS}
+     SELECT 1 FROM gone`,
     [keys],
   );
   return gone.length;
@@ -53,13 +57,13 @@ export class StoredImagesRepository {
   /** Every stored image of the owner's `sessionIds`, with the size and SHA-256 of the bytes as stored. */
   async list(owner: Owner, sessionIds: string[]): Promise<Omit<DsarArtifact, 'data_base64'>[]> {
     const rows = await this.db.rows<{ source: ImageSource; session_id: string; artifact: StoredArtifact; byte_size: number; sha256: string; created_at: Date }>(
-      `SELECT 'artifact' AS source, a.session_id, a.artifact, b.byte_size, encode(sha256(b.bytes), 'hex') AS sha256, a.created_at
+      `SELECT 'artifact' AS source, a.session_id, a.artifact, b.byte_size, COALESCE(b.sha256, encode(sha256(b.bytes), 'hex')) AS sha256, a.created_at
          FROM evidence.artifacts a
          JOIN evidence.captures c ON c.session_id = a.session_id
          JOIN evidence.blobs b ON b.id = a.storage_key
         WHERE a.session_id = ANY($1::text[]) AND c.org_id = $2 AND c.mode = $3
        UNION ALL
-       SELECT 'upload', u.session_id, u.artifact, b.byte_size, encode(sha256(b.bytes), 'hex'), u.created_at
+       SELECT 'upload', u.session_id, u.artifact, b.byte_size, COALESCE(b.sha256, encode(sha256(b.bytes), 'hex')), u.created_at
          FROM evidence.uploads u
          JOIN evidence.blobs b ON b.id = u.storage_key
         WHERE u.session_id = ANY($1::text[]) AND u.org_id = $2 AND u.mode = $3
@@ -175,8 +179,10 @@ export class StoredImagesRepository {
             AND NOT EXISTS (SELECT 1 FROM evidence.artifacts a WHERE a.storage_key = b.id)
             AND NOT EXISTS (SELECT 1 FROM evidence.uploads u WHERE u.storage_key = b.id)
           ORDER BY created_at LIMIT $2
-          FOR UPDATE SKIP LOCKED)
-       DELETE FROM evidence.blobs b USING due WHERE b.id = due.id RETURNING 1`,
+          FOR UPDATE SKIP LOCKED),
+       gone AS (DELETE FROM evidence.blobs b USING due WHERE b.id = due.id RETURNING b.id, b.location),
+       ${QUEUE_GONE_OBJECTS}
+       SELECT 1 FROM gone`,
       [days, limit],
     );
     return gone.length;

@@ -1,5 +1,6 @@
 import { Inject, Injectable, type BeforeApplicationShutdown, type OnApplicationBootstrap } from '@nestjs/common';
 import { CONFIG, LOGGER, metrics, Poller, type Logger } from '@verity/platform';
+import { ARTIFACT_STORE, drainDeletions, type ArtifactStore } from '../artifacts/artifact-store.js';
 import type { RetentionConfig } from '../config.js';
 import { StoredImagesRepository } from '../privacy/stored-images.repository.js';
 
@@ -19,7 +20,9 @@ export interface RetentionCounts {
  * `EVIDENCE_RETENTION_DAYS` days ago are deleted with their bytes, in batches of `EVIDENCE_RETENTION_BATCH`
  * rows (each a short transaction that skips rows another replica holds), every
  * `EVIDENCE_RETENTION_INTERVAL_MS` and once shortly after start. Reads of them then answer
- * artifact_not_available. On shutdown the current batch finishes and no other starts.
+ * artifact_not_available. Bytes in an object store are deleted from it once their rows' deletion commits (and
+ * again on the next pass when the store could not be reached). On shutdown the current batch finishes and no other
+ * starts.
  */
 @Injectable()
 export class RetentionSweeper implements OnApplicationBootstrap, BeforeApplicationShutdown {
@@ -30,6 +33,7 @@ export class RetentionSweeper implements OnApplicationBootstrap, BeforeApplicati
 
   constructor(
     private readonly images: StoredImagesRepository,
+    @Inject(ARTIFACT_STORE) private readonly store: ArtifactStore,
     @Inject(CONFIG) private readonly cfg: RetentionConfig,
     @Inject(LOGGER) private readonly log: Logger,
   ) {
@@ -80,6 +84,8 @@ export class RetentionSweeper implements OnApplicationBootstrap, BeforeApplicati
       if (n < batch) break;
       await pause(BATCH_PAUSE_MS);
     }
+    // the objects of the rows deleted above (and any an earlier erasure or pass left queued) leave the object store
+    await drainDeletions(this.store);
     return out;
   }
 
