@@ -10,7 +10,9 @@
 # principal, smtp (from $SMTP_URL, optional), nats (every NATS identity, the route login and the system user) or
 # nats-<identity>, nats-tls (the NATS servers' certificate; leave it out where cert-manager issues it,
 # deploy/examples/nats-certificates.yaml), and, only with the in-cluster Postgres of deploy/components/in-cluster-data,
-# postgres (its superuser, database and password, from $DATABASE_URL).
+# postgres (its superuser, database and password, from $DATABASE_URL); with deploy/components/object-store,
+# object-store (the evidence service's bucket, endpoint, credentials and the region's object key, from $OBJECT_STORE_*),
+# and with deploy/components/minio, minio (the in-cluster MinIO's root user; name it with object-store in one run).
 #   verity-database    DIRECT_DATABASE_URL   the migrate Job: the server itself as the schemas' owner ($DATABASE_URL)
 #   verity-database-<service>  DATABASE_URL PASSWORD  each service with a database: its own role verity_<schema> with a new
 #                                            password, at $DATABASE_POOLER_URL's host when set (PgBouncer), else $DATABASE_URL's;
@@ -28,6 +30,9 @@
 #   verity-principal-verify   PRINCIPAL_VERIFY_KEYS  every service: both edges' public keys (gateway/<id>:<x>,console/<id>:<x>),
 #                                            and those in $PRINCIPAL_VERIFY_KEYS_KEEP (a rotation: docs/operations.md)
 #   verity-smtp        SMTP_URL              sessions: the invitations' mail server (optional)
+#   verity-object-store  EVIDENCE_S3_* EVIDENCE_OBJECT_KEY  evidence: the region's bucket and the key sealing its objects
+#                                            (keep the key: objects sealed with a lost key cannot be read)
+#   verity-minio       MINIO_ROOT_USER MINIO_ROOT_PASSWORD  the in-cluster MinIO (deploy/components/minio)
 #   verity-nats-<id>   NATS_PASSWORD         each NATS identity (the services, console, operator) and the nats servers
 #                                            (tools/scripts/nats-secrets.sh); route and system: the nats servers only
 #   verity-nats-tls    tls.crt tls.key ca.crt  the NATS servers' certificate (clients and routes) and its CA, which every
@@ -37,7 +42,7 @@
 #                                            certificate of the same CA (docs/operations.md, "NATS certificates")
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
-region="${1:?usage: region-secrets.sh us|eu [database|redis|internal|capture|webhook|console-totp|erasure|principal|smtp|nats|nats-<identity>|nats-tls|postgres…]}"
+region="${1:?usage: region-secrets.sh us|eu [database|redis|internal|capture|webhook|console-totp|erasure|principal|smtp|nats|nats-<identity>|nats-tls|postgres|object-store|minio…]}"
 [[ "$region" == us || "$region" == eu ]] || { echo "region must be us or eu" >&2; exit 2; }
 shift
 names=("$@")
@@ -170,6 +175,33 @@ principal_secrets() {
   secret verity-principal-verify PRINCIPAL_VERIFY_KEYS "$verify${PRINCIPAL_VERIFY_KEYS_KEEP:+,$PRINCIPAL_VERIFY_KEYS_KEEP}"
 }
 
+# The in-cluster MinIO's root password (deploy/components/minio), the same for its Secret and the evidence service's
+# credentials when both are made in one run.
+minio_pw="$(openssl rand -hex 24)"
+
+# The evidence service's object store (deploy/components/object-store): the bucket ($OBJECT_STORE_BUCKET, default
+# verity-evidence-<region>), the endpoint and signing region when not AWS S3's ($OBJECT_STORE_ENDPOINT,
+# $OBJECT_STORE_REGION), static credentials when not the pod's identity ($OBJECT_STORE_ACCESS_KEY_ID and
+# $OBJECT_STORE_SECRET_ACCESS_KEY), and a new key sealing the region's objects. With `minio` in the same run: the
+# in-cluster MinIO at http://minio:9000 with its root credentials.
+object_store_secret() {
+  local endpoint="${OBJECT_STORE_ENDPOINT:-}" id="${OBJECT_STORE_ACCESS_KEY_ID:-}" key="${OBJECT_STORE_SECRET_ACCESS_KEY:-}" args
+  if [[ " ${names[*]} " == *" minio "* ]]; then
+    endpoint="${endpoint:-http://minio:9000}"
+    id="${id:-verity}"
+    key="${key:-$minio_pw}"
+  fi
+  if [[ -n "$id" && -z "$key" || -z "$id" && -n "$key" ]]; then
+    echo "OBJECT_STORE_ACCESS_KEY_ID and OBJECT_STORE_SECRET_ACCESS_KEY: set both or neither" >&2
+    exit 2
+  fi
+  args=(EVIDENCE_S3_BUCKET "${OBJECT_STORE_BUCKET:-verity-evidence-${region}}")
+  [[ -z "$endpoint" ]] || args+=(EVIDENCE_S3_ENDPOINT "$endpoint")
+  [[ -z "${OBJECT_STORE_REGION:-}" ]] || args+=(EVIDENCE_S3_REGION "$OBJECT_STORE_REGION")
+  [[ -z "$id" ]] || args+=(EVIDENCE_S3_ACCESS_KEY_ID "$id" EVIDENCE_S3_SECRET_ACCESS_KEY "$key")
+  secret verity-object-store "${args[@]}" EVIDENCE_OBJECT_KEY "$(openssl rand -base64 32)"
+}
+
 for n in "${names[@]}"; do
   case "$n" in
     database) database_secrets ;;
@@ -186,6 +218,8 @@ for n in "${names[@]}"; do
       else echo "SMTP_URL is not set: no verity-smtp (invitations are only logged)" >&2; fi ;;
     nats) "$here/nats-secrets.sh" "$region" ;;
     nats-tls) nats_tls ;;
+    object-store) object_store_secret ;;
+    minio) secret verity-minio MINIO_ROOT_USER verity MINIO_ROOT_PASSWORD "$minio_pw" ;;
     nats-*) "$here/nats-secrets.sh" "$region" "${n#nats-}" ;;
     *) echo "unknown secret: $n" >&2; exit 2 ;;
   esac

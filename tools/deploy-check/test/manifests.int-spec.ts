@@ -304,57 +304,82 @@ describe('install options as kustomize components (deploy/components)', () => {
     return dir;
   }
 
-  for (const r of REGIONS) {
-    for (const data of ['in-cluster-data', 'external-data']) {
-      for (const pooler of [false, true]) {
-        const components = [data, ...(pooler ? ['pgbouncer'] : [])];
-        it(`${r} with ${components.join(' + ')}: valid, hardened, reachable, its Secrets made by region-secrets.sh`, () => {
-          const dir = overlayWith(r, components);
-          try {
-            const objects = [...renderKustomization(dir), ...renderKustomization(overlay(`${r}/migrate`))];
-            assert.deepEqual(problems(objects), []);
-            for (const o of objects.filter((x) => x.kind !== 'Namespace')) assert.equal(o.metadata.namespace, `verity-${r}`, `${o.kind}/${o.metadata.name}`);
-            const inCluster = data === 'in-cluster-data';
-            assert.equal(objects.some((o) => o.kind === 'StatefulSet' && o.metadata.name === 'postgres'), inCluster);
-            assert.equal(objects.some((o) => o.kind === 'StatefulSet' && o.metadata.name === 'redis'), inCluster);
-            assert.equal(objects.some((o) => o.kind === 'Deployment' && o.metadata.name === 'pgbouncer'), pooler);
-            // the pods with a database reach the server (a pod selector in the namespace, or the managed service's
-            // address range) and, with the pooler, PgBouncer
-            const server = inCluster ? JSON.stringify({ podSelector: { matchLabels: { app: 'postgres' } } }) : JSON.stringify({ ipBlock: { cidr: '10.0.0.0/8' } });
-            assert.deepEqual(databaseEgress(objects), [`${server}:5432`, ...(pooler ? [`${JSON.stringify({ podSelector: { matchLabels: { app: 'pgbouncer' } } })}:6432`] : [])].sort());
-            if (pooler) {
-              // its configuration: transaction pooling to the server "postgres", the services' roles from the Secret
-              const ini = (objects.find((o) => o.kind === 'ConfigMap' && o.metadata.name.startsWith('verity-pgbouncer-'))!['data'] as Record<string, string>)['pgbouncer.ini']!;
-              assert.match(ini, /^pool_mode = transaction$/m);
-              assert.match(ini, /^\* = host=postgres port=5432$/m);
-              assert.match(ini, /^auth_file = \/etc\/pgbouncer-auth\/userlist.txt$/m);
-              // a managed server is reached under the name "postgres" too
-              assert.equal((find(objects, 'Service', 'postgres')['spec'] as { type?: string }).type === 'ExternalName', !inCluster);
-            }
-            const secrets = regionSecrets(r, [...DEFAULT_SECRETS, ...(inCluster ? ['postgres'] : [])], pooler ? { DATABASE_POOLER_URL: `postgres://verity:pw@pgbouncer:6432/verity_${r}` } : {});
-            assert.deepEqual(unmetSecretRefs(objects, secrets), []);
-            assert.equal(secrets.find((o) => o.metadata.name === 'verity-database')!.stringData['DIRECT_DATABASE_URL'], `postgres://verity:pw@postgres:5432/verity_${r}`);
-            // each service's role, at PgBouncer's address with the pooler, the server's without; PgBouncer knows each
-            const userlist = secrets.find((o) => o.metadata.name === 'verity-pgbouncer-auth')!.stringData['userlist.txt']!;
-            for (const app of ['accounts', 'applicants', 'screening', 'sessions', 'webhook-delivery', 'evidence', 'id-scan']) {
-              const own = secrets.find((o) => o.metadata.name === `verity-database-${app}`)!.stringData;
-              const role = `verity_${app.replace('-', '_')}`;
-              assert.equal(own['DATABASE_URL'], `postgres://${role}:${own['PASSWORD']}@${pooler ? 'pgbouncer:6432' : 'postgres:5432'}/verity_${r}`);
-              assert.ok(userlist.split('\n').includes(`"${role}" "${own['PASSWORD']}"`), `${role} in PgBouncer's list`);
-            }
-            if (inCluster) {
-              assert.deepEqual(secrets.find((o) => o.metadata.name === 'verity-postgres')!.stringData, { POSTGRES_USER: 'verity', POSTGRES_PASSWORD: 'pw', POSTGRES_DB: `verity_${r}` });
-            }
-            if (kubectl) {
-              const theirs = parseAllDocuments(execFileSync(kubectl, ['kustomize', dir], { encoding: 'utf8' })).map((d) => d.toJS() as K8sObject);
-              assert.deepEqual(normalized(renderKustomization(dir)), normalized(theirs), 'the renderer agrees with kubectl kustomize');
-            }
-          } finally {
-            rmSync(dir, { recursive: true, force: true });
+  /** Each region with each install option: in-cluster or external data services, with or without the pooler and object store. */
+  const combinations = REGIONS.flatMap((r) =>
+    ['in-cluster-data', 'external-data'].flatMap((data) => [false, true].flatMap((pooler) => [false, true].map((objectStore) => ({ r, data, pooler, objectStore })))),
+  );
+  for (const { r, data, pooler, objectStore } of combinations) {
+    // the object store as the data services are: MinIO in the namespace beside in-cluster data, a provider's outside
+    const storeComponents = objectStore ? (data === 'in-cluster-data' ? ['object-store', 'minio'] : ['object-store']) : [];
+    const components = [data, ...(pooler ? ['pgbouncer'] : []), ...storeComponents];
+    it(`${r} with ${components.join(' + ')}: valid, hardened, reachable, its Secrets made by region-secrets.sh`, () => {
+      const dir = overlayWith(r, components);
+      try {
+        const objects = [...renderKustomization(dir), ...renderKustomization(overlay(`${r}/migrate`))];
+        assert.deepEqual(problems(objects), []);
+        for (const o of objects.filter((x) => x.kind !== 'Namespace')) assert.equal(o.metadata.namespace, `verity-${r}`, `${o.kind}/${o.metadata.name}`);
+        const inCluster = data === 'in-cluster-data';
+        assert.equal(objects.some((o) => o.kind === 'StatefulSet' && o.metadata.name === 'postgres'), inCluster);
+        assert.equal(objects.some((o) => o.kind === 'StatefulSet' && o.metadata.name === 'redis'), inCluster);
+        assert.equal(objects.some((o) => o.kind === 'Deployment' && o.metadata.name === 'pgbouncer'), pooler);
+        // the pods with a database reach the server (a pod selector in the namespace, or the managed service's
+        // address range) and, with the pooler, PgBouncer
+        const server = inCluster ? JSON.stringify({ podSelector: { matchLabels: { app: 'postgres' } } }) : JSON.stringify({ ipBlock: { cidr: '10.0.0.0/8' } });
+        assert.deepEqual(databaseEgress(objects), [`${server}:5432`, ...(pooler ? [`${JSON.stringify({ podSelector: { matchLabels: { app: 'pgbouncer' } } })}:6432`] : [])].sort());
+        if (pooler) {
+          // its configuration: transaction pooling to the server "postgres", the services' roles from the Secret
+          const ini = (objects.find((o) => o.kind === 'ConfigMap' && o.metadata.name.startsWith('verity-pgbouncer-'))!['data'] as Record<string, string>)['pgbouncer.ini']!;
+          assert.match(ini, /^pool_mode = transaction$/m);
+          assert.match(ini, /^\* = host=postgres port=5432$/m);
+          assert.match(ini, /^auth_file = \/etc\/pgbouncer-auth\/userlist.txt$/m);
+          // a managed server is reached under the name "postgres" too
+          assert.equal((find(objects, 'Service', 'postgres')['spec'] as { type?: string }).type === 'ExternalName', !inCluster);
+        }
+        const secrets = regionSecrets(r, [...DEFAULT_SECRETS, ...(inCluster ? ['postgres'] : []), ...storeComponents], pooler ? { DATABASE_POOLER_URL: `postgres://verity:pw@pgbouncer:6432/verity_${r}` } : {});
+        assert.deepEqual(unmetSecretRefs(objects, secrets), []);
+        // evidence writes images to the region's bucket and may reach the store (MinIO in the namespace, else HTTPS
+        // out), and nothing else does; without the component, images stay in Postgres and nothing reaches a store
+        const evidence = containersOf(find(objects, 'Deployment', 'evidence'))[0]!;
+        const env = new Map(((evidence['env'] ?? []) as { name: string; value?: string }[]).map((e) => [e.name, e]));
+        assert.equal(env.get('EVIDENCE_STORE')?.value, objectStore ? 's3' : undefined);
+        assert.equal(objects.some((o) => o.kind === 'StatefulSet' && o.metadata.name === 'minio'), objectStore && inCluster);
+        const storeEgress = objects.filter((o) => o.kind === 'NetworkPolicy' && o.metadata.name === 'object-store-clients');
+        assert.equal(storeEgress.length, objectStore ? 1 : 0);
+        if (objectStore) {
+          const spec = storeEgress[0]!['spec'] as Policy;
+          assert.deepEqual(spec.podSelector.matchLabels, { 'verity.dev/object-store': 'true' });
+          const labelled = objects.filter((o) => o.kind === 'Deployment' && (o['spec'] as { template: { metadata: { labels: Record<string, string> } } }).template.metadata.labels['verity.dev/object-store'] === 'true');
+          assert.deepEqual(labelled.map((o) => o.metadata.name), ['evidence']);
+          assert.deepEqual(spec.egress, [inCluster ? { to: [{ podSelector: { matchLabels: { app: 'minio' } } }], ports: [{ protocol: 'TCP', port: 9000 }] } : { to: [{ ipBlock: { cidr: '0.0.0.0/0' } }], ports: [{ protocol: 'TCP', port: 443 }] }]);
+          const store = secrets.find((o) => o.metadata.name === 'verity-object-store')!.stringData;
+          assert.equal(store['EVIDENCE_S3_BUCKET'], `verity-evidence-${r}`);
+          assert.equal(Buffer.from(store['EVIDENCE_OBJECT_KEY']!, 'base64').length, 32);
+          if (inCluster) {
+            assert.equal(store['EVIDENCE_S3_ENDPOINT'], 'http://minio:9000');
+            assert.equal(store['EVIDENCE_S3_SECRET_ACCESS_KEY'], secrets.find((o) => o.metadata.name === 'verity-minio')!.stringData['MINIO_ROOT_PASSWORD']);
+            assert.equal(env.get('EVIDENCE_S3_CREATE_BUCKET')?.value, 'true');
           }
-        });
+        }
+        assert.equal(secrets.find((o) => o.metadata.name === 'verity-database')!.stringData['DIRECT_DATABASE_URL'], `postgres://verity:pw@postgres:5432/verity_${r}`);
+        // each service's role, at PgBouncer's address with the pooler, the server's without; PgBouncer knows each
+        const userlist = secrets.find((o) => o.metadata.name === 'verity-pgbouncer-auth')!.stringData['userlist.txt']!;
+        for (const app of ['accounts', 'applicants', 'screening', 'sessions', 'webhook-delivery', 'evidence', 'id-scan']) {
+          const own = secrets.find((o) => o.metadata.name === `verity-database-${app}`)!.stringData;
+          const role = `verity_${app.replace('-', '_')}`;
+          assert.equal(own['DATABASE_URL'], `postgres://${role}:${own['PASSWORD']}@${pooler ? 'pgbouncer:6432' : 'postgres:5432'}/verity_${r}`);
+          assert.ok(userlist.split('\n').includes(`"${role}" "${own['PASSWORD']}"`), `${role} in PgBouncer's list`);
+        }
+        if (inCluster) {
+          assert.deepEqual(secrets.find((o) => o.metadata.name === 'verity-postgres')!.stringData, { POSTGRES_USER: 'verity', POSTGRES_PASSWORD: 'pw', POSTGRES_DB: `verity_${r}` });
+        }
+        if (kubectl) {
+          const theirs = parseAllDocuments(execFileSync(kubectl, ['kustomize', dir], { encoding: 'utf8' })).map((d) => d.toJS() as K8sObject);
+          assert.deepEqual(normalized(renderKustomization(dir)), normalized(theirs), 'the renderer agrees with kubectl kustomize');
+        }
+      } finally {
+        rmSync(dir, { recursive: true, force: true });
       }
-    }
+    });
   }
 
   it('a component named where a kustomization belongs, or the reverse, is refused by name', () => {
