@@ -19,6 +19,19 @@ const PARTICLES = new Set([
   'AL', 'EL', 'UL', 'BIN', 'BEN', 'IBN', 'BINT', 'ABU', 'UMM', 'BAR', 'DE', 'DA', 'DI', 'DO', 'DOS', 'DAS', 'DU', 'DEL', 'DELLA', 'DELA', 'LA', 'LE', 'VAN', 'VON', 'DER', 'DEN', 'TER', 'Y',
 ]);
 
+/** Particles that begin a family name (`AL MANSOURI`, `VAN DER BERG`, `DE LA CRUZ`), unlike those of a father's name (`BIN`, `ABU`). */
+const FAMILY_PARTICLES = new Set([...PARTICLES].filter((p) => !['BIN', 'BEN', 'IBN', 'BINT', 'ABU', 'UMM', 'BAR', 'Y'].includes(p)));
+
+/**
+ * Whether word `i` is marked a family name: by an article or particle before it, or, written in Arabic script, by
+ * the article written into it (`المنصوري`, `LMNSWRY`).
+ */
+function familyMarked(tokens: readonly NameToken[], i: number): boolean {
+  const t = tokens[i]!;
+  if (i > 0 && FAMILY_PARTICLES.has(tokens[i - 1]!.text)) return true;
+  return t.vowelless && t.variantSkeleton.length >= 4 && t.variantSkeleton.startsWith('L') && /^L/.test(t.text);
+}
+
 /** One word of a name, with what its comparisons need. */
 export interface NameToken {
   /** Latin capitals (`MUHAMMAD`). */
@@ -36,6 +49,8 @@ export interface NameToken {
   /** The consonant skeleton of `variant` (`SCHTSCHERBAKOW`, `SHCHERBAKOV`: `SHRBKV`). */
   variantSkeleton: string;
   particle: boolean;
+  /** Marked a family name by the article or particle before it, or written into it (`familyMarked`). */
+  family?: boolean;
 }
 
 export interface PreparedName {
@@ -61,7 +76,7 @@ function skeleton(word: string): string {
  * A word's spelling with the differences between transliteration systems folded away, for the index keys and the
  * `transliteration` pair only (the document check's `fold` of `@verity/names` stays strict): German spellings of
  * Cyrillic (`SCHTSCH`/`SHCH` щ, `TSCH`/`CH` ч, `SCH`/`SH`/`ZH` ш ж, `CH`/`KH` х, `Z`/`TS` ц, `S`/`Z` з, `W`/`V` в,
- * `J`/`Y`/`I` й, `IJ`/`IY` ий), `OU`/`U`, `PH`/`F`, doubled letters once.
+ * `J`/`Y`/`I` й, `IJ`/`IY` ий, `JO`/`YO`/`E` ё), `OU`/`U`, `PH`/`F`, `X`/`KS`, Greek `NT`/`D`, `MP`/`B`, `GK`/`G`, doubled letters once.
  */
 export function variantSpelling(folded: string): string {
   return folded
@@ -72,14 +87,33 @@ export function variantSpelling(folded: string): string {
     .replace(/[KC]H/g, 'H')
     .replace(/TS|TZ|Z/g, 'S')
     .replace(/J/g, 'I')
+    // ё after a consonant: `E` (ICAO), `YO` (BGN/PCGN), `JO` (German): `PETR`, `PYOTR`, `PJOTR`
+    .replace(/([B-DF-HK-NP-TV-Z])IO/g, '$1E')
     .replace(/W/g, 'V')
     .replace(/OU/g, 'U')
     .replace(/PH/g, 'F')
+    .replace(/X/g, 'KS')
+    // Greek by ELOT 743 and as spoken (`ANTONIOU`/`ADONIOU` ντ, `LAMPRAKIS`/`LABRAKIS` μπ, `GK`/`G` γκ)
+    .replace(/NT/g, 'D')
+    .replace(/MP/g, 'B')
+    .replace(/GK/g, 'G')
     .replace(/(.)\1+/g, '$1');
 }
 
-/** A word's skeletons for the pair, typo and year keys: the folded one, and a vowel-less word's without its article. */
-const keySkeletons = (t: NameToken): string[] => [...new Set([t.variantSkeleton, ...(t.vowelless ? t.skeletons : [])])].filter((k) => k.length >= 2);
+/**
+ * A word's skeletons for the initial, typo and year keys: the transliteration-folded one (`variantSkeleton`), and a
+ * vowel-less word's also without its article or final `ه`. The same fold on both sides, so that a name listed in
+ * Arabic script and screened in Latin letters shares them (`الخزاشي`, `KHUZASHI`: `HSH`).
+ */
+const keySkeletons = (t: NameToken): string[] => {
+  const sk = t.variantSkeleton;
+  const out = [sk];
+  if (t.vowelless) {
+    if (sk.length >= 4 && sk.startsWith('L')) out.push(sk.slice(1));
+    if (sk.length >= 3 && sk.endsWith('H')) out.push(sk.slice(0, -1));
+  }
+  return [...new Set(out)].filter((k) => k.length >= 2);
+};
 
 /** The class of a word's first letter for the initial keys: vowels (and `J`, `Y`) one class, as transliterations of one letter begin either. */
 function initialClass(t: NameToken): string {
@@ -98,8 +132,8 @@ function token(text: string, abjad: boolean): NameToken {
   }
   const phonetic = [...new Set(doubleMetaphone(text))].filter((c) => c.length > 0);
   const folded = fold(text);
-  // a vowel-less word's W and Y are its vowels (`LMNSWRY`): no other system's letters to fold
-  const variant = vowelless ? folded : variantSpelling(folded);
+  // a vowel-less word's W and Y are its vowels (`LMNSWRY`); its consonants are folded as a Latin spelling's are
+  const variant = variantSpelling(vowelless ? folded.replace(/W/g, 'U') : folded);
   return { text, folded, phonetic, skeletons: [...skeletons], vowelless, variant, variantSkeleton: skeleton(variant), particle: PARTICLES.has(text) };
 }
 
@@ -111,7 +145,7 @@ function joinParticles(tokens: NameToken[], abjad: boolean): NameToken[] | null 
     const t = tokens[i]!;
     const next = tokens[i + 1];
     if (joins(t, next)) {
-      out.push(token(t.text + next.text, abjad));
+      out.push({ ...token(t.text + next.text, abjad), family: FAMILY_PARTICLES.has(t.text) });
       i++;
     } else out.push(t);
   }
@@ -125,6 +159,7 @@ export function prepareName(name: string): PreparedName {
     .split(' ')
     .filter((w) => w.length > 0);
   const tokens = words.map((w) => token(w, abjad));
+  tokens.forEach((t, i) => (t.family = familyMarked(tokens, i)));
   return { original: name, tokens, joined: joinParticles(tokens, abjad) };
 }
 
@@ -150,16 +185,17 @@ export function nameKeys(name: PreparedName, query = false, birthYears: readonly
   for (const t of [...name.tokens, ...(name.joined ?? [])]) {
     if (t.particle || t.text.length < 2) continue;
     for (const p of t.phonetic) if (p.length >= 2) keys.add(`p:${p}`);
-    for (const s of t.skeletons) keys.add(`s:${s}`);
+    for (const s of keySkeletons(t)) keys.add(`s:${s}`);
     // a word of fewer consonants (`YULIYA`, `JULIJA`: `L`) by its folded spelling whole
-    keys.add(t.variantSkeleton.length >= 2 ? `s:${t.variantSkeleton}` : `v:${t.variant}`);
+    if (t.variantSkeleton.length < 2) keys.add(`v:${t.variant}`);
   }
   const words = name.tokens.filter((t) => !t.particle);
-  const full = words
-    .map((t, i) => ({ t, i }))
-    .filter(({ t }) => t.text.length >= 2 && t.variantSkeleton.length >= 2)
-    // the longest first; of two as long, the later (lists write the family name last more often than first)
-    .sort((a, b) => b.t.variantSkeleton.length - a.t.variantSkeleton.length || b.i - a.i)
+  const full = name.tokens
+    .map((t, i) => ({ t, i, family: t.family === true }))
+    .filter(({ t }) => !t.particle && t.text.length >= 2 && t.variantSkeleton.length >= 2)
+    // a family name by its article first (the last such), then the longest; of two as long, the later (lists write
+    // the family name last more often than first)
+    .sort((a, b) => Number(b.family) - Number(a.family) || (a.family ? 0 : b.t.variantSkeleton.length - a.t.variantSkeleton.length) || b.i - a.i)
     .map((x) => x.t);
   for (const t of query ? full : full.slice(0, KEYED_WORDS)) {
     for (const u of words) {
@@ -172,10 +208,12 @@ export function nameKeys(name: PreparedName, query = false, birthYears: readonly
     }
   }
   for (const t of query ? full : full.slice(0, KEYED_WORDS)) {
-    const sk = t.variantSkeleton;
-    if (sk.length > AFFIX) {
-      keys.add(`a:${sk.slice(0, AFFIX)}`);
-      keys.add(`z:${sk.slice(-AFFIX)}`);
+    // (of a word in Arabic script also without its article: `LMNSR` and `MNSR`, as a Latin spelling begins)
+    for (const sk of keySkeletons(t)) {
+      if (sk.length > AFFIX) {
+        keys.add(`a:${sk.slice(0, AFFIX)}`);
+        keys.add(`z:${sk.slice(-AFFIX)}`);
+      }
     }
   }
   // the words with a year of birth: what tells apart the many namesakes of a common name
@@ -221,27 +259,33 @@ export function tokenSimilarity(a: NameToken, b: NameToken): { similarity: numbe
     return a.text[0] === b.text[0] ? { similarity: INITIAL_SIMILARITY, how: 'initial' } : { similarity: 0, how: null };
   }
   if (a.folded === b.folded) return { similarity: TRANSLITERATION_SIMILARITY, how: 'transliteration' };
-  if (a.variant === b.variant) return { similarity: VARIANT_SIMILARITY, how: 'transliteration' };
-  if ((a.vowelless || b.vowelless) && a.skeletons.some((s) => b.skeletons.includes(s))) return { similarity: SKELETON_SIMILARITY, how: 'transliteration' };
-  const jw = Math.max(jaroWinkler(a.folded, b.folded), jaroWinkler(a.variant, b.variant));
-  const sounds = jw >= 0.75 && a.phonetic.some((p) => b.phonetic.includes(p));
-  if (sounds && jw < PHONETIC_SIMILARITY) return { similarity: PHONETIC_SIMILARITY, how: 'phonetic' };
-  // a misspelling is a few edits: Jaro-Winkler alone also pairs different names that share a stem (ROUSSET, ROUSSERIN)
-  if (jw < PAIR_MINIMUM) return { similarity: jw, how: null };
-  const edits = spellingEdits(a.text, b.text);
-  if (editDistance(a.text, b.text, edits) <= edits || editDistance(a.folded, b.folded, edits) <= edits || editDistance(a.variant, b.variant, edits) <= edits) {
-    return { similarity: jw, how: 'spelling' };
+  // (two words both in Arabic script are transliterated alike: `ZYD` and `SYD` are two names, not two spellings)
+  if (a.variant === b.variant && !(a.vowelless && b.vowelless)) return { similarity: VARIANT_SIMILARITY, how: 'transliteration' };
+  if (a.vowelless || b.vowelless) {
+    // a word of one consonant (`علي`, `LY`: `ALI`) by its folded skeleton whole
+    const oneConsonant = a.variantSkeleton.length === 1 && a.variantSkeleton === b.variantSkeleton && !a.particle && !b.particle;
+    if (a.skeletons.some((s) => b.skeletons.includes(s)) || oneConsonant) {
+      return { similarity: SKELETON_SIMILARITY, how: 'transliteration' };
+    }
   }
+  const jw = Math.max(jaroWinkler(a.folded, b.folded), jaroWinkler(a.variant, b.variant));
+  // one sound written otherwise: the same Double Metaphone code, and the same consonants once transliteration is
+  // folded, or one letter apart (`MOHAMMED`/`MUHAMMAD`); the code alone also pairs other names that begin alike
+  // (`DUBET`/`DUBADOIS`, both `TPT`), and a syllable more or less is another name (`NOWAKOWSKI`/`NOWAKSKI`)
+  const sounds =
+    jw >= 0.75 && a.phonetic.some((p) => b.phonetic.includes(p)) && (a.variantSkeleton === b.variantSkeleton || editDistance(a.variant, b.variant, 1) <= 1);
+  if (sounds && jw < PHONETIC_SIMILARITY) return { similarity: PHONETIC_SIMILARITY, how: 'phonetic' };
+  // a misspelling is one edit past the first letter: Jaro-Winkler alone also pairs different names that share a stem
+  // (ROUSSET, ROUSSERIN), and two edits or another first letter other names of a crowded list (SAMI, RAMI)
+  // (a short word's one edit weighs more in Jaro-Winkler: `IGOR`/`IROR` 0.75, scored as the minimum of a pair)
+  // and a family name is not misspelt into a given name (`MANSOURI`/`MANSOUR`, `BILALI`/`BILAL`: a nisba of it)
+  // (two words in Arabic script: their first Latin letter may be the article's, or a vowel's written or not)
+  const arabic = a.vowelless && b.vowelless;
+  const sameStart = arabic || ((a.variant[0] === b.variant[0] || a.text[0] === b.text[0]) && (a.family ?? false) === (b.family ?? false));
+  const oneEdit = sameStart && (editDistance(a.text, b.text, 1) <= 1 || editDistance(a.folded, b.folded, 1) <= 1 || editDistance(a.variant, b.variant, 1) <= 1);
+  if (oneEdit && (jw >= PAIR_MINIMUM || Math.min(a.text.length, b.text.length) >= 4)) return { similarity: Math.max(jw, PAIR_MINIMUM), how: 'spelling' };
+  if (jw < PAIR_MINIMUM) return { similarity: jw, how: null };
   return sounds ? { similarity: PHONETIC_SIMILARITY, how: 'phonetic' } : { similarity: 0, how: null };
-}
-
-/**
- * The edits a misspelling of a word may hold: one, two from 12 letters. The spellings of one letter by different
- * transliteration systems (`Х` as `KH` or `CH`) are folded before counting (`variantSpelling`), so they cost none;
- * more edits pair different names of a crowded list (`MULLOLNER` / `MULLOLBERG`) more often than misspellings of one.
- */
-function spellingEdits(a: string, b: string): number {
-  return Math.min(a.length, b.length) >= 12 ? 2 : 1;
 }
 
 /**
@@ -291,6 +335,9 @@ function weight(t: NameToken): number {
   return t.particle ? 0.3 : t.text.length === 1 ? 0.5 : 1;
 }
 
+/** What a misspelt pair counts for after the first of a name (`compareTokens`). */
+const MORE_MISSPELT = 0.5;
+
 /** What an unpaired word costs, against a pair's weight of 2 (one on each side). */
 const UNPAIRED_COST = 0.5;
 /**
@@ -322,11 +369,19 @@ function compareTokens(q: NameToken[], n: NameToken[]): NameComparison {
     usedN.add(c.j);
     chosen.push(c);
   }
+  // one misspelt word is a typo; two (`ALINA BELENSKAYA` / `ALYONA BELANSKAYA`) are another name more often than two
+  // typos: the misspellings after the best count as half a pair
+  // (a vowel written otherwise is a spelling, as Arabic names are written in Latin letters: `KHALID`/`KHALED`,
+  // `HUSSEIN`/`HUSSAIN`, `NASSER`/`NASIR`)
+  const misspelt = chosen
+    .filter((c) => c.how === 'spelling' && q[c.i]!.variantSkeleton !== n[c.j]!.variantSkeleton)
+    .sort((x, y) => y.similarity - x.similarity)
+    .slice(1);
   let matched = 0;
   let paired = 0;
   for (const c of chosen) {
     const w = weight(q[c.i]!) + weight(n[c.j]!);
-    matched += c.similarity * w;
+    matched += (misspelt.includes(c) ? MORE_MISSPELT : c.similarity) * w;
     paired += w;
   }
   let unpaired = 0;
@@ -337,7 +392,11 @@ function compareTokens(q: NameToken[], n: NameToken[]): NameComparison {
   const left = (ts: NameToken[], used: Set<number>) => ts.filter((t, i) => !used.has(i) && weight(t) === 1).length;
   const conflicts = Math.min(left(q, usedQ), left(n, usedN));
   unpaired -= 2 * conflicts;
-  let score = paired === 0 ? 0 : matched / (paired + 2 * conflicts + UNPAIRED_COST * unpaired);
+  // a family name on one side only is another family, not a name the other side leaves out: it costs as a word
+  // that differs, whichever of the unpaired words the conflicts above already counted
+  const family = (ts: NameToken[], used: Set<number>) => Math.max(0, ts.filter((t, i) => !used.has(i) && t.family === true && weight(t) === 1).length - conflicts);
+  const families = family(q, usedQ) + family(n, usedN);
+  let score = paired === 0 ? 0 : matched / (paired + 2 * conflicts + UNPAIRED_COST * unpaired + (2 - UNPAIRED_COST) * families);
   const strong = chosen.filter((c) => !q[c.i]!.particle && c.how !== 'initial').length;
   const words = (ts: NameToken[]) => ts.filter((t) => !t.particle).length;
   if (strong === 0) score = Math.min(score, 0.3);

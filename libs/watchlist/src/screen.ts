@@ -40,23 +40,57 @@ export interface Screening {
 }
 
 /**
- * What a shared year key (`y:`, a word and the year of birth) counts for in the ranking of candidates, against 1 for
- * any other key: about as much as all the other keys of a word together, so that a namesake of other years does not
- * outrank the person of the same year written in another script.
+ * Index rows a key may have and still be read for a screening (`CANDIDATES_SQL`): a key shared by more persons (the
+ * phonetic code of `MUHAMMAD`, the initials of a common family name) tells the person screened from few of them and
+ * costs a scan of all; the rarer keys of the same name (its year of birth, a rarer word) find the person among them.
  */
-export const YEAR_KEY_WEIGHT = 8;
+export const KEY_ROWS_CAP = 500;
+/** Keys read whatever their rows when none is rare enough: the rarest of a list's keys that the person has. */
+export const FALLBACK_KEYS = 2;
 
 /**
- * The persons of every current list that share the most keys with `$1` (text[]), a year key counting `YEAR_KEY_WEIGHT`, at most `$2`, optionally of the list
- * `$3` only, in one statement: one snapshot, so a list replaced meanwhile is read whole, old or new, never a mix or a
- * half. One row even without candidates (`entity_id` null), carrying the count of lists and their versions.
+ * What a shared key counts for in the ranking of candidates, by its rows `n` (counted up to `KEY_ROWS_CAP + 1`): the
+ * rarer, the more (`√(KEY_ROWS_CAP / n)`: about 22 for a key of one person, 1 for one at the cap), so that the person
+ * sharing a rare word or the year of birth outranks the namesakes sharing many common keys (a year of birth, about
+ * fifty times as rare as its word, counts about seven times as much).
+ */
+export function keyWeight(n: number): number {
+  return Math.sqrt(KEY_ROWS_CAP / Math.max(1, n));
+}
+
+/**
+ * The keys a screening reads of one list, of those the person has (`rows`: each key's rows, counted up to
+ * `KEY_ROWS_CAP + 1`), with their weights: those within the cap, else the `FALLBACK_KEYS` rarest. As `CANDIDATES_SQL`
+ * chooses them (for tests and models of it).
+ */
+export function keysRead(rows: ReadonlyArray<{ key: string; n: number }>): Array<{ key: string; weight: number }> {
+  const present = rows.filter((r) => r.n > 0).sort((a, b) => a.n - b.n || (a.key < b.key ? -1 : 1));
+  return present.filter((r, i) => r.n <= KEY_ROWS_CAP || i < FALLBACK_KEYS).map((r) => ({ key: r.key, weight: keyWeight(r.n) }));
+}
+
+/**
+ * The persons of every current list that share the most with `$1` (text[], the keys of the person screened), at most
+ * `$2`, optionally of the list `$3` only, in one statement: one snapshot, so a list replaced meanwhile is read whole,
+ * old or new, never a mix or a half. Each key's rows are counted first, up to `KEY_ROWS_CAP + 1` (an index-only
+ * range); the keys within the cap are read, or where a list has none such the `FALLBACK_KEYS` rarest, and a
+ * candidate's rank is the sum of its shared keys' `keyWeight`. One row even without candidates (`entity_id` null),
+ * carrying the count of lists and their versions.
  */
 export const CANDIDATES_SQL = `
   WITH current AS (SELECT id AS list, current_version AS version_id FROM screening.watchlists
                     WHERE current_version IS NOT NULL AND ($3::text IS NULL OR id = $3)),
+       counted AS MATERIALIZED (
+         SELECT c.version_id, w.key,
+                (SELECT count(*) FROM (SELECT 1 FROM screening.watchlist_keys k
+                                        WHERE k.version_id = c.version_id AND k.key = w.key LIMIT ${KEY_ROWS_CAP + 1}) x)::int AS n
+           FROM current c CROSS JOIN unnest($1::text[]) AS w(key)),
+       used AS (
+         SELECT version_id, key, sqrt(${KEY_ROWS_CAP}::float8 / n) AS weight
+           FROM (SELECT *, row_number() OVER (PARTITION BY version_id ORDER BY n, key) AS rarest FROM counted WHERE n > 0) r
+          WHERE n <= ${KEY_ROWS_CAP} OR rarest <= ${FALLBACK_KEYS}),
        found AS (
-         SELECT k.version_id, k.seq, sum(CASE WHEN k.key LIKE 'y:%' THEN ${YEAR_KEY_WEIGHT} ELSE 1 END)::int AS shared
-           FROM current c JOIN screening.watchlist_keys k ON k.version_id = c.version_id AND k.key = ANY($1::text[])
+         SELECT k.version_id, k.seq, sum(u.weight) AS shared
+           FROM used u JOIN screening.watchlist_keys k ON k.version_id = u.version_id AND k.key = u.key
           GROUP BY k.version_id, k.seq
           ORDER BY shared DESC, k.version_id, k.seq
           LIMIT $2)
