@@ -10,4 +10,4 @@ export * from './documents.js';
 export * from './chromium.js';
 export * from './smtp.js';
 export * from './servers.js';
-export * from './object-store.js';
+export { OBJECT_STORE_CREDENTIALS, ObjectStoreServer } from '@verity/stack';

@@ -48,6 +48,11 @@ export function devErasureSigningKey(repoRoot: string, region: string): string {
   return devSecret(repoRoot, `erasure-signing-${region}`);
 }
 
+/** EVIDENCE_OBJECT_KEY of a region (`npm start -- --object-store`): seals its images in the object store, so those stored yesterday still open. */
+export function devObjectKey(repoRoot: string, region: string): string {
+  return devSecret(repoRoot, `object-key-${region}`);
+}
+
 /** A region's NATS password of one identity: kept so that the operator tool can log in while `npm start` runs. */
 export function devNatsPassword(repoRoot: string, region: string, identity: string): string {
   return devSecret(repoRoot, `nats-${region}-${identity}`, newNatsPassword, NATS_PASSWORD_FORMAT);

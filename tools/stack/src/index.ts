@@ -6,3 +6,4 @@ export * from './infra/packages.js';
 export * from './infra/postgres.js';
 export * from './infra/process.js';
 export * from './database-roles.js';
+export * from './infra/object-store.js';

@@ -1,23 +1,27 @@
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { LOCAL_NATS_PORTS } from '@verity/contracts';
-import { devNatsPassword } from './dev-keys.js';
+import { devNatsPassword, devObjectKey } from './dev-keys.js';
 import { checkGivenServers } from './infra/check.js';
 import { claimCheckout, LocalInfra } from './infra/local.js';
+import { OBJECT_STORE_CREDENTIALS, ObjectStoreServer } from './infra/object-store.js';
 import { freePort, parseReplicas, REPO_ROOT, SERVICES, Stack, type Region, type Replicas, type ServiceName } from './stack.js';
 
 /**
  * `npm start`: both regional stacks on local infrastructure, in the foreground until Ctrl-C.
  * `npm start -- --replicas 3` runs three processes of every app, `--replicas sessions=3,webhook-delivery=2` those
- * apps' (docs/scaling.md).
+ * apps' (docs/scaling.md). `npm start -- --object-store` keeps evidence images in a local S3-compatible object store
+ * (a bucket per region) instead of Postgres (docs/evidence.md, "Where the bytes are").
  */
 const started = Date.now();
 let replicas: Replicas | undefined;
+let withObjectStore = false;
 try {
-  const { values } = parseArgs({ options: { replicas: { type: 'string' } } });
+  const { values } = parseArgs({ options: { replicas: { type: 'string' }, 'object-store': { type: 'boolean' } } });
   replicas = values.replicas === undefined ? undefined : parseReplicas(values.replicas);
+  withObjectStore = values['object-store'] === true;
 } catch (e) {
-  process.stderr.write(`verity: ${(e as Error).message}\nusage: npm start [-- --replicas <n> | --replicas <app>=<n>,…]\n`);
+  process.stderr.write(`verity: ${(e as Error).message}\nusage: npm start [-- --replicas <n> | --replicas <app>=<n>,…] [--object-store]\n`);
   process.exit(2);
 }
 const regions: Region[] = ['us', 'eu'];
@@ -46,6 +50,20 @@ try {
 }
 const local = infra!;
 say(`infrastructure: ${local.summary.join(', ')}`);
+// the object store (--object-store): one server, a bucket per region, its objects under .verity/objects
+const bucketOf = (r: Region) => `verity-evidence-${r}`;
+let objects: ObjectStoreServer | undefined;
+if (withObjectStore) {
+  try {
+    objects = await ObjectStoreServer.start(
+      regions.map((r) => bucketOf(r)),
+      { port: Number(process.env.OBJECT_STORE_PORT ?? 9100), directory: path.join(REPO_ROOT, '.verity', 'objects') },
+    );
+  } catch (e) {
+    await fail((e as Error).message);
+  }
+  say(`object store ${objects!.endpoint} (buckets ${regions.map((r) => bucketOf(r)).join(', ')})`);
+}
 const databaseUrl = (r: Region) => process.env[`DATABASE_URL_${r.toUpperCase()}`] ?? local.databaseUrl(`verity_${r}`);
 
 const stack = new Stack({
@@ -60,6 +78,17 @@ const stack = new Stack({
     password: (r, identity) => devNatsPassword(REPO_ROOT, r, identity),
   },
   redisUrl: local.redisUrl,
+  regionEnv: (r, service): Record<string, string> =>
+    objects && service === 'evidence'
+      ? {
+          EVIDENCE_STORE: 's3',
+          EVIDENCE_S3_ENDPOINT: objects.endpoint,
+          EVIDENCE_S3_BUCKET: bucketOf(r),
+          EVIDENCE_S3_ACCESS_KEY_ID: OBJECT_STORE_CREDENTIALS.accessKeyId,
+          EVIDENCE_S3_SECRET_ACCESS_KEY: OBJECT_STORE_CREDENTIALS.secretAccessKey,
+          EVIDENCE_OBJECT_KEY: process.env.EVIDENCE_OBJECT_KEY ?? devObjectKey(REPO_ROOT, r),
+        }
+      : {},
   restartOnCrash: true,
   replicas,
   // three minutes for a region's eight processes (a busy or small machine loads them slowly), as long again for
@@ -79,6 +108,7 @@ async function shutdown(signal: string): Promise<void> {
   stopping = true;
   process.stdout.write(`verity: ${signal}, stopping both regions…\n`);
   await stack.stop();
+  await objects?.close();
   await local.stop();
   process.stdout.write('verity: stopped\n');
   process.exit(0);
@@ -90,6 +120,7 @@ try {
   await stack.start();
 } catch (e) {
   await stack.stop();
+  await objects?.close();
   await fail((e as Error).message);
 }
 const secs = ((Date.now() - started) / 1000).toFixed(1);

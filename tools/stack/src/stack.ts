@@ -80,6 +80,8 @@ export interface StackOptions {
   env?: Record<string, string>;
   /** Extra environment per service. */
   serviceEnv?: Partial<Record<ServiceName, Record<string, string>>>;
+  /** Extra environment of one region's processes of a service (after `serviceEnv`). */
+  regionEnv?: (region: Region, service: ServiceName) => Record<string, string>;
   /** Where process output goes: a line sink (with the replica's index), or null to drop it. */
   output?: ((region: Region, service: ServiceName | 'nats', line: string, replica: number) => void) | null;
   /** Restart a service that exits on its own (npm start), with backoff. */
@@ -276,6 +278,7 @@ export class Stack {
       NODE_COMPILE_CACHE: process.env.NODE_COMPILE_CACHE ?? COMPILE_CACHE,
       ...(this.opts.env ?? {}),
       ...(this.opts.serviceEnv?.[service] ?? {}),
+      ...(this.opts.regionEnv?.(region, service) ?? {}),
     };
   }
 
