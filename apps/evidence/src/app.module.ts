@@ -16,7 +16,7 @@ import { UploadsRepository } from './capture/uploads.repository.js';
 import { ImageDecoder } from '@verity/images';
 import { PrivacyService } from './privacy/privacy.service.js';
 import { StoredImagesRepository } from './privacy/stored-images.repository.js';
-import { RetentionSweeper } from './retention/retention.sweeper.js';
+import { RetentionJob } from './retention/retention.job.js';
 
 // once per process: every image is new (synthetic ones are rendered once), and concurrency is decided by the
 // decoder's slots and the reader's threads, not multiplied inside libvips
@@ -46,7 +46,7 @@ sharp.concurrency(1);
     EvidenceService,
     StoredImagesRepository,
     PrivacyService,
-    RetentionSweeper,
+    RetentionJob,
     EvidenceRpcController,
     EvidenceHttp,
   ],

@@ -20,7 +20,7 @@ import { objectStoreOptions } from '../src/artifacts/object-store-config.js';
 import { S3ArtifactStore } from '../src/artifacts/s3-artifact-store.js';
 import { EVIDENCE_SERVICE, evidenceEnv } from '../src/config.js';
 import { EvidenceHttp } from '../src/evidence.http.js';
-import { RetentionSweeper } from '../src/retention/retention.sweeper.js';
+import { RetentionJob } from '../src/retention/retention.job.js';
 import { errorCode, internalClient } from './internal-http.js';
 
 /**
@@ -149,7 +149,7 @@ for (const store of ['postgres', 's3'] as const) {
       const [old, young] = [await session(p), await session(p)];
       await query(url, `UPDATE evidence.artifacts SET created_at = now() - make_interval(days => $2::int) WHERE session_id = $1`, [old.id, DAYS + 1]);
       await query(url, `UPDATE evidence.uploads SET created_at = now() - make_interval(days => $2::int) WHERE session_id = $1`, [old.id, DAYS + 1]);
-      const counts = await svc!.app.get(RetentionSweeper).sweep();
+      const counts = await svc!.app.get(RetentionJob).sweep();
       assert.ok(counts.blobs >= 5, `blobs deleted: ${counts.blobs}`);
       assert.equal((await blobsOf(old.keys)).length, 0);
       assert.equal((await blobsOf(young.keys)).length, 5);

@@ -11,7 +11,7 @@ import { EVIDENCE_SERVICE, evidenceEnv, type RetentionConfig } from '../src/conf
 import { ARTIFACT_STORE, type ArtifactStore } from '../src/artifacts/artifact-store.js';
 import { EvidenceHttp } from '../src/evidence.http.js';
 import { StoredImagesRepository } from '../src/privacy/stored-images.repository.js';
-import { RetentionSweeper, type RetentionCounts } from '../src/retention/retention.sweeper.js';
+import { RetentionJob, type RetentionCounts } from '../src/retention/retention.job.js';
 import { errorCode, internalClient } from './internal-http.js';
 
 const SECRET = randomBytes(32).toString('base64url');
@@ -123,8 +123,8 @@ describe('retention', () => {
     const log = app.get<Logger>(LOGGER);
     const repo = app.get(StoredImagesRepository);
     const store = app.get<ArtifactStore>(ARTIFACT_STORE);
-    const own = app.get(RetentionSweeper);
-    const replicas = [own, new RetentionSweeper(repo, store, cfg, log), new RetentionSweeper(repo, store, cfg, log), new RetentionSweeper(repo, store, cfg, log)];
+    const own = app.get(RetentionJob);
+    const replicas = [own, new RetentionJob(repo, store, cfg, log), new RetentionJob(repo, store, cfg, log), new RetentionJob(repo, store, cfg, log)];
     const total = (k: keyof RetentionCounts) => replicas.reduce((n, r) => n + r.deleted[k], 0);
     const before = { artifacts: total('artifacts'), blobs: total('blobs') };
 

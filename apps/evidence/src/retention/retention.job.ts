@@ -1,5 +1,5 @@
 import { Inject, Injectable, type BeforeApplicationShutdown, type OnApplicationBootstrap } from '@nestjs/common';
-import { CONFIG, LOGGER, metrics, Poller, type Logger } from '@verity/platform';
+import { CONFIG, LOGGER, metrics, Sweep, type Logger } from '@verity/platform';
 import { ARTIFACT_STORE, drainDeletions, type ArtifactStore } from '../artifacts/artifact-store.js';
 import type { RetentionConfig } from '../config.js';
 import { StoredImagesRepository } from '../privacy/stored-images.repository.js';
@@ -25,8 +25,8 @@ export interface RetentionCounts {
  * starts.
  */
 @Injectable()
-export class RetentionSweeper implements OnApplicationBootstrap, BeforeApplicationShutdown {
-  private readonly poller: Poller;
+export class RetentionJob implements OnApplicationBootstrap, BeforeApplicationShutdown {
+  private readonly sweeper: Sweep;
   private running: Promise<RetentionCounts> | null = null;
   /** Deleted by this process since it started (the retention count; also logged per pass). */
   readonly deleted: RetentionCounts = { artifacts: 0, uploads: 0, blobs: 0 };
@@ -37,22 +37,22 @@ export class RetentionSweeper implements OnApplicationBootstrap, BeforeApplicati
     @Inject(CONFIG) private readonly cfg: RetentionConfig,
     @Inject(LOGGER) private readonly log: Logger,
   ) {
-    this.poller = new Poller(
+    this.sweeper = new Sweep(
+      'evidence retention',
       async () => {
         const r = await this.sweep();
         if (r.artifacts + r.uploads + r.blobs > 0) log.info({ ...r, retention_days: cfg.EVIDENCE_RETENTION_DAYS }, 'evidence retention deleted images');
       },
-      cfg.EVIDENCE_RETENTION_INTERVAL_MS,
-      (err) => log.warn({ err }, 'evidence retention pass failed; the next pass tries again'),
+      { everyMs: cfg.EVIDENCE_RETENTION_INTERVAL_MS, firstAfterMs: Math.min(FIRST_PASS_AFTER_MS, cfg.EVIDENCE_RETENTION_INTERVAL_MS), log },
     );
   }
 
   onApplicationBootstrap(): void {
-    this.poller.start(Math.min(FIRST_PASS_AFTER_MS, this.cfg.EVIDENCE_RETENTION_INTERVAL_MS));
+    this.sweeper.start();
   }
 
   async beforeApplicationShutdown(): Promise<void> {
-    await this.poller.stop();
+    await this.sweeper.stop();
     await this.running?.catch(() => undefined);
   }
 
@@ -69,7 +69,7 @@ export class RetentionSweeper implements OnApplicationBootstrap, BeforeApplicati
     const out: RetentionCounts = { artifacts: 0, uploads: 0, blobs: 0 };
     for (const source of ['artifact', 'upload'] as const) {
       for (;;) {
-        if (this.poller.stopping) return out;
+        if (this.sweeper.stopping) return out;
         const r = await this.images.expire(source, days, batch);
         this.count(out, source === 'artifact' ? 'artifacts' : 'uploads', r.rows);
         this.count(out, 'blobs', r.blobs);
@@ -78,7 +78,7 @@ export class RetentionSweeper implements OnApplicationBootstrap, BeforeApplicati
       }
     }
     for (;;) {
-      if (this.poller.stopping) return out;
+      if (this.sweeper.stopping) return out;
       const n = await this.images.expireOrphanBlobs(days, batch);
       this.count(out, 'blobs', n);
       if (n < batch) break;
