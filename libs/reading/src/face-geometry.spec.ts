@@ -1,5 +1,6 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
+import { random } from '@verity/specimens';
 import { ALIGNED_SIDE, alignFace, eyeOpenness, hammingDistance, laplacianVariance, meanAbsoluteDifference, mirrored, pictureFingerprint, pictureSimilarity, type Point3 } from './index.js';
 
 const S = ALIGNED_SIDE;
@@ -7,8 +8,7 @@ const S = ALIGNED_SIDE;
 /** A textured test picture (no face needed for the arithmetic): smooth shading plus fine pseudo-random detail. */
 function picture(seed: number, side = S): Float32Array {
   const img = new Float32Array(side * side);
-  let r = seed * 2654435761;
-  const rand = () => ((r = (r * 1103515245 + 12345) >>> 0) >>> 16) / 65536;
+  const rand = random(seed);
   const [fx, fy, px, py] = [5 + 4 * rand(), 4 + 4 * rand(), 6 * rand(), 6 * rand()];
   for (let y = 0; y < side; y++) for (let x = 0; x < side; x++) img[y * side + x] = 120 + 60 * Math.sin(x / fx + px) * Math.cos(y / fy + py) + 12 * rand();
   return img;
