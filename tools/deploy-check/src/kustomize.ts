@@ -3,7 +3,7 @@
  * machine without kubectl or kustomize (no maintained kustomize runs from npm; docs/decisions.md). Supported:
  * `resources` (files and directories with their own kustomization), `components` (directories of
  * `kind: Component`, applied to what the including kustomization has gathered so far, as kustomize does),
- * `namespace`, `images` (newName/newTag), `configMapGenerator` (files, literals; a content-hash suffix, references
+ * `namespace`, `images` (newName/newTag/digest), `configMapGenerator` (files, literals; a content-hash suffix, references
  * in pod specs renamed) and `patches` (inline JSON 6902 with a kind/name target). Anything else in a kustomization
  * is refused by name, so a feature added to deploy/ without teaching it here fails the check instead of being
  * silently ignored.
@@ -27,7 +27,7 @@ interface Kustomization {
   resources?: string[];
   components?: string[];
   namespace?: string;
-  images?: { name: string; newName?: string; newTag?: string }[];
+  images?: { name: string; newName?: string; newTag?: string; digest?: string }[];
   configMapGenerator?: { name: string; files?: string[]; literals?: string[] }[];
   patches?: { target: { kind?: string; name?: string }; patch: string }[];
 }
@@ -144,15 +144,18 @@ function renameConfigMapRefs(o: K8sObject, renamed: Map<string, string>): void {
   }
 }
 
-function setImage(o: K8sObject, img: { name: string; newName?: string; newTag?: string }): void {
+/** kustomize's `images:`: a new name, tag or digest (a digest replaces the tag: `name@sha256:…`). */
+function setImage(o: K8sObject, img: { name: string; newName?: string; newTag?: string; digest?: string }): void {
   for (const c of containersOf(o)) {
     if (!c.image) continue;
-    const at = c.image.lastIndexOf(':');
-    const slash = c.image.lastIndexOf('/');
-    const [name, tag] = at > slash ? [c.image.slice(0, at), c.image.slice(at + 1)] : [c.image, undefined];
+    const [ref, pinned] = c.image.split('@') as [string, string | undefined];
+    const at = ref.lastIndexOf(':');
+    const slash = ref.lastIndexOf('/');
+    const [name, tag] = at > slash ? [ref.slice(0, at), ref.slice(at + 1)] : [ref, undefined];
     if (name !== img.name) continue;
+    const digest = img.digest ?? (img.newTag === undefined ? pinned : undefined);
     const t = img.newTag ?? tag;
-    c.image = `${img.newName ?? name}${t ? `:${t}` : ''}`;
+    c.image = digest ? `${img.newName ?? name}@${digest}` : `${img.newName ?? name}${t ? `:${t}` : ''}`;
   }
 }
 

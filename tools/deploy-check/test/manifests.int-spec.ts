@@ -6,6 +6,7 @@
 import { before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -381,6 +382,32 @@ describe('install options as kustomize components (deploy/components)', () => {
       }
     });
   }
+
+  it('an overlay pins every image by digest from a mirror of its own: every container runs name@sha256:…, valid and hardened', () => {
+    const dir = overlayWith('us', ['in-cluster-data', 'pgbouncer', 'object-store', 'minio']);
+    try {
+      const images = [...new Set(renderKustomization(dir).flatMap((o) => containersOf(o).map((c) => String(c.image))))].sort();
+      // the digest a registry printed for each image (here made up, of the right form)
+      const pins = images.map((image) => {
+        const name = image.split('@')[0]!.replace(/:[^/:]+$/, '');
+        const digest = `sha256:${createHash('sha256').update(image).digest('hex')}`;
+        return { name, newName: `registry.example.com/mirror/${name.split('/').pop()}`, digest };
+      });
+      const file = path.join(dir, 'kustomization.yaml');
+      writeFileSync(file, `${readFileSync(file, 'utf8')}images:\n${pins.map((p) => `  - { name: ${p.name}, newName: ${p.newName}, digest: "${p.digest}" }`).join('\n')}\n`);
+      const objects = renderKustomization(dir);
+      const running = objects.flatMap((o) => containersOf(o).map((c) => String(c.image)));
+      assert.ok(running.length > 10);
+      for (const image of running) assert.match(image, /^registry\.example\.com\/mirror\/[a-z0-9_.-]+@sha256:[0-9a-f]{64}$/);
+      assert.deepEqual(problems(objects), []);
+      if (kubectl) {
+        const theirs = parseAllDocuments(execFileSync(kubectl, ['kustomize', dir], { encoding: 'utf8' })).map((d) => d.toJS() as K8sObject);
+        assert.deepEqual(normalized(objects), normalized(theirs), 'the renderer agrees with kubectl kustomize');
+      }
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
 
   it('a component named where a kustomization belongs, or the reverse, is refused by name', () => {
     const dir = mkdtempSync(path.join(os.tmpdir(), 'verity-overlay-bad-'));
