@@ -10,7 +10,7 @@
 import { random } from '@verity/specimens';
 
 /** Changes whenever the generator makes another list: the bench keeps a generated file only for the same version. */
-export const GENERATOR_VERSION = 6;
+export const GENERATOR_VERSION = 7;
 
 type Rng = () => number;
 const pick = <T>(r: Rng, xs: readonly T[]): T => xs[Math.floor(r() * xs.length)]!;
@@ -636,20 +636,31 @@ export interface Query {
   nationality: string | null;
 }
 
-/** One edit in one word of at least four letters: a letter dropped, doubled, swapped with the next, or replaced. */
+/**
+ * Where the name proper begins in a word: after an article written into it (`Al-Mansouri`, `El-Masri`, `المنصوري`), so
+ * that its first letter is the name's, not the article's.
+ */
+export function nameStart(word: string): number {
+  return /^(al|el)-/i.test(word) ? 3 : word.startsWith('ال') ? 2 : 0;
+}
+
+/**
+ * One edit in one word whose name proper has at least four letters: a letter dropped, doubled, swapped with the next,
+ * or replaced; never the name's first letter (a name's first letter is its most reliable), nor an article's.
+ */
 export function typo(r: Rng, name: string): string {
   const words = name.split(' ');
-  const long = words.map((w, i) => [w, i] as const).filter(([w]) => [...w].length >= 4);
+  const long = words.map((w, i) => [w, i] as const).filter(([w]) => [...w].length - nameStart(w) >= 4);
   if (long.length === 0) return name;
   const [w, i] = pick(r, long);
   const cs = [...w];
-  // never the first letter: a name's first letter is its most reliable
-  const at = 1 + Math.floor(r() * (cs.length - 1));
+  const start = nameStart(w);
+  const at = start + 1 + Math.floor(r() * (cs.length - start - 1));
   const kind = Math.floor(r() * 4);
   if (kind === 0) cs.splice(at, 1);
   else if (kind === 1) cs.splice(at, 0, cs[at]!);
   else if (kind === 2 && at < cs.length - 1) [cs[at], cs[at + 1]] = [cs[at + 1]!, cs[at]!];
-  else cs[at] = pick(r, [...new Set(cs.slice(1))].filter((c) => c !== cs[at]).concat(cs[at - 1]!));
+  else cs[at] = pick(r, [...new Set(cs.slice(start + 1))].filter((c) => c !== cs[at]).concat(cs[at - 1]!));
   words[i] = cs.join('');
   return words.join(' ');
 }
@@ -759,8 +770,10 @@ function untellable(seed: number, n: number, controls: readonly ControlWords[]):
     for (const [native, ss] of spelt(listed)) {
       const others = new Set<string>();
       for (const s of ss) {
-        if ([...s].length < 4) continue;
-        const found = near.get(s) ?? near.set(s, [...new Set(spellings.near(s).filter((m) => m[0] === s[0]).flatMap((m) => [...bySpelling.get(m)!]))]).get(s)!;
+        if ([...s].length - nameStart(s) < 4) continue;
+        // (as `typo` misspells: the same name's first letter, and article)
+        const head = nameStart(s) + 1;
+        const found = near.get(s) ?? near.set(s, [...new Set(spellings.near(s).filter((m) => m.slice(0, head) === s.slice(0, head)).flatMap((m) => [...bySpelling.get(m)!]))]).get(s)!;
         for (const w of found) if (w !== native) others.add(w);
       }
       for (const other of others) {
