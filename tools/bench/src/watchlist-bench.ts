@@ -12,7 +12,7 @@ import { CONTROL_KINDS, ftmFile, GENERATOR_VERSION, queries, VARIANT_KINDS, type
 
 /**
  * `npm run bench -- watchlist` (docs/benchmarks.md; docs/watchlist.md, "Measured"): a generated list of
- * `BENCH_WATCHLIST_ENTITIES` persons (1,000,000; `--entities=N` too) written as an OpenSanctions FollowTheMoney file
+ * `BENCH_WATCHLIST_ENTITIES` persons (1,000,000; `--entities=N` too; the generator's seed `--seed=N`, 1 by default) written as an OpenSanctions FollowTheMoney file
  * and loaded through the screening service's load subjects, as `lists load` sends it; then screenings of variants of
  * listed persons and of persons not listed, through `screenPerson` of @verity/watchlist (the function the live check
  * runs, in this process, over the service's database and its candidate statement). Baseline in the same run: a plain
@@ -20,7 +20,8 @@ import { CONTROL_KINDS, ftmFile, GENERATOR_VERSION, queries, VARIANT_KINDS, type
  */
 const ADMIN_URL = process.env.BENCH_PG_ADMIN_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 const DB = 'verity_bench_watchlist_us';
-const SEED = 1;
+/** The generator's seed by default (`--seed=N`, `BENCH_WATCHLIST_SEED`: another list and other queries). */
+const DEFAULT_SEED = 1;
 /** The default of `WATCHLIST_REVIEW_THRESHOLD` (apps/screening/src/config.ts). */
 const REVIEW_THRESHOLD = 0.8;
 const TARGETS = { loadS: 180, p50: 30, p99: 100, recall: 0.98, falseHits: 0.01 };
@@ -38,12 +39,12 @@ function option(flags: string[], name: string, env: string, fallback: number): n
 }
 
 /** The list's file, generated once per seed and size into the temporary directory (the generation is not measured). */
-async function listFile(n: number): Promise<string> {
-  const file = path.join(os.tmpdir(), `verity-bench-watchlist-v${GENERATOR_VERSION}-${SEED}-${n}.ftm.json`);
+async function listFile(n: number, seed: number): Promise<string> {
+  const file = path.join(os.tmpdir(), `verity-bench-watchlist-v${GENERATOR_VERSION}-${seed}-${n}.ftm.json`);
   if (existsSync(file)) return file;
   const t0 = performance.now();
   const out = createWriteStream(`${file}.part`);
-  for (const chunk of ftmFile(SEED, n)) if (!out.write(chunk)) await once(out, 'drain');
+  for (const chunk of ftmFile(seed, n)) if (!out.write(chunk)) await once(out, 'drain');
   out.end();
   await once(out, 'finish');
   renameSync(`${file}.part`, file);
@@ -114,7 +115,8 @@ const pct = (x: number) => `${(x * 100).toFixed(1)} %`;
 export async function benchWatchlist(flags: string[]): Promise<void> {
   const n = option(flags, 'entities', 'BENCH_WATCHLIST_ENTITIES', 1_000_000);
   const perKind = option(flags, 'queries', 'BENCH_WATCHLIST_QUERIES', 500);
-  const file = await listFile(n);
+  const seed = option(flags, 'seed', 'BENCH_WATCHLIST_SEED', DEFAULT_SEED);
+  const file = await listFile(n, seed);
 
   const admin = new pg.Client({ connectionString: ADMIN_URL });
   await admin.connect();
@@ -159,7 +161,7 @@ export async function benchWatchlist(flags: string[]): Promise<void> {
     await db.query('VACUUM ANALYZE screening.watchlist_entities, screening.watchlist_keys, screening.watchlists');
     process.stdout.write(`watchlist: VACUUM ANALYZE ${((performance.now() - ta) / 1000).toFixed(1)} s\n`);
 
-    const qs = queries(SEED, n, perKind);
+    const qs = queries(seed, n, perKind);
     const source: CandidateSource = async (keys, limit, list) =>
       candidateAnswer((await db.query(CANDIDATES_SQL, [keys, limit, list])).rows);
     // every candidate at or above 0.5 is kept, so that other thresholds can be read off the same run
@@ -224,7 +226,7 @@ export async function benchWatchlist(flags: string[]): Promise<void> {
     const inCandidates = (outs: Outcome[]) => variantsOnly(outs).filter((o) => o.candidate).length / variantsOnly(outs).length;
 
     process.stdout.write(
-      `\nWatchlist: ${n.toLocaleString('en')} generated persons (seed ${SEED}), ${qs.length} queries (${perKind} of each kind: ${[...VARIANT_KINDS, ...CONTROL_KINDS].join(', ')}), one at a time\n`,
+      `\nWatchlist: ${n.toLocaleString('en')} generated persons (seed ${seed}), ${qs.length} queries (${perKind} of each kind: ${[...VARIANT_KINDS, ...CONTROL_KINDS].join(', ')}), one at a time\n`,
     );
     const w = [34, 22, 22];
     process.stdout.write(`${formatRow(['measure', 'Verity', 'pg_trgm similarity()'], w)}\n`);
@@ -246,7 +248,7 @@ export async function benchWatchlist(flags: string[]): Promise<void> {
     process.stdout.write(`Verity at other thresholds: ${[0.7, 0.75, 0.8, 0.85, 0.9].map((t) => { const x = quality(qs, verity, t); return `${t}: recall ${pct(x.recall)}, false hits ${pct(x.falseHits)}`; }).join('; ')}\n`);
     process.stdout.write(`pg_trgm by threshold: ${tq.map((x) => `${x.t}: ${pct(x.recall)}/${pct(x.falseHits)}`).join(', ')}\n`);
     // what was missed and what hit a control, with the features that made it: where to look next
-    const detail = path.join(os.tmpdir(), `verity-bench-watchlist-${n}.detail.json`);
+    const detail = path.join(os.tmpdir(), `verity-bench-watchlist-${n}-${seed}.detail.json`);
     const wrong = qs.flatMap((q, i) => {
       const o = verity[i]!;
       const missed = q.entity_id !== null && (o.scores.get(q.entity_id) ?? 0) < REVIEW_THRESHOLD;
