@@ -73,7 +73,7 @@ describe('scoreParty: one listed person, however the document spells them', () =
       m.features.pairs.map((p) => [p.query, p.listed, p.how]),
       [
         ['PETROVSKII', 'PETROVSKIY', 'transliteration'],
-        ['ALEKSANDR', 'ALEXANDER', 'spelling'],
+        ['ALEKSANDR', 'ALEXANDER', 'phonetic'],
       ],
     );
     assert.deepEqual(m.features.unpaired, { query: 0, listed: 0 });

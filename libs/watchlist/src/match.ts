@@ -282,7 +282,10 @@ export function tokenSimilarity(a: NameToken, b: NameToken): { similarity: numbe
   // (two words in Arabic script: their first Latin letter may be the article's, or a vowel's written or not)
   const arabic = a.vowelless && b.vowelless;
   const sameStart = arabic || ((a.variant[0] === b.variant[0] || a.text[0] === b.text[0]) && (a.family ?? false) === (b.family ?? false));
-  const oneEdit = sameStart && (editDistance(a.text, b.text, 1) <= 1 || editDistance(a.folded, b.folded, 1) <= 1 || editDistance(a.variant, b.variant, 1) <= 1);
+  // (one edit once transliteration is folded counts when it is a consonant's, `PETROWSLY`/`PETROVSKY`; vowels
+  // written otherwise are the sound-alikes' above)
+  const variantEdit = a.variantSkeleton !== b.variantSkeleton && editDistance(a.variant, b.variant, 1) <= 1;
+  const oneEdit = sameStart && (editDistance(a.text, b.text, 1) <= 1 || editDistance(a.folded, b.folded, 1) <= 1 || variantEdit);
   if (oneEdit && (jw >= PAIR_MINIMUM || Math.min(a.text.length, b.text.length) >= 4)) return { similarity: Math.max(jw, PAIR_MINIMUM), how: 'spelling' };
   if (jw < PAIR_MINIMUM) return { similarity: jw, how: null };
   return sounds ? { similarity: PHONETIC_SIMILARITY, how: 'phonetic' } : { similarity: 0, how: null };
