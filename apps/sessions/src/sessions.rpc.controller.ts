@@ -30,8 +30,8 @@ export class SessionsRpcController implements OnApplicationBootstrap {
     this.server.handle(SUBJECTS.sessionsWatchlistDecide, (p, ctx) => this.sessions.decideWatchlistHit(requirePrincipal(ctx), p.id, p.finding_id, p.body, ctx));
     // the capture flow: the gateway on behalf of a client secret (no principal; the caller is in the request)
     this.server.handle(SUBJECTS.sessionsCaptureResolve, (p) => this.capture.resolve(p));
-    this.server.handle(SUBJECTS.sessionsCaptureGet, (p, ctx) => this.capture.get(p, ctx));
-    this.server.handle(SUBJECTS.sessionsCaptureImageStored, (p, ctx) => this.capture.imageStored(p, ctx));
+    this.server.handle(SUBJECTS.sessionsCaptureGet, (p) => this.capture.get(p));
+    this.server.handle(SUBJECTS.sessionsCaptureImageStored, (p) => this.capture.imageStored(p));
     this.server.handle(SUBJECTS.sessionsCaptureSubmit, (p, ctx) => this.capture.submit(p, ctx));
     this.server.handle(SUBJECTS.sessionsCaptureSkip, (p, ctx) => this.capture.skip(p, ctx));
     // a data subject request's steps, with the request's principal (docs/privacy.md)

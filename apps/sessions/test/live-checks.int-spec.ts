@@ -78,7 +78,6 @@ before(async () => {
     return watchlistReplies.get(p.person.family_name) ?? NO_LIST;
   });
   peers.handle(SUBJECTS.evidenceAvailable, async () => ({ capture_acquisition: 'camera', available_images: ['portrait', 'front', 'selfie'] }));
-  peers.handle(SUBJECTS.evidenceCaptureImages, async () => ({ images: { front: { width: 1600, height: 1000 }, back: null, selfie: { width: 720, height: 960 } }, frames: 0 }));
   peers.handle(SUBJECTS.evidenceCaptureVerify, async (p) => {
     verifyRequests.set(p.session_id, p);
     return readings.get(p.session_id) ?? Promise.reject(new DomainError('internal_error'));
@@ -139,8 +138,8 @@ async function runLive(f: ReturnType<typeof live>, read: CaptureVerifyReply): Pr
   readings.set(s.id, read);
   const caller = { session_id: s.id, org_id: f.p.org_id, mode: 'live' as const };
   const connection = { ip: '192.0.2.10', user_agent: 'IntTest/1', device_id: null };
-  await call(null, SUBJECTS.sessionsCaptureImageStored, { caller, artifact: 'front', connection });
-  await call(null, SUBJECTS.sessionsCaptureImageStored, { caller, artifact: 'selfie', connection });
+  await call(null, SUBJECTS.sessionsCaptureImageStored, { caller, stored: { object: 'capture_image', artifact: 'front', width: 1600, height: 1000 }, connection });
+  await call(null, SUBJECTS.sessionsCaptureImageStored, { caller, stored: { object: 'capture_image', artifact: 'selfie', width: 720, height: 960 }, connection });
   await call(null, SUBJECTS.sessionsCaptureSubmit, { caller, body: { acquisition: 'camera' }, connection });
   return waitFor(async () => {
     const r = await call(f.p, SUBJECTS.sessionsGet, { id: s.id });

@@ -71,7 +71,6 @@ before(async () => {
     const images = evidence.get(p.session_id);
     return { capture_acquisition: images ? 'camera' : null, available_images: images ?? [] };
   });
-  peers.handle(SUBJECTS.evidenceCaptureImages, async () => ({ images: { front: { width: 1600, height: 1000 }, back: null, selfie: { width: 720, height: 960 } }, frames: 0 }));
   peers.handle(SUBJECTS.evidenceCaptureVerify, async (p) => {
     await reading(p.session_id);
     const r = readings.get(p.session_id);
@@ -171,8 +170,8 @@ async function capture(caller: CaptureCaller, x: Person): Promise<void> {
   });
   const connection = { ip: x.ip, user_agent: x.userAgent, device_id: `dev_${x.meta}` };
   await call(null, SUBJECTS.sessionsCaptureGet, { caller, connection });
-  await call(null, SUBJECTS.sessionsCaptureImageStored, { caller, artifact: 'front', connection });
-  await call(null, SUBJECTS.sessionsCaptureImageStored, { caller, artifact: 'selfie', connection });
+  await call(null, SUBJECTS.sessionsCaptureImageStored, { caller, stored: { object: 'capture_image', artifact: 'front', width: 1600, height: 1000 }, connection });
+  await call(null, SUBJECTS.sessionsCaptureImageStored, { caller, stored: { object: 'capture_image', artifact: 'selfie', width: 720, height: 960 }, connection });
   await call(null, SUBJECTS.sessionsCaptureSubmit, { caller, body: { acquisition: 'camera', signals: { paste_count: 0 } }, connection });
 }
 

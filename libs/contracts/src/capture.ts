@@ -165,10 +165,14 @@ export interface CaptureGetRequest {
   connection: CaptureConnection;
 }
 
-/** `sessions.capture.image-stored.v1`: an image was stored; the first moves the session `pending` → `in_progress`. */
+/**
+ * `sessions.capture.image-stored.v1`: evidence stored an image or a challenge frame, as its reply to the gateway says;
+ * sessions keeps what the capture needs of it (which images, their sizes, which frames) and never asks evidence back.
+ * The first image moves the session `pending` → `in_progress`.
+ */
 export interface CaptureImageStoredRequest {
   caller: CaptureCaller;
-  artifact: CaptureImage;
+  stored: Pick<CaptureImageStored, 'object' | 'artifact' | 'width' | 'height'> | Pick<CaptureFrameStored, 'object' | 'index' | 'width' | 'height'>;
   connection: CaptureConnection;
 }
 

@@ -55,7 +55,9 @@ export class CaptureController {
       const url = base && `${base}/captures/${encodeURIComponent(c.caller.session_id)}/images/${artifact}`;
       const principal = capturePrincipal(c.caller, this.cfg.REGION);
       const stored = (await this.proxy.upload(url, { principal, requestId: c.requestId }, body, req.headers['content-type'] ?? 'application/octet-stream', this.cfg.CAPTURE_UPLOAD_TIMEOUT_MS, 'PUT')) as CaptureImageStored;
-      await this.rpc.call(SUBJECTS.sessionsCaptureImageStored, { caller: c.caller, artifact: stored.artifact, connection: c.connection }, { principal: null, requestId: c.requestId });
+      // sessions keeps what the capture needs of what evidence stored
+      const image = { object: stored.object, artifact: stored.artifact, width: stored.width, height: stored.height };
+      await this.rpc.call(SUBJECTS.sessionsCaptureImageStored, { caller: c.caller, stored: image, connection: c.connection }, { principal: null, requestId: c.requestId });
       return { data: stored };
     } catch (e) {
       // refused before the upload was read to its end: the rest is read and dropped, then the connection closes
@@ -91,6 +93,8 @@ export class CaptureController {
       const url = base && `${base}/captures/${encodeURIComponent(c.caller.session_id)}/frames/${index}/${ms}`;
       const principal = capturePrincipal(c.caller, this.cfg.REGION);
       const stored = (await this.proxy.upload(url, { principal, requestId: c.requestId }, body, req.headers['content-type'] ?? 'application/octet-stream', this.cfg.CAPTURE_UPLOAD_TIMEOUT_MS, 'PUT')) as CaptureFrameStored;
+      const frame = { object: stored.object, index: stored.index, width: stored.width, height: stored.height };
+      await this.rpc.call(SUBJECTS.sessionsCaptureImageStored, { caller: c.caller, stored: frame, connection: c.connection }, { principal: null, requestId: c.requestId });
       return { data: stored };
     } catch (e) {
       if (!req.raw.complete) {

@@ -2,14 +2,15 @@ import { Inject, Injectable } from '@nestjs/common';
 import {
   ACQUISITIONS,
   capturePrincipal,
+  CAPTURE_IMAGES,
   CAPTURE_STEPS,
-  SUBJECTS,
+  CHALLENGE_FRAME_LIMITS,
   type Acquisition,
   type Capture,
   type CaptureCaller,
   type CaptureConnection,
   type CaptureGetRequest,
-  type CaptureImagesReply,
+  type CaptureImage,
   type CaptureImageStoredRequest,
   type CaptureResolveReply,
   type CaptureResolveRequest,
@@ -20,15 +21,13 @@ import {
 } from '@verity/contracts';
 import { parseSignals, SIGNAL_KEYS } from '@verity/device-intel';
 import { DomainError, type Issue } from '@verity/errors';
-import { newId, type Region } from '@verity/keys';
-import { assertBeforeDeadline, CONFIG, RpcClient, type Queryable, type RpcContext } from '@verity/platform';
+import type { Region } from '@verity/keys';
+import { assertBeforeDeadline, CONFIG, type Queryable, type RpcContext } from '@verity/platform';
 import type { SessionsConfig } from '../config.js';
 import { captureChallenge } from './challenge.js';
 import { LiveRunJob } from '../runs/live-run.job.js';
 import { Outbox } from '../events/outbox.js';
 import { SessionsRepository, type CaptureContext, type SessionRow } from '../sessions/sessions.repository.js';
-
-const RPC_TIMEOUT_MS = 4000;
 
 /** The steps a workflow's capture takes (docs/capture.md): the document with an identity check, a selfie with a face check. */
 export function stepsOf(checks: readonly CheckType[]): CaptureStep[] {
@@ -63,7 +62,9 @@ function seen(c: CaptureConnection): NonNullable<CaptureContext['start']> {
 /**
  * The capture API's side in sessions (docs/capture.md): a client secret resolves to its session; the capture is read,
  * its images noted (the first moves the session `pending` → `in_progress`), submitted (a live run is queued) or
- * skipped. The images themselves live in the evidence service. Every refusal changes nothing.
+ * skipped. The images themselves live in the evidence service; what the capture needs of them (which are there, their
+ * sizes, the challenge frames received) sessions keeps from each image-stored notice, so it never asks evidence back.
+ * Every refusal changes nothing.
  */
 @Injectable()
 export class CaptureService {
@@ -74,7 +75,6 @@ export class CaptureService {
     private readonly repo: SessionsRepository,
     private readonly outbox: Outbox,
     private readonly liveRuns: LiveRunJob,
-    @Inject(RpcClient) private readonly rpc: RpcClient,
     @Inject(CONFIG) cfg: SessionsConfig,
   ) {
     this.region = cfg.REGION as Region;
@@ -97,27 +97,32 @@ export class CaptureService {
   }
 
   /** `sessions.capture.get.v1`: the capture; the first request from a browser notes where it came from. */
-  async get(req: CaptureGetRequest, ctx: RpcContext): Promise<Capture> {
+  async get(req: CaptureGetRequest): Promise<Capture> {
     const row = await this.repo.db.tx(async (q) => {
       const r = await this.locked(q, req.caller);
       assertOpen(r);
       await this.noteStart(q, r, req.connection);
       return r;
     });
-    return this.capture(row, await this.images(row, ctx));
+    return this.capture(row);
   }
 
-  /** `sessions.capture.image-stored.v1`: an image is stored; the first one starts the verification. */
-  async imageStored(req: CaptureImageStoredRequest, ctx: RpcContext): Promise<Capture> {
+  /**
+   * `sessions.capture.image-stored.v1`: evidence stored an image or a challenge frame (as its reply to the gateway
+   * says); the capture records it, and the first image starts the verification.
+   */
+  async imageStored(req: CaptureImageStoredRequest): Promise<Capture> {
+    const stored = storedOf(req.stored);
     const row = await this.repo.db.tx(async (q) => {
       const r = await this.locked(q, req.caller);
       assertOpen(r);
       await this.noteStart(q, r, req.connection);
-      if (r.status !== 'pending') return r;
+      const noted = await this.repo.noteStored(q, r.id, stored);
+      if ('frame' in stored || noted.status !== 'pending') return noted;
       const started = await this.repo.changeStatus(q, r.id, ['pending'], { status: 'in_progress', outcome: null, now: new Date() });
-      return started ?? r;
+      return started ?? noted;
     });
-    return this.capture(row, await this.images(row, ctx));
+    return this.capture(row);
   }
 
   /**
@@ -128,8 +133,7 @@ export class CaptureService {
     const body = submitBody(req.body);
     const before = await this.locatedRow(req.caller);
     assertOpen(before);
-    const uploaded = await this.images(before, ctx);
-    const images = uploaded.images;
+    const images = uploadsOf(before).images;
     const steps = stepsOf(before.checks.map((c) => c.type));
     const missing: Issue[] = [];
     if (steps.includes('document_front') && !images.front) missing.push({ code: 'custom', message: 'front is required: upload the front of the document first', path: ['front'] });
@@ -151,7 +155,7 @@ export class CaptureService {
       return submitted;
     });
     this.liveRuns.kick();
-    return this.capture(row, uploaded);
+    return this.capture(row);
   }
 
   /** `sessions.capture.skip.v1`: the applicant gives up at a step; the session ends `skipped` (no event is delivered). */
@@ -169,7 +173,7 @@ export class CaptureService {
       assertBeforeDeadline(ctx);
       return skipped!;
     });
-    return this.capture(row, { images: { front: null, back: null, selfie: null }, frames: 0 });
+    return this.capture(row);
   }
 
   private async locked(q: Queryable, c: CaptureCaller): Promise<SessionRow> {
@@ -191,11 +195,8 @@ export class CaptureService {
     if (c.device_id) await this.repo.noteDevice(q, r, c.device_id, r.id, c.ip);
   }
 
-  private images(row: SessionRow, ctx: RpcContext): Promise<CaptureImagesReply> {
-    return this.rpc.call(SUBJECTS.evidenceCaptureImages, { session_id: row.id }, { principal: capturePrincipal(row, this.region), requestId: ctx.requestId ?? newId('request'), timeoutMs: RPC_TIMEOUT_MS });
-  }
-
-  private capture(row: SessionRow, uploaded: CaptureImagesReply): Capture {
+  private capture(row: SessionRow): Capture {
+    const uploaded = uploadsOf(row);
     return {
       object: 'capture',
       session_id: row.id,
@@ -210,6 +211,22 @@ export class CaptureService {
       challenge: captureChallenge(this.secretKey, row.id, row.checks.map((c) => c.type), uploaded.frames),
     };
   }
+}
+
+/** What is uploaded so far, as the capture recorded it: each image's size (null before it), and the frames received. */
+export function uploadsOf(row: Pick<SessionRow, 'capture_images' | 'capture_frames'>): { images: Capture['images']; frames: number } {
+  const i = row.capture_images;
+  return { images: { front: i.front ?? null, back: i.back ?? null, selfie: i.selfie ?? null }, frames: row.capture_frames.length };
+}
+
+/** What an image-stored notice records; a notice of another shape is refused. */
+function storedOf(s: CaptureImageStoredRequest['stored'] | undefined): { artifact: CaptureImage; width: number; height: number } | { frame: number } {
+  const size = (n: unknown) => Number.isSafeInteger(n) && (n as number) > 0;
+  if (s?.object === 'capture_image' && (CAPTURE_IMAGES as readonly unknown[]).includes(s.artifact) && size(s.width) && size(s.height)) {
+    return { artifact: s.artifact, width: s.width, height: s.height };
+  }
+  if (s?.object === 'capture_frame' && Number.isSafeInteger(s.index) && s.index >= 0 && s.index < CHALLENGE_FRAME_LIMITS.max) return { frame: s.index };
+  throw new DomainError('internal_error', { message: 'an image-stored notice names an image with its size, or a frame by its index' });
 }
 
 /**

@@ -40,6 +40,10 @@ export interface SessionRow
   capture_submitted_at: Date | null;
   capture_acquisition: 'camera' | 'upload' | null;
   capture_context: CaptureContext;
+  /** The capture's images as evidence stored them (from `sessions.capture.image-stored.v1`): their sizes by artifact. */
+  capture_images: Partial<Record<'front' | 'back' | 'selfie', { width: number; height: number }>>;
+  /** The indexes of the liveness challenge's frames stored so far. */
+  capture_frames: number[];
   /** The template's switches, pinned at create. */
   photo_upload: boolean;
   device_intelligence: boolean;
@@ -164,7 +168,7 @@ const METER_CREATED = `INSERT INTO sessions.usage_daily (org_id, mode, day, "che
 /** Every column of `SessionRow`, in a select list. */
 export const SESSION_COLUMNS = `seq, id, org_id, mode, applicant_id, workflow_template_id, template_version, status, outcome,
   expected_outcome, checks, metadata, platform_metadata, idv, capture_expires_at, capture_submitted_at, capture_acquisition,
-  capture_context, photo_upload, device_intelligence, erased_at, created_at, updated_at`;
+  capture_context, capture_images, capture_frames, photo_upload, device_intelligence, erased_at, created_at, updated_at`;
 
 /** Every query an API caller reaches is scoped by organization and mode: a row of another owner does not exist. */
 @Injectable()
@@ -457,6 +461,19 @@ export class SessionsRepository {
         WHERE id = $1 AND erased_at IS NULL`,
       [id, JSON.stringify(context), replace],
     );
+  }
+
+  /** Records an image of the capture (its size) or a frame of its challenge (its index), as evidence stored it. */
+  async noteStored(q: Queryable, id: string, stored: { artifact: string; width: number; height: number } | { frame: number }): Promise<SessionRow> {
+    const rows = await q.rows<SessionRow>(
+      'frame' in stored
+        ? `UPDATE sessions.sessions SET capture_frames = CASE WHEN $2 = ANY(capture_frames) THEN capture_frames ELSE array_append(capture_frames, $2) END
+            WHERE id = $1 RETURNING ${SESSION_COLUMNS}`
+        : `UPDATE sessions.sessions SET capture_images = capture_images || jsonb_build_object($2::text, jsonb_build_object('width', $3::int, 'height', $4::int))
+            WHERE id = $1 RETURNING ${SESSION_COLUMNS}`,
+      'frame' in stored ? [id, stored.frame] : [id, stored.artifact, stored.width, stored.height],
+    );
+    return rows[0]!;
   }
 
   /** Marks the capture submitted (the link is used from now on) with its acquisition. */
