@@ -3,7 +3,7 @@ import type { ConsoleUser, Organization, Principal, ReqOf, ResOf, Subject } from
 import { SUBJECTS } from '@verity/contracts';
 import { DomainError } from '@verity/errors';
 import { newId, type Mode } from '@verity/keys';
-import type { Logger, RpcClient } from '@verity/platform';
+import type { InternalHttpClient, Logger, RpcClient } from '@verity/platform';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Redis } from 'ioredis';
 import { mayOpen, pageDef, scopesOf, type PageName } from './auth/roles.js';
@@ -32,6 +32,8 @@ export interface ConsoleDeps {
   cfg: ConsoleConfig;
   log: Logger;
   rpc: RpcClient;
+  /** The region's internal HTTP (evidence images), signed as the console. */
+  internalHttp: InternalHttpClient;
   redis: Redis;
   sessions: SessionStore;
   limiter: LoginLimiter;

@@ -2,7 +2,7 @@ import type { NatsConnection } from '@nats-io/transport-node';
 import { SUBJECTS, subjectRoot, type ConsoleUser } from '@verity/contracts';
 import { DomainError } from '@verity/errors';
 import { newId } from '@verity/keys';
-import { observeHttpRequests, PrincipalSigner, routeLabel, RpcClient, type Logger } from '@verity/platform';
+import { InternalHttpClient, observeHttpRequests, PrincipalSigner, routeLabel, RpcClient, type Logger } from '@verity/platform';
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import type { Redis } from 'ioredis';
 import { ConsoleApp, consoleCookies, cookieHeader, cookieOf, ENROLMENT_PATH, mustEnrol, sameOrigin, sendPage, tokensEqual, type ConsoleDeps } from './app.js';
@@ -42,11 +42,13 @@ export async function createConsole(cfg: ConsoleConfig, log: Logger, nc: NatsCon
   observeHttpRequests(http, log, (req, status, ms) => ({ method: req.method, route: routeLabel(req.routeOptions?.url), status, duration_ms: Math.round(ms * 10) / 10, request_id: req.id }));
   const prefix = cfg.REDIS_KEY_PREFIX ?? `${cfg.REGION}:`;
   const signingKey = sessionSigningKey(cfg.INTERNAL_AUTH_SECRET);
+  // the principal it acts with for a person is signed as the console's (docs/security.md, "The bus's trust boundary")
+  const rpc = new RpcClient(nc, subjectRoot(cfg.REGION, cfg.NATS_SUBJECT_PREFIX), cfg.RPC_TIMEOUT_MS, { signer: new PrincipalSigner('console', cfg.PRINCIPAL_SIGNING_KEY) });
   const deps: ConsoleDeps = {
     cfg,
     log,
-    // the principal it acts with for a person is signed as the console's (docs/security.md, "The bus's trust boundary")
-    rpc: new RpcClient(nc, subjectRoot(cfg.REGION, cfg.NATS_SUBJECT_PREFIX), cfg.RPC_TIMEOUT_MS, { signer: new PrincipalSigner('console', cfg.PRINCIPAL_SIGNING_KEY) }),
+    rpc,
+    internalHttp: new InternalHttpClient(cfg.INTERNAL_AUTH_SECRET, rpc, log, 16),
     redis,
     sessions: new SessionStore(redis, prefix, { idleMs: cfg.CONSOLE_SESSION_IDLE, maxAgeMs: cfg.CONSOLE_SESSION_MAX_AGE }, signingKey),
     challenges: new ChallengeStore(redis, prefix, signingKey),

@@ -11,6 +11,7 @@ export * from './migrate.js';
 export * from './pagination.js';
 export * from './sql.js';
 export * from './internal-http.js';
+export * from './internal-http-client.js';
 export * from './internal-server.js';
 export * from './micro-batch.js';
 export * from './storable-text.js';

@@ -1,9 +1,8 @@
 import { SESSION_STATUSES, SUBJECTS, type Applicant, type CheckOutcome, type CheckType, type IdvHolder, type Session, type SessionCheck, type SessionScreening, type SessionStatus, type StoredArtifact, type TimelineEntry } from '@verity/contracts';
-import { DomainError, isErrorCode, type ErrorData } from '@verity/errors';
+import { DomainError } from '@verity/errors';
 import type { Scope } from '@verity/keys';
-import { signInternalRequest, traceHttpHeaders } from '@verity/platform';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { Agent, request, type Dispatcher } from 'undici';
+import type { Dispatcher } from 'undici';
 import { issuesOf, PageContext, type ConsoleApp, type PageResult } from '../app.js';
 import { mayOpen, scopesOf } from '../auth/roles.js';
 import { html, raw, type Html } from '../html.js';
@@ -528,10 +527,9 @@ function metadataPanel(s: Session): Html {
 }
 
 // ---------------------------------------------------------------------------------------------------------------
-// Evidence images: fetched from the evidence service's internal HTTP route exactly as the API's
-// GET /v1/sessions/{id}/idv-image/{artifact} does (apps/gateway/src/streams), signed with the person's principal.
-
-const imageAgent = new Agent({ keepAliveTimeout: 10_000, connections: 16 });
+// Evidence images: fetched from the evidence service's internal HTTP route by the platform's InternalHttpClient,
+// as the API's GET /v1/sessions/{id}/idv-image/{artifact} is (apps/gateway/src/streams), signed with the person's
+// principal and the console's seal of it.
 
 function refuse(reply: FastifyReply, status: 404 | 503): void {
   void reply
@@ -556,38 +554,14 @@ async function serveImage(app: ConsoleApp, req: FastifyRequest, reply: FastifyRe
   const ctx = new PageContext(app.deps, req, reply, viewer, 'verifications');
   const base = app.deps.cfg.EVIDENCE_URL;
   if (!base) return refuse(reply, 503);
-  const url = new URL(`${base}/sessions/${encodeURIComponent(id)}/images/${encodeURIComponent(artifact)}`);
-  const timeoutMs = app.deps.cfg.RPC_TIMEOUT_MS;
-  const principal = ctx.principal();
-  const deadline = Date.now() + timeoutMs;
-  // the principal with the console's signature of it, as on the bus
-  const seal = app.deps.rpc.sealFor(principal, ctx.requestId, deadline);
-  const headers = {
-    ...traceHttpHeaders(),
-    ...signInternalRequest(
-      app.deps.cfg.INTERNAL_AUTH_SECRET,
-      { method: 'GET', path: url.pathname + url.search },
-      { principal, requestId: ctx.requestId, deadline, ...(seal ? { seal } : {}) },
-      Buffer.alloc(0),
-    ),
-  };
+  const url = `${base}/sessions/${encodeURIComponent(id)}/images/${encodeURIComponent(artifact)}`;
   let res: Dispatcher.ResponseData;
   try {
-    res = await request(url, { method: 'GET', dispatcher: imageAgent, headers, headersTimeout: timeoutMs, bodyTimeout: timeoutMs });
+    res = await app.deps.internalHttp.get(url, { principal: ctx.principal(), requestId: ctx.requestId }, app.deps.cfg.RPC_TIMEOUT_MS);
   } catch (e) {
-    app.deps.log.warn({ err: e, request_id: ctx.requestId }, 'console: evidence image download failed');
-    return refuse(reply, 503);
-  }
-  if (res.statusCode !== 200) {
-    let code: string | null = null;
-    try {
-      const body = (await res.body.json()) as { ok?: boolean; error?: ErrorData };
-      code = body.error && isErrorCode(body.error.code) ? body.error.code : null;
-    } catch {
-      code = null;
-    }
+    const code = e instanceof DomainError ? e.code : null;
     if (code === 'resource_not_found' || code === 'artifact_not_available') return refuse(reply, 404);
-    app.deps.log.warn({ request_id: ctx.requestId, status: res.statusCode, code }, 'console: evidence refused an image');
+    app.deps.log.warn({ err: e, request_id: ctx.requestId, code }, 'console: evidence image not available');
     return refuse(reply, 503);
   }
   reply.code(200).header('content-type', 'image/jpeg').header('cache-control', 'no-store');

@@ -1,55 +1,41 @@
 import http from 'node:http';
 import { Inject, Injectable } from '@nestjs/common';
-import type { Principal } from '@verity/contracts';
-import { DomainError, isErrorCode, type ErrorData } from '@verity/errors';
-import { BodySigner, CONFIG, INTERNAL_HEADERS, LOGGER, RpcClient, signInternalRequest, STREAMED_BODY, traceHttpHeaders, type Logger } from '@verity/platform';
+import { DomainError } from '@verity/errors';
+import { BodySigner, CONFIG, INTERNAL_HEADERS, InternalHttpClient, LOGGER, RpcClient, STREAMED_BODY, type Logger } from '@verity/platform';
 import type { FastifyReply } from 'fastify';
 import type { Readable } from 'node:stream';
-import { Agent, request, type Dispatcher } from 'undici';
 import type { GatewayConfig } from '../config.js';
 import type { Caller } from '../http/caller.js';
 
 /**
  * Streams bytes between clients and the services that handle them (ID-scan uploads, evidence images) over the
  * region's internal HTTP, never buffering a whole body in the gateway. Every request is signed over its method,
- * path, time and body (libs/platform/src/internal-http.ts): an upload's body signature follows its bytes as an
- * HTTP trailer, which is why uploads go through Node's HTTP client (undici sends no request trailers).
+ * path, time and body by the platform's `InternalHttpClient` (libs/platform/src/internal-http-client.ts), which
+ * also makes the GETs: an upload's body signature follows its bytes as an HTTP trailer, which is why uploads go
+ * through Node's HTTP client (undici sends no request trailers).
  */
 @Injectable()
 export class StreamProxy {
-  private readonly agent = new Agent({ keepAliveTimeout: 10_000, connections: 64 });
   private readonly uploadAgent = new http.Agent({ keepAlive: true, maxSockets: 64, maxFreeSockets: 16, timeout: 10_000 });
+  private readonly client: InternalHttpClient;
 
   constructor(
     @Inject(CONFIG) private readonly cfg: GatewayConfig,
     @Inject(LOGGER) private readonly log: Logger,
-    @Inject(RpcClient) private readonly rpc: RpcClient,
-  ) {}
-
-  private secret(): string {
-    return this.cfg.INTERNAL_AUTH_SECRET;
-  }
-
-  private signed(url: URL, method: string, c: { principal: Principal; requestId: string }, timeoutMs: number, body: Buffer | typeof STREAMED_BODY): Record<string, string> {
-    // the trace's context travels beside the signed headers (a hop in the same trace, not part of what is signed)
-    const deadline = Date.now() + timeoutMs;
-    // the principal with the gateway's signature of it, as on the bus: the service forwards it with its own calls
-    const seal = this.rpc.sealFor(c.principal, c.requestId, deadline);
-    return {
-      ...traceHttpHeaders(),
-      ...signInternalRequest(this.secret(), { method, path: url.pathname + url.search }, { principal: c.principal, requestId: c.requestId, deadline, ...(seal ? { seal } : {}) }, body),
-    };
+    @Inject(RpcClient) rpc: RpcClient,
+  ) {
+    this.client = new InternalHttpClient(cfg.INTERNAL_AUTH_SECRET, rpc, log);
   }
 
   /** Sends the request body stream to `url` (POST, or PUT); relays JSON `{ ok, data | error }` answers. */
   async upload(url: string | undefined, c: Caller, body: Readable, contentType: string, timeoutMs: number, method: 'POST' | 'PUT' = 'POST'): Promise<unknown> {
     if (!url) throw new DomainError('service_unavailable');
     const target = new URL(url);
-    const headers = this.signed(target, method, c, timeoutMs, STREAMED_BODY);
+    const headers = this.client.headers(target, method, c, timeoutMs, STREAMED_BODY);
     // the body passes through the signer, which hashes it for the trailer; the service may answer before reading
     // all of it (an upload refused part-way): then the signer, never the client's request, is torn down, so the
     // client's connection stays open for the answer
-    const signer = new BodySigner(this.secret(), headers[INTERNAL_HEADERS.signature]!);
+    const signer = new BodySigner(this.cfg.INTERNAL_AUTH_SECRET, headers[INTERNAL_HEADERS.signature]!);
     body.pipe(signer);
     // a client that goes away mid-upload ends the upload to the service too
     body.once('close', () => {
@@ -79,7 +65,7 @@ export class StreamProxy {
       throw new DomainError('service_unavailable');
     }
     try {
-      return await this.relayJson(() => readJson(res), c);
+      return await this.client.answer(() => readJson(res), c);
     } finally {
       if (!signer.readableEnded) {
         signer.unpipe(req);
@@ -91,7 +77,7 @@ export class StreamProxy {
 
   /** Streams a binary answer from `url` to the client, with the given headers; errors arrive as JSON. */
   async download(url: string | undefined, c: Caller, reply: FastifyReply, headers: Record<string, string>, timeoutMs: number): Promise<void> {
-    const res = await this.get(url, c, timeoutMs);
+    const res = await this.client.get(url, c, timeoutMs);
     reply.headers(headers);
     const length = res.headers['content-length'];
     if (typeof length === 'string') reply.header('content-length', length);
@@ -105,7 +91,7 @@ export class StreamProxy {
   async fetchBytes(url: string | undefined, c: Caller, timeoutMs: number): Promise<Buffer | null> {
     let res;
     try {
-      res = await this.get(url, c, timeoutMs);
+      res = await this.client.get(url, c, timeoutMs);
     } catch (e) {
       if (e instanceof DomainError && (e.code === 'artifact_not_available' || e.code === 'resource_not_found')) return null;
       throw e;
@@ -116,36 +102,6 @@ export class StreamProxy {
       this.log.warn({ err: e, request_id: c.requestId }, 'stored image download failed');
       throw new DomainError('service_unavailable');
     }
-  }
-
-  /** A signed GET answered 200 (its body not yet read); any other answer is the service's error, relayed. */
-  private async get(url: string | undefined, c: Caller, timeoutMs: number): Promise<Dispatcher.ResponseData> {
-    if (!url) throw new DomainError('service_unavailable');
-    let res: Dispatcher.ResponseData;
-    try {
-      res = await request(url, { method: 'GET', dispatcher: this.agent, headers: this.signed(new URL(url), 'GET', c, timeoutMs, Buffer.alloc(0)), headersTimeout: timeoutMs, bodyTimeout: timeoutMs });
-    } catch (e) {
-      this.log.warn({ err: e, request_id: c.requestId }, 'stream download failed');
-      throw new DomainError('service_unavailable');
-    }
-    if (res.statusCode !== 200) {
-      await this.relayJson(() => res.body.json(), c);
-      throw new DomainError('internal_error');
-    }
-    return res;
-  }
-
-  private async relayJson(json: () => Promise<unknown>, c: Caller): Promise<unknown> {
-    let parsed: { ok?: boolean; data?: unknown; error?: ErrorData };
-    try {
-      parsed = (await json()) as typeof parsed;
-    } catch (e) {
-      this.log.error({ err: e, request_id: c.requestId }, 'internal service answered non-JSON');
-      throw new DomainError('internal_error');
-    }
-    if (parsed.ok) return parsed.data;
-    if (parsed.error && isErrorCode(parsed.error.code)) throw DomainError.fromData(parsed.error);
-    throw new DomainError('internal_error');
   }
 }
 
