@@ -72,15 +72,25 @@ describe('JobWorker', () => {
     assert.deepEqual(q.log, ['retry b in 10', 'give up c', 'give up d']);
   });
 
-  it('renews the lease while a job works, every third of it', async () => {
-    const q = queue([{ id: 'slow', attempts: 0 }], () => new Promise((r) => setTimeout(r, 75)));
+  it('renews the lease while a job works, until it ends', { timeout: 10_000 }, async () => {
+    // the job ends once its lease was renewed twice: a worker that never renews never finishes it
+    let ended: () => void = () => undefined;
+    const q = queue([{ id: 'slow', attempts: 0 }], () => new Promise<void>((r) => (ended = r)));
+    const renew = q.def.renew!.renew;
+    q.def.renew!.renew = async (j) => {
+      const held = await renew(j);
+      if (q.log.filter((l) => l === 'renew slow').length === 2) ended();
+      return held;
+    };
     const w = new JobWorker(q.def, { everyMs: 60_000, log });
     assert.equal(await w.runNext(), true);
-    assert.ok(q.log.filter((l) => l === 'renew slow').length >= 2, q.log.join(', '));
+    const renewals = q.log.length;
+    await new Promise((r) => setTimeout(r, 100));
+    assert.equal(q.log.length, renewals, 'no renewal after the job ended');
     assert.equal(await w.runNext(), false);
   });
 
-  it('keeps up to `slots` jobs in flight, claiming as slots free up, until nothing is due; stop waits for them', async () => {
+  it('keeps up to `slots` jobs in flight, claiming as slots free up, until nothing is due; stop waits for them', { timeout: 10_000 }, async () => {
     const jobs = Array.from({ length: 7 }, (_, i) => ({ id: `j${i}`, attempts: 0 }));
     let inFlight = 0;
     let most = 0;
@@ -94,7 +104,7 @@ describe('JobWorker', () => {
     });
     const w = new JobWorker(q.def, { everyMs: 60_000, slots: 3, log });
     w.start();
-    for (let i = 0; i < 100 && done.length < 7; i++) await new Promise((r) => setTimeout(r, 5));
+    while (done.length < 7) await new Promise((r) => setTimeout(r, 5));
     await w.stop();
     assert.equal(done.length, 7);
     assert.equal(most, 3);
