@@ -9,7 +9,7 @@ import type { Redis } from 'ioredis';
 import { mayOpen, pageDef, scopesOf, type PageName } from './auth/roles.js';
 import type { ChallengeStore, ConsoleSession, LoginLimiter, SessionStore } from './auth/session-store.js';
 import type { ConsoleConfig } from './config.js';
-import { html, type Html } from './html.js';
+import { html, type Html } from '@verity/html';
 import { bare, layout, notice, type Frame } from './layout.js';
 
 /**

@@ -3,7 +3,7 @@ import { DomainError } from '@verity/errors';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { consoleCookies, cookieHeader, cookieOf, issuesOf, sameOrigin, sendPage, tokensEqual, type ConsoleDeps, type PageResult } from './app.js';
 import { newToken } from './auth/session-store.js';
-import { html } from './html.js';
+import { html } from '@verity/html';
 import { bare, notice, when } from './layout.js';
 
 /** The shape of an invitation link's token (32 random bytes, base64url): anything else is not looked up. */

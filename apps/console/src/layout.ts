@@ -1,7 +1,7 @@
 import type { ConsoleRole } from '@verity/contracts';
 import type { Mode } from '@verity/keys';
 import { PAGES, type PageName } from './auth/roles.js';
-import { html, raw, type Html, type Renderable } from './html.js';
+import { html, pageHead, raw, type Html, type Renderable } from '@verity/html';
 
 export const STYLESHEET_PATH = '/assets/console.css';
 export const FAVICON_PATH = '/assets/favicon.svg';
@@ -23,17 +23,12 @@ export interface Frame {
 }
 
 function head(title: string): Html {
-  return html`<!doctype html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<meta name="referrer" content="same-origin">
-<meta name="robots" content="noindex, nofollow">
-<title>${title} · Verity console</title>
-<link rel="icon" href="${FAVICON_PATH}" type="image/svg+xml">
-<link rel="stylesheet" href="${STYLESHEET_PATH}">
-</head>`;
+  return pageHead({
+    title: `${title} · Verity console`,
+    referrer: 'same-origin',
+    meta: [html`<meta name="robots" content="noindex, nofollow">`],
+    links: [html`<link rel="icon" href="${FAVICON_PATH}" type="image/svg+xml">`, html`<link rel="stylesheet" href="${STYLESHEET_PATH}">`],
+  });
 }
 
 /** A hidden field carrying the session's form token: every form that changes something includes it. */

@@ -9,7 +9,7 @@ import { ConsoleApp, consoleCookies, cookieHeader, cookieOf, ENROLMENT_PATH, mus
 import { PAGES, mayOpen } from './auth/roles.js';
 import { ChallengeStore, CHALLENGE_TTL_MS, LoginLimiter, newToken, SessionStore, sessionSigningKey } from './auth/session-store.js';
 import type { ConsoleConfig } from './config.js';
-import { html } from './html.js';
+import { html } from '@verity/html';
 import { registerInvitation } from './invitation.js';
 import { bare, FAVICON, FAVICON_PATH, notice, STYLESHEET_PATH } from './layout.js';
 import { registerPages } from './pages/index.js';

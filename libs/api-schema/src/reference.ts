@@ -1,38 +1,37 @@
+import { escapeHtml, html, join, pageHead, raw, type Html } from '@verity/html';
 import type { JsonObject, OpenApiDocument } from './openapi.js';
 
 /**
  * The human reference, rendered from the OpenAPI document at build time: one static HTML page, its stylesheet
  * inline, no script, nothing from another origin. Every route has an anchor (its operation id); every error code
- * links to the error catalogue page (`/docs/errors#<code>`).
+ * links to the error catalogue page (`/docs/errors#<code>`). Written with the `html` tag of `@verity/html`: every
+ * text of the document is escaped.
  */
 
-const ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
-const esc = (s: string) => s.replace(/[&<>"']/g, (c) => ESCAPES[c]!);
-
 /** The Markdown the document's texts use: code spans, bold, paragraphs, tables and `##` headings. */
-export function inline(md: string): string {
-  return md
+export function inline(md: string): Html {
+  return html`${md
     .split(/(`[^`]*`)/)
-    .map((part, i) => (i % 2 === 1 ? `<code>${esc(part.slice(1, -1))}</code>` : esc(part).replace(/\*\*([^*]+)\*\*/g, '<strong>$1</strong>')))
-    .join('');
+    // the text is escaped first; only the bold markers become markup
+    .map((part, i) => (i % 2 === 1 ? html`<code>${part.slice(1, -1)}</code>` : raw(escapeHtml(part).replace(/\*\*([^*]+)\*\*/g, '<strong>$1</strong>'))))}`;
 }
 
-function blocks(md: string): string {
-  const out: string[] = [];
+function blocks(md: string): Html {
+  const out: Html[] = [];
   for (const block of md.split(/\n\s*\n/)) {
     const lines = block.split('\n');
-    if (lines[0]!.startsWith('## ')) out.push(`<h3>${inline(lines[0]!.slice(3))}</h3>`, ...(lines.length > 1 ? [`<p>${inline(lines.slice(1).join(' '))}</p>`] : []));
+    if (lines[0]!.startsWith('## ')) out.push(html`<h3>${inline(lines[0]!.slice(3))}</h3>`, ...(lines.length > 1 ? [html`<p>${inline(lines.slice(1).join(' '))}</p>`] : []));
     else if (lines[0]!.startsWith('|')) {
       const cells = (l: string) => l.slice(1, -1).split('|').map((c) => c.trim());
       const [head, , ...rows] = lines;
       out.push(
-        `<table><thead><tr>${cells(head!).map((c) => `<th>${inline(c)}</th>`).join('')}</tr></thead><tbody>${rows
-          .map((r) => `<tr>${cells(r).map((c) => `<td>${inline(c)}</td>`).join('')}</tr>`)
-          .join('')}</tbody></table>`,
+        html`<table><thead><tr>${cells(head!).map((c) => html`<th>${inline(c)}</th>`)}</tr></thead><tbody>${rows.map(
+          (r) => html`<tr>${cells(r).map((c) => html`<td>${inline(c)}</td>`)}</tr>`,
+        )}</tbody></table>`,
       );
-    } else out.push(`<p>${inline(block.replace(/\n/g, ' '))}</p>`);
+    } else out.push(html`<p>${inline(block.replace(/\n/g, ' '))}</p>`);
   }
-  return out.join('\n');
+  return join(out, '\n');
 }
 
 type Schema = JsonObject & {
@@ -61,54 +60,54 @@ class Renderer {
   }
 
   /** A short type, as HTML: `string`, `integer`, a linked `Applicant`, `array of string`, `"a" | "b"`, `… | null`. */
-  typeOf(s: Schema): string {
+  typeOf(s: Schema): Html {
     if (s.$ref) {
-      const name = esc(s.$ref.replace('#/components/schemas/', ''));
-      return `<a href="#schema-${name}">${name}</a>`;
+      const name = s.$ref.replace('#/components/schemas/', '');
+      return html`<a href="#schema-${name}">${name}</a>`;
     }
-    if (s.const !== undefined) return esc(JSON.stringify(s.const));
-    if (s.enum) return s.enum.map((v) => esc(JSON.stringify(v))).join(' | ');
+    if (s.const !== undefined) return html`${JSON.stringify(s.const)}`;
+    if (s.enum) return join(s.enum.map((v) => JSON.stringify(v)), ' | ');
     const alts = s.anyOf ?? s.oneOf;
-    if (alts) return alts.map((a) => this.typeOf(a)).join(' | ');
-    if (s.type === 'array') return `array of ${s.items ? this.typeOf(s.items) : 'any'}`;
-    if (Array.isArray(s.type)) return esc(s.type.join(' | '));
-    if (s.type === 'string' && typeof s['format'] === 'string') return `string (${esc(s['format'] as string)})`;
-    return esc(s.type ?? 'any');
+    if (alts) return join(alts.map((a) => this.typeOf(a)), ' | ');
+    if (s.type === 'array') return html`array of ${s.items ? this.typeOf(s.items) : 'any'}`;
+    if (Array.isArray(s.type)) return html`${s.type.join(' | ')}`;
+    if (s.type === 'string' && typeof s['format'] === 'string') return html`string (${s['format'] as string})`;
+    return html`${s.type ?? 'any'}`;
   }
 
-  private limits(s: Schema): string {
-    const parts: string[] = [];
+  private limits(s: Schema): Html {
+    const parts: Array<string | Html> = [];
     const n = (k: string) => (typeof s[k] === 'number' ? String(s[k]) : null);
     if (n('minimum') !== null || n('maximum') !== null) parts.push(`${n('minimum') ?? '…'} to ${n('maximum') ?? '…'}`);
     if (n('minLength') !== null || n('maxLength') !== null) parts.push(`${n('minLength') ?? 0} to ${n('maxLength') ?? '…'} characters`);
     if (n('maxItems') !== null) parts.push(`at most ${n('maxItems')} items`);
-    if (s.default !== undefined) parts.push(`default <code>${esc(JSON.stringify(s.default))}</code>`);
-    return parts.join('; ');
+    if (s.default !== undefined) parts.push(html`default <code>${JSON.stringify(s.default)}</code>`);
+    return join(parts, '; ');
   }
 
   /** Rows of fields, nested objects as dotted names (a named schema is linked, not expanded). */
-  fieldRows(s: Schema, prefix = '', depth = 0): string[] {
+  fieldRows(s: Schema, prefix = '', depth = 0): Html[] {
     const target = this.resolve(s);
-    const rows: string[] = [];
+    const rows: Html[] = [];
     const props = target.properties ?? {};
     for (const [name, raw] of Object.entries(props)) {
       const p = raw;
       const full = `${prefix}${name}`;
       const required = target.required?.includes(name) ? 'required' : '';
-      const note = [p.description ? inline(p.description) : '', this.limits(p)].filter(Boolean).join(' ');
-      rows.push(`<tr><td><code>${esc(full)}</code></td><td>${this.typeOf(p)}</td><td>${required}</td><td>${note}</td></tr>`);
+      const note = join([p.description ? inline(p.description) : '', this.limits(p)].filter((t) => String(t) !== ''), ' ');
+      rows.push(html`<tr><td><code>${full}</code></td><td>${this.typeOf(p)}</td><td>${required}</td><td>${note}</td></tr>`);
       const inner = p.type === 'array' && p.items ? p.items : (p.anyOf ?? []).find((a) => a.type === 'object' && a.properties) ?? p;
       if (depth < 3 && !inner.$ref && inner.properties) rows.push(...this.fieldRows(inner, `${full}${p.type === 'array' ? '[]' : ''}.`, depth + 1));
     }
     return rows;
   }
 
-  fields(s: Schema): string {
+  fields(s: Schema): Html {
     const target = this.resolve(s);
-    const head = s.$ref ? `<p>Schema <code>${this.typeOf(s)}</code>${target.description ? `: ${inline(target.description)}` : ''}</p>` : '';
+    const head = s.$ref ? html`<p>Schema <code>${this.typeOf(s)}</code>${target.description ? html`: ${inline(target.description)}` : ''}</p>` : html``;
     const rows = this.fieldRows(s);
     if (!rows.length) return head;
-    return `${head}<table><thead><tr><th>Field</th><th>Type</th><th></th><th>Notes</th></tr></thead><tbody>${rows.join('')}</tbody></table>`;
+    return html`${head}<table><thead><tr><th>Field</th><th>Type</th><th></th><th>Notes</th></tr></thead><tbody>${rows}</tbody></table>`;
   }
 }
 
@@ -147,37 +146,36 @@ export function renderReference(doc: OpenApiDocument): string {
   const nav = tags
     .map((t) => {
       const ops = byTag.get(t.name) ?? [];
-      return `<p><strong>${esc(t.name)}</strong></p><ul>${ops
-        .map((o) => `<li><a href="#${esc(o.op['operationId'] as string)}"><span class="m ${o.method}">${o.method}</span>${esc(o.path)}</a></li>`)
-        .join('')}</ul>`;
-    })
-    .join('');
+      return html`<p><strong>${t.name}</strong></p><ul>${ops.map(
+        (o) => html`<li><a href="#${o.op['operationId'] as string}"><span class="m ${o.method}">${o.method}</span>${o.path}</a></li>`,
+      )}</ul>`;
+    });
 
-  const sections = tags
-    .map((t) => {
+  const sections = join(
+    tags.map((t) => {
       const ops = byTag.get(t.name) ?? [];
-      return `<h2 id="tag-${esc(t.name.toLowerCase().replace(/\s+/g, '-'))}">${esc(t.name)}</h2><p>${inline(t.description)}</p>${ops.map((o) => renderOperation(r, o.method, o.path, o.op)).join('\n')}`;
-    })
-    .join('\n');
+      return html`<h2 id="tag-${t.name.toLowerCase().replace(/\s+/g, '-')}">${t.name}</h2><p>${inline(t.description)}</p>${join(
+        ops.map((o) => renderOperation(r, o.method, o.path, o.op)),
+        '\n',
+      )}`;
+    }),
+    '\n',
+  );
 
-  const schemas = Object.entries(doc.components.schemas)
-    .map(([name, s]) => `<section class="op" id="schema-${esc(name)}"><h3><code>${esc(name)}</code></h3>${(s as Schema).description ? `<p>${inline((s as Schema).description!)}</p>` : ''}${r.fields({ ...(s as Schema), description: undefined })}</section>`)
-    .join('\n');
+  const schemas = join(
+    Object.entries(doc.components.schemas).map(
+      ([name, s]) =>
+        html`<section class="op" id="schema-${name}"><h3><code>${name}</code></h3>${(s as Schema).description && html`<p>${inline((s as Schema).description!)}</p>`}${r.fields({ ...(s as Schema), description: undefined })}</section>`,
+    ),
+    '\n',
+  );
 
-  return `<!doctype html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<meta name="referrer" content="no-referrer">
-<title>${esc(info.title)} reference</title>
-<style>${STYLE}</style>
-</head>
+  return html`${pageHead({ title: `${info.title} reference`, referrer: 'no-referrer', links: [html`<style>${raw(STYLE)}</style>`] })}
 <body>
 <div class="wrap">
-<nav aria-label="Routes"><p><a href="#top"><strong>${esc(info.title)}</strong></a></p><p><a href="/v1/openapi.json">OpenAPI document</a> · <a href="/docs/errors">Errors</a></p>${nav}<p><a href="#schemas"><strong>Schemas</strong></a></p></nav>
+<nav aria-label="Routes"><p><a href="#top"><strong>${info.title}</strong></a></p><p><a href="/v1/openapi.json">OpenAPI document</a> · <a href="/docs/errors">Errors</a></p>${nav}<p><a href="#schemas"><strong>Schemas</strong></a></p></nav>
 <main id="top">
-<h1>${esc(info.title)} <small>${esc(info.version)}</small></h1>
+<h1>${info.title} <small>${info.version}</small></h1>
 ${blocks(info.description)}
 ${sections}
 <h2 id="schemas">Schemas</h2>
@@ -186,18 +184,18 @@ ${schemas}
 </div>
 </body>
 </html>
-`;
+`.text;
 }
 
-function renderOperation(r: Renderer, method: string, path: string, op: JsonObject): string {
+function renderOperation(r: Renderer, method: string, path: string, op: JsonObject): Html {
   const id = op['operationId'] as string;
   const scope = op['x-verity-scope'] as string | null;
   const security = op['security'] as Array<Record<string, string[]>>;
   const auth = security.length === 0 ? 'None' : 'clientSecret' in security[0]! ? "The session's client secret (Bearer)" : 'API key (Bearer)';
-  const meta = [
-    ['Authentication', esc(auth)],
-    ['Scope', scope ? `<code>${esc(scope)}</code>` : security.length && !('clientSecret' in security[0]!) ? 'none (any key)' : '—'],
-    ['Rate class', op['x-verity-rate-class'] ? `<code>${esc(op['x-verity-rate-class'] as string)}</code>` : '—'],
+  const meta: Array<[string, string | Html]> = [
+    ['Authentication', auth],
+    ['Scope', scope ? html`<code>${scope}</code>` : security.length && !('clientSecret' in security[0]!) ? 'none (any key)' : '—'],
+    ['Rate class', op['x-verity-rate-class'] ? html`<code>${op['x-verity-rate-class'] as string}</code>` : '—'],
     ['Pre-authentication IP limit', op['x-verity-ip-limit'] ? 'counts' : 'no'],
   ];
   if (op['x-verity-publishable-key']) meta.push(['Publishable keys', 'allowed']);
@@ -206,42 +204,43 @@ function renderOperation(r: Renderer, method: string, path: string, op: JsonObje
     p['$ref'] ? { name: 'Idempotency-Key', in: 'header', required: false, description: 'Makes the request safe to retry (see above).', schema: { type: 'string' } } : p,
   ) as Array<{ name: string; in: string; required: boolean; description?: string; schema: Schema }>;
   const paramTable = params.length
-    ? `<h4>Parameters</h4><table><thead><tr><th>Name</th><th>In</th><th>Type</th><th></th><th>Notes</th></tr></thead><tbody>${params
-        .map((p) => `<tr><td><code>${esc(p.name)}</code></td><td>${p.in}</td><td>${r.typeOf(p.schema)}</td><td>${p.required ? 'required' : ''}</td><td>${p.description ? inline(p.description) : ''}</td></tr>`)
-        .join('')}</tbody></table>`
+    ? html`<h4>Parameters</h4><table><thead><tr><th>Name</th><th>In</th><th>Type</th><th></th><th>Notes</th></tr></thead><tbody>${params.map(
+        (p) => html`<tr><td><code>${p.name}</code></td><td>${p.in}</td><td>${r.typeOf(p.schema)}</td><td>${p.required && 'required'}</td><td>${p.description && inline(p.description)}</td></tr>`,
+      )}</tbody></table>`
     : '';
 
   const body = op['requestBody'] as { required: boolean; content: Record<string, { schema?: Schema }> } | undefined;
-  let bodyHtml = '';
+  let bodyHtml: Html | '' = '';
   if (body) {
     const [type, media] = Object.entries(body.content)[0]!;
-    const types = Object.keys(body.content).map((t) => `<code>${esc(t)}</code>`).join(', ');
-    bodyHtml = `<h4>Body</h4><p>${types}${body.required ? '' : ' (may be left out)'}</p>${media.schema ? r.fields(media.schema) : `<p>The raw ${esc(type.split('/')[0]!)} bytes.</p>`}`;
+    const types = join(Object.keys(body.content).map((t) => html`<code>${t}</code>`), ', ');
+    bodyHtml = html`<h4>Body</h4><p>${types}${!body.required && ' (may be left out)'}</p>${media.schema ? r.fields(media.schema) : html`<p>The raw ${type.split('/')[0]!} bytes.</p>`}`;
   }
 
-  const responses = Object.entries(op['responses'] as Record<string, JsonObject>)
-    .map(([status, res]) => {
-      const codes = res['x-verity-error-codes'] as string[] | undefined;
-      if (codes) {
-        return `<tr><td>${esc(status)}</td><td>${codes.map((c) => `<a href="/docs/errors#${esc(c)}"><code>${esc(c)}</code></a>`).join(', ')}</td></tr>`;
-      }
-      const contentTypes = Object.keys((res['content'] as JsonObject | undefined) ?? {});
-      return `<tr><td>${esc(status)}</td><td>${inline(res['description'] as string)}${contentTypes.length ? ` <code>${esc(contentTypes.join(', '))}</code>` : ''}</td></tr>`;
-    })
-    .join('');
+  const responses = Object.entries(op['responses'] as Record<string, JsonObject>).map(([status, res]) => {
+    const codes = res['x-verity-error-codes'] as string[] | undefined;
+    if (codes) {
+      return html`<tr><td>${status}</td><td>${join(
+        codes.map((c) => html`<a href="/docs/errors#${c}"><code>${c}</code></a>`),
+        ', ',
+      )}</td></tr>`;
+    }
+    const contentTypes = Object.keys((res['content'] as JsonObject | undefined) ?? {});
+    return html`<tr><td>${status}</td><td>${inline(res['description'] as string)}${contentTypes.length > 0 && html` <code>${contentTypes.join(', ')}</code>`}</td></tr>`;
+  });
   const success = Object.entries(op['responses'] as Record<string, JsonObject>).find(([s]) => s.startsWith('2'));
   const successSchema = (success?.[1]['content'] as Record<string, { schema?: Schema }> | undefined)?.['application/json']?.schema;
   const wrapped = successSchema?.properties?.['data']?.$ref ? successSchema.properties['data'] : undefined;
   const successHtml = !successSchema
     ? ''
     : wrapped
-      ? `<h4>Answer ${esc(success![0])}: <code>{ "data": ${r.typeOf(wrapped)} }</code></h4>${r.fields(wrapped)}`
-      : `<h4>Answer ${esc(success![0])}</h4>${r.fields(successSchema)}`;
+      ? html`<h4>Answer ${success![0]}: <code>{ "data": ${r.typeOf(wrapped)} }</code></h4>${r.fields(wrapped)}`
+      : html`<h4>Answer ${success![0]}</h4>${r.fields(successSchema)}`;
 
-  return `<section class="op" id="${esc(id)}">
-<h3><a href="#${esc(id)}"><span class="m ${method}">${method}</span><code>${esc(path)}</code></a></h3>
+  return html`<section class="op" id="${id}">
+<h3><a href="#${id}"><span class="m ${method}">${method}</span><code>${path}</code></a></h3>
 <p><strong>${inline(op['summary'] as string)}.</strong> ${inline(op['description'] as string)}</p>
-<dl class="meta">${meta.map(([k, v]) => `<dt>${k}</dt><dd>${v}</dd>`).join('')}</dl>
+<dl class="meta">${meta.map(([k, v]) => html`<dt>${k}</dt><dd>${v}</dd>`)}</dl>
 ${paramTable}${bodyHtml}${successHtml}
 <h4>Responses</h4><table><thead><tr><th>Status</th><th>Meaning and error codes</th></tr></thead><tbody>${responses}</tbody></table>
 </section>`;

@@ -1,46 +1,39 @@
 /**
  * The hosted capture page's HTML (docs/capture.md): one document whose screens the browser script shows one at a
  * time, and the pages that say a link cannot be used. No inline script or style anywhere (the CSP allows
- * neither); the client secret reaches the script through a <meta> element, HTML-escaped.
+ * neither); the client secret reaches the script through a <meta> element. Written with the `html` tag of
+ * `@verity/html`: every value put into the markup is escaped.
  */
+import { html, pageHead, type Html } from '@verity/html';
 import { assetUrl } from './assets.js';
-
-const ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
-
-/** Escapes text for HTML content and for double- or single-quoted attribute values. */
-export function escapeHtml(s: string): string {
-  return s.replace(/[&<>"']/g, (c) => ESCAPES[c]);
-}
 
 /**
  * Asset links are relative: the page lives at `<base>/verify/<secret>`, so `assets/…` is `<base>/verify/assets/…`
  * and `../v1/…` (in the script) is `<base>/v1/…`, whatever path the region is served under.
  */
-function head(title: string, withScript: boolean, extraMeta = ''): string {
-  return `<!doctype html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<meta name="referrer" content="no-referrer">
-<meta name="robots" content="noindex, nofollow">
-<meta name="color-scheme" content="light">${extraMeta}
-<title>${escapeHtml(title)}</title>
-<link rel="icon" href="${assetUrl('icon.svg')}" type="image/svg+xml">
-<link rel="stylesheet" href="${assetUrl('page.css')}">${withScript ? `\n<script type="module" src="${assetUrl('capture.js')}"></script>` : ''}
-</head>`;
+function head(title: string, withScript: boolean, extraMeta: readonly Html[] = []): Html {
+  return pageHead({
+    title,
+    referrer: 'no-referrer',
+    meta: [html`<meta name="robots" content="noindex, nofollow">`, html`<meta name="color-scheme" content="light">`, ...extraMeta],
+    links: [
+      html`<link rel="icon" href="${assetUrl('icon.svg')}" type="image/svg+xml">`,
+      html`<link rel="stylesheet" href="${assetUrl('page.css')}">`,
+      ...(withScript ? [html`<script type="module" src="${assetUrl('capture.js')}"></script>`] : []),
+    ],
+  });
 }
 
-const BAR = `<header class="bar">
+const BAR = html`<header class="bar">
   <p class="brand"><img src="${assetUrl('icon.svg')}" alt="" width="24" height="24"> Identity check</p>
   <p class="progress" id="progress" hidden></p>
 </header>`;
 
-const SKIP = `<p class="aside"><button type="button" class="link" data-action="skip">I can’t do this now</button></p>`;
+const SKIP = html`<p class="aside"><button type="button" class="link" data-action="skip">I can’t do this now</button></p>`;
 
 /** The flow: every screen is here, hidden but the first; the script shows one at a time and fills in the words. */
 export function capturePage(clientSecret: string): string {
-  return `${head('Verify your identity', true, `\n<meta name="capture-secret" content="${escapeHtml(clientSecret)}">`)}
+  return html`${head('Verify your identity', true, [html`<meta name="capture-secret" content="${clientSecret}">`])}
 <body>
 ${BAR}
 <main id="main">
@@ -156,9 +149,9 @@ ${BAR}
 
 <section class="screen" id="screen-link" hidden>
   <div class="seal"><img src="${assetUrl('link.svg')}" alt="" width="72" height="72"></div>
-${(['unknown', 'used', 'expired'] as const)
-  .map((k) => `  <div data-link="${k}" hidden>\n    <h1 tabindex="-1">${escapeHtml(PAGE_TEXTS[k].title)}</h1>\n    <p class="lead">${escapeHtml(PAGE_TEXTS[k].text)}</p>\n  </div>`)
-  .join('\n')}
+${(['unknown', 'used', 'expired'] as const).map(
+  (k, i) => html`${i > 0 && '\n'}  <div data-link="${k}" hidden>\n    <h1 tabindex="-1">${PAGE_TEXTS[k].title}</h1>\n    <p class="lead">${PAGE_TEXTS[k].text}</p>\n  </div>`,
+)}
 </section>
 
 <section class="screen" id="screen-problem" aria-labelledby="problem-title" hidden>
@@ -171,7 +164,7 @@ ${(['unknown', 'used', 'expired'] as const)
 </main>
 </body>
 </html>
-`;
+`.text;
 }
 
 export type PageKind = 'unknown' | 'used' | 'expired' | 'unavailable' | 'busy' | 'error';
@@ -216,18 +209,18 @@ export const PAGE_TEXTS: Record<PageKind, { status: number; title: string; text:
 /** A page that says why the link cannot be used now, with its HTTP status. Static: it never echoes the link. */
 export function errorPage(kind: PageKind): { status: number; html: string } {
   const t = PAGE_TEXTS[kind];
-  const html = `${head(t.title, false)}
+  const page = html`${head(t.title, false)}
 <body>
 ${BAR}
 <main id="main">
 <section class="screen" aria-labelledby="page-title">
   <div class="seal"><img src="${assetUrl(kind === 'unavailable' || kind === 'busy' || kind === 'error' ? 'wait.svg' : 'link.svg')}" alt="" width="72" height="72"></div>
-  <h1 id="page-title">${escapeHtml(t.title)}</h1>
-  <p class="lead">${escapeHtml(t.text)}</p>
+  <h1 id="page-title">${t.title}</h1>
+  <p class="lead">${t.text}</p>
 </section>
 </main>
 </body>
 </html>
 `;
-  return { status: t.status, html };
+  return { status: t.status, html: page.text };
 }

@@ -1,7 +1,7 @@
 import { SUBJECTS, type ConsoleUser } from '@verity/contracts';
 import { DomainError } from '@verity/errors';
 import { consoleCookies, cookieHeader, issuesOf, type ConsoleApp, type PageContext, type PageResult } from '../app.js';
-import { html } from '../html.js';
+import { html } from '@verity/html';
 import { badge, csrfField, notice, when } from '../layout.js';
 
 /**

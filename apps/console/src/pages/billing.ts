@@ -1,6 +1,6 @@
 import { CHECK_TYPES, SUBJECTS, type CheckType, type ConsoleBilling, type WorkflowTemplate } from '@verity/contracts';
 import type { ConsoleApp, PageContext, PageResult } from '../app.js';
-import { html, type Html } from '../html.js';
+import { html, type Html } from '@verity/html';
 import { emptyState, notice, table } from '../layout.js';
 import { CHECK_LABELS } from './labels.js';
 

@@ -2,7 +2,7 @@ import { SUBJECTS, type ApiKeyRecord, type CreatedApiKey } from '@verity/contrac
 import { DomainError } from '@verity/errors';
 import { issuesOf, type ConsoleApp, type PageContext, type PageResult } from '../app.js';
 import { keyScopesOf } from '../auth/roles.js';
-import { html, type Html } from '../html.js';
+import { html, type Html } from '@verity/html';
 import { badge, csrfField, emptyState, notice, table, when } from '../layout.js';
 
 const SCOPE_HINTS: Record<string, string> = {

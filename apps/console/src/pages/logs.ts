@@ -1,7 +1,7 @@
 import { SUBJECTS, type ActivityEntry, type ConsoleActivityEntry, type EmailLogEntry } from '@verity/contracts';
 import { DomainError } from '@verity/errors';
 import { issuesOf, type ConsoleApp, type PageContext, type PageResult } from '../app.js';
-import { html, type Html } from '../html.js';
+import { html, type Html } from '@verity/html';
 import { badge, emptyState, notice, pager, table, when } from '../layout.js';
 
 const EMAILS = 50;

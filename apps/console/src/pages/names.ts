@@ -1,7 +1,7 @@
 import { CHECK_TYPES, SUBJECTS, type ApplicantName, type ConsoleSessionListRequest, type Session } from '@verity/contracts';
 import { DomainError } from '@verity/errors';
 import type { PageContext } from '../app.js';
-import { html, type Html } from '../html.js';
+import { html, type Html } from '@verity/html';
 
 /**
  * Names in the console's lists (docs/decisions.md, "Names in the console's lists"): sessions keep no names; the

@@ -2,7 +2,7 @@ import { SUBJECTS, type Session } from '@verity/contracts';
 import { DomainError } from '@verity/errors';
 import { issuesOf, type ConsoleApp, type PageContext, type PageResult } from '../app.js';
 import { mayOpen } from '../auth/roles.js';
-import { html, type Html } from '../html.js';
+import { html, type Html } from '@verity/html';
 import { badge, emptyState, notice, pager, table, when } from '../layout.js';
 import { checkLabel, hasScope, REASON_MAX, verificationPage } from './verifications.js';
 import { CHECK_LABELS } from './labels.js';

@@ -1,7 +1,7 @@
 import { CONSOLE_TEST_DATA_PURGES, SUBJECTS, type ExpectedOutcome, type Session, type WorkflowTemplate } from '@verity/contracts';
 import { DomainError } from '@verity/errors';
 import { issuesOf, type ConsoleApp, type PageContext, type PageResult } from '../app.js';
-import { html, raw, type Html } from '../html.js';
+import { html, raw, type Html } from '@verity/html';
 import { csrfField, notice, table } from '../layout.js';
 import { checkLabel, statusBadge } from './verifications.js';
 

@@ -2,7 +2,7 @@ import { SUBJECTS, type ConsoleTotpBeginReply } from '@verity/contracts';
 import { DomainError } from '@verity/errors';
 import { renderSVG } from 'uqr';
 import { issuesOf, mustEnrol, type ConsoleApp, type PageContext, type PageResult } from '../app.js';
-import { html, raw } from '../html.js';
+import { html, raw } from '@verity/html';
 import { badge, csrfField, notice, when } from '../layout.js';
 import { renewSession } from './account.js';
 

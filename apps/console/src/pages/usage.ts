@@ -2,7 +2,7 @@ import { CHECK_TYPES, SUBJECTS, type CheckType, type UsageRow } from '@verity/co
 import { DomainError } from '@verity/errors';
 import type { Mode } from '@verity/keys';
 import { issuesOf, type ConsoleApp, type PageContext, type PageResult } from '../app.js';
-import { html, type Html } from '../html.js';
+import { html, type Html } from '@verity/html';
 import { emptyState, notice, table } from '../layout.js';
 import { CHECK_LABELS } from './labels.js';
 

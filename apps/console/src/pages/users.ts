@@ -1,7 +1,7 @@
 import { CONSOLE_ROLES, SUBJECTS, type ConsoleInvitation, type ConsoleRole, type ConsoleUser, type CreatedConsoleInvitation } from '@verity/contracts';
 import { DomainError } from '@verity/errors';
 import { issuesOf, type ConsoleApp, type PageContext, type PageResult } from '../app.js';
-import { html } from '../html.js';
+import { html } from '@verity/html';
 import { badge, csrfField, notice, table, when } from '../layout.js';
 
 const ROLE_HINTS: Record<ConsoleRole, string> = {

@@ -5,7 +5,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Dispatcher } from 'undici';
 import { issuesOf, PageContext, type ConsoleApp, type PageResult } from '../app.js';
 import { mayOpen, scopesOf } from '../auth/roles.js';
-import { html, raw, type Html } from '../html.js';
+import { html, raw, type Html } from '@verity/html';
 import { badge, csrfField, emptyState, notice, pager, table, when } from '../layout.js';
 import { compareDates, compareNames } from '@verity/names';
 import { CHECK_LABELS } from './labels.js';

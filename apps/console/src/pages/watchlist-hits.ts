@@ -1,7 +1,7 @@
 import { SUBJECTS, type Applicant, type Session, type SessionWatchlistHit, type WatchlistMatchFeatures } from '@verity/contracts';
 import { DomainError } from '@verity/errors';
 import { issuesOf, type ConsoleApp, type PageContext } from '../app.js';
-import { html, raw, type Html } from '../html.js';
+import { html, raw, type Html } from '@verity/html';
 import { badge, csrfField, notice, when } from '../layout.js';
 import { hasScope, REASON_MAX, verificationPage } from './verifications.js';
 

@@ -2,7 +2,7 @@ import { SESSION_EVENT_TYPES, SUBJECTS, type ListQuery, type WebhookAttempt, typ
 import { DomainError } from '@verity/errors';
 import { isId } from '@verity/keys';
 import { issuesOf, type ConsoleApp, type PageContext, type PageResult } from '../app.js';
-import { html, type Html } from '../html.js';
+import { html, type Html } from '@verity/html';
 import { badge, csrfField, emptyState, notice, pager, table, when } from '../layout.js';
 
 const EVENT_HINTS: Record<string, string> = {

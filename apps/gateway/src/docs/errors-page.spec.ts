@@ -65,12 +65,12 @@ describe('the error reference page (GET /docs/errors)', () => {
   });
 
   it('links to other pages of docs/ keep their text only; absolute links stay links; text is escaped', () => {
-    assert.equal(inline('see [capture.md](capture.md) and **this**'), 'see capture.md and <strong>this</strong>');
-    assert.equal(inline('[below](#too-large-413-or-422)'), '<a href="#too-large-413-or-422">below</a>');
-    assert.equal(inline('[site](https://example.com/a?b=1&c=2)'), '<a href="https://example.com/a?b=1&amp;c=2" rel="noopener noreferrer">site</a>');
-    assert.equal(inline('`<a>` & <b> `x|y` a \\| b'), '<code>&lt;a&gt;</code> &amp; &lt;b&gt; <code>x|y</code> a | b');
-    assert.equal(blocks('## Too large: 413 or 422\n\n- one\n  two\n- three\n\npara\ngraph'), '<h2 id="too-large-413-or-422">Too large: 413 or 422</h2>\n<ul>\n<li>one two</li>\n<li>three</li>\n</ul>\n<p>para graph</p>');
-    assert.match(blocks('## Where `doc_url` leads'), /^<h2 id="where-doc_url-leads">/);
+    assert.equal(inline('see [capture.md](capture.md) and **this**').text, 'see capture.md and <strong>this</strong>');
+    assert.equal(inline('[below](#too-large-413-or-422)').text, '<a href="#too-large-413-or-422">below</a>');
+    assert.equal(inline('[site](https://example.com/a?b=1&c=2)').text, '<a href="https://example.com/a?b=1&amp;c=2" rel="noopener noreferrer">site</a>');
+    assert.equal(inline('`<a>` & <b> `x|y` a \\| b').text, '<code>&lt;a&gt;</code> &amp; &lt;b&gt; <code>x|y</code> a | b');
+    assert.equal(blocks('## Too large: 413 or 422\n\n- one\n  two\n- three\n\npara\ngraph').text, '<h2 id="too-large-413-or-422">Too large: 413 or 422</h2>\n<ul>\n<li>one two</li>\n<li>three</li>\n</ul>\n<p>para graph</p>');
+    assert.match(blocks('## Where `doc_url` leads').text, /^<h2 id="where-doc_url-leads">/);
   });
 
   it('without docs/errors.md the gateway does not start', () => {

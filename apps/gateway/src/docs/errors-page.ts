@@ -3,7 +3,8 @@
  * (`<DOCS_BASE_URL>/errors#<code>`). Rendered once, at start, from the error catalogue and docs/errors.md: every
  * code of the catalogue gets an element `id="<code>"` with its status, type and default message, and the
  * explanation of its row in docs/errors.md when it has one; the prose around the table is rendered too. Nothing
- * about a code is written here by hand, so a new code of the catalogue appears by itself.
+ * about a code is written here by hand, so a new code of the catalogue appears by itself. Written with the `html`
+ * tag of `@verity/html`: every text is escaped.
  */
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
@@ -11,6 +12,7 @@ import { STATUS_CODES } from 'node:http';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { CatalogueEntry } from '@verity/errors';
+import { escapeHtml, html, join, pageHead, raw, type Html } from '@verity/html';
 
 /** docs/errors.md of the repository (or of the image, where the Dockerfile copies it): dist/src/docs is five up. */
 export const ERRORS_MD_PATH = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../../../../docs/errors.md');
@@ -26,26 +28,22 @@ export interface ErrorsPage {
 /** Cached for a while by browsers and proxies; the page only changes with a release. */
 export const ERRORS_PAGE_CACHE_CONTROL = 'public, max-age=300';
 
-const ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
-const esc = (s: string) => s.replace(/[&<>"']/g, (c) => ESCAPES[c]!);
-
 /**
  * Inline Markdown of docs/errors.md: code spans, bold, links. A link to another page of docs/ keeps its text only
  * (that page is not served); a link within the page and an absolute http(s) link stay links.
  */
-export function inline(md: string): string {
-  return md
-    .split(/(`[^`]*`)/)
-    .map((part, i) => {
-      if (i % 2 === 1) return `<code>${esc(part.slice(1, -1))}</code>`;
-      let s = esc(part.replace(/\\\|/g, '|'));
-      s = s.replace(/\*\*([^*]+)\*\*/g, '<strong>$1</strong>');
-      s = s.replace(/\[([^\]]+)\]\(([^)\s]+)\)/g, (_m, text: string, href: string) =>
-        /^https?:\/\//.test(href) ? `<a href="${href}" rel="noopener noreferrer">${text}</a>` : href.startsWith('#') ? `<a href="${href}">${text}</a>` : text,
-      );
-      return s;
-    })
-    .join('');
+export function inline(md: string): Html {
+  const parts = md.split(/(`[^`]*`)/).map((part, i) => {
+    if (i % 2 === 1) return html`<code>${part.slice(1, -1)}</code>`;
+    // the text is escaped first; only the Markdown's own marks become markup
+    let s = escapeHtml(part.replace(/\\\|/g, '|'));
+    s = s.replace(/\*\*([^*]+)\*\*/g, '<strong>$1</strong>');
+    s = s.replace(/\[([^\]]+)\]\(([^)\s]+)\)/g, (_m, text: string, href: string) =>
+      /^https?:\/\//.test(href) ? `<a href="${href}" rel="noopener noreferrer">${text}</a>` : href.startsWith('#') ? `<a href="${href}">${text}</a>` : text,
+    );
+    return raw(s);
+  });
+  return html`${parts}`;
 }
 
 /** A heading's anchor as GitHub makes it, so that the file's own `#…` links work on the page too. */
@@ -57,8 +55,8 @@ function slug(title: string): string {
 }
 
 /** Block Markdown of docs/errors.md: `##` headings, paragraphs, `-` lists (with continuation lines), fenced code. */
-export function blocks(md: string): string {
-  const out: string[] = [];
+export function blocks(md: string): Html {
+  const out: Html[] = [];
   const lines = md.split('\n');
   for (let i = 0; i < lines.length; ) {
     const line = lines[i]!;
@@ -70,13 +68,13 @@ export function blocks(md: string): string {
       const body: string[] = [];
       for (i++; i < lines.length && !lines[i]!.startsWith('```'); i++) body.push(lines[i]!);
       i++;
-      out.push(`<pre><code>${esc(body.join('\n'))}</code></pre>`);
+      out.push(html`<pre><code>${body.join('\n')}</code></pre>`);
       continue;
     }
     const h = /^(#{2,4})\s+(.*)$/.exec(line);
     if (h) {
       const level = h[1]!.length;
-      out.push(`<h${level} id="${slug(h[2]!)}">${inline(h[2]!)}</h${level}>`);
+      out.push(html`<h${level} id="${slug(h[2]!)}">${inline(h[2]!)}</h${level}>`);
       i++;
       continue;
     }
@@ -87,15 +85,15 @@ export function blocks(md: string): string {
         else items[items.length - 1] += ` ${lines[i]!.trim()}`;
         i++;
       }
-      out.push(`<ul>\n${items.map((it) => `<li>${inline(it)}</li>`).join('\n')}\n</ul>`);
+      out.push(html`<ul>\n${join(items.map((it) => html`<li>${inline(it)}</li>`), '\n')}\n</ul>`);
       continue;
     }
     const para: string[] = [];
     while (i < lines.length && lines[i]!.trim() && !/^(#|```|[-*] |\|)/.test(lines[i]!)) para.push(lines[i++]!.trim());
-    if (para.length) out.push(`<p>${inline(para.join(' '))}</p>`);
+    if (para.length) out.push(html`<p>${inline(para.join(' '))}</p>`);
     else i++; // a table row outside the codes table: not rendered
   }
-  return out.join('\n');
+  return join(out, '\n');
 }
 
 /** The explanation of each code: the last cell of its row of the codes table. */
@@ -145,32 +143,26 @@ export function renderErrorsPage(catalogue: Readonly<Record<string, CatalogueEnt
   const why = explanations(errorsMd);
   const { intro, after } = sections(errorsMd);
   const codes = Object.entries(catalogue);
-  const index = codes
-    .map(([code, e]) => `<tr><td><a href="#${esc(code)}"><code>${esc(code)}</code></a></td><td>${e.status}</td><td><code>${esc(e.type)}</code></td></tr>`)
-    .join('\n');
-  const entries = codes
-    .map(([code, e]) => {
+  const index = join(
+    codes.map(([code, e]) => html`<tr><td><a href="#${code}"><code>${code}</code></a></td><td>${e.status}</td><td><code>${e.type}</code></td></tr>`),
+    '\n',
+  );
+  const entries = join(
+    codes.map(([code, e]) => {
       const explanation = why.get(code);
-      return `<section class="code" id="${esc(code)}">
-<h3><a href="#${esc(code)}"><code>${esc(code)}</code></a></h3>
+      return html`<section class="code" id="${code}">
+<h3><a href="#${code}"><code>${code}</code></a></h3>
 <dl>
-<dt>HTTP status</dt><dd>${e.status} ${esc(STATUS_CODES[e.status] ?? '')}</dd>
-<dt>Type</dt><dd><code>${esc(e.type)}</code></dd>
-<dt>Default message</dt><dd>${esc(e.message)}</dd>
+<dt>HTTP status</dt><dd>${e.status} ${STATUS_CODES[e.status] ?? ''}</dd>
+<dt>Type</dt><dd><code>${e.type}</code></dd>
+<dt>Default message</dt><dd>${e.message}</dd>
 </dl>
-${explanation ? `<p>${inline(explanation)}</p>` : ''}
+${explanation && html`<p>${inline(explanation)}</p>`}
 </section>`;
-    })
-    .join('\n');
-  const html = `<!doctype html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<meta name="referrer" content="no-referrer">
-<title>Errors · Verity API</title>
-<style>${STYLE}</style>
-</head>
+    }),
+    '\n',
+  );
+  const page = html`${pageHead({ title: 'Errors · Verity API', referrer: 'no-referrer', links: [html`<style>${raw(STYLE)}</style>`] })}
 <body>
 <main>
 <h1>Errors</h1>
@@ -188,7 +180,7 @@ ${blocks(after)}
 </main>
 </body>
 </html>
-`;
+`.text;
   const styleHash = createHash('sha256').update(STYLE).digest('base64');
   const csp = [
     "default-src 'none'",
@@ -198,8 +190,8 @@ ${blocks(after)}
     "frame-ancestors 'none'",
   ].join('; ');
   return {
-    html,
-    etag: `"${createHash('sha256').update(html).digest('base64url').slice(0, 27)}"`,
+    html: page,
+    etag: `"${createHash('sha256').update(page).digest('base64url').slice(0, 27)}"`,
     headers: {
       'content-security-policy': csp,
       'x-content-type-options': 'nosniff',
