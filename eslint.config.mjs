@@ -60,6 +60,21 @@ export default [
     },
   },
   {
+    // one way to validate a request body or an RPC's request: parseBody (libs/errors), which maps zod's issues to
+    // the error envelope (docs/architecture.md, "One of each")
+    files: ['apps/**/*.ts', 'libs/**/*.ts'],
+    ignores: ['libs/errors/src/parse-body.ts', 'libs/platform/src/config.ts', ...TEST_FILES],
+    rules: {
+      'no-restricted-syntax': [
+        'error',
+        {
+          selector: "CallExpression[callee.property.name='safeParse']",
+          message: 'Validate with parseBody or checkBody (@verity/errors): one mapping of issues to the error envelope.',
+        },
+      ],
+    },
+  },
+  {
     files: TEST_FILES,
     rules: { '@typescript-eslint/no-non-null-assertion': 'off', '@nx/enforce-module-boundaries': boundaries({ tests: true }) },
   },

@@ -1,2 +1,3 @@
 export * from './catalogue.js';
 export * from './domain-error.js';
+export * from './parse-body.js';

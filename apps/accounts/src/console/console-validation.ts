@@ -1,5 +1,5 @@
 import { CONSOLE_ROLES, type ConsoleActivityRecordRequest, type ConsoleRole } from '@verity/contracts';
-import { DomainError } from '@verity/errors';
+import { checkBody, DomainError } from '@verity/errors';
 import { isId, type Mode } from '@verity/keys';
 import { z } from 'zod';
 
@@ -24,7 +24,7 @@ const emailSchema = z.email().max(EMAIL_MAX);
 export function normalizeEmail(v: unknown): string | null {
   if (typeof v !== 'string') return null;
   const email = v.trim().toLowerCase();
-  return emailSchema.safeParse(email).success ? email : null;
+  return checkBody(emailSchema, email).ok ? email : null;
 }
 
 export function emailOf(v: unknown, param = 'email'): string {

@@ -1,5 +1,5 @@
 import { applicantInput, type ApplicantInput, type LEGACY_NAME_FIELDS } from '@verity/api-schema';
-import { DomainError, type Issue } from '@verity/errors';
+import { DomainError, parseBody, type Issue } from '@verity/errors';
 
 /** Fields of the retired name model, and what replaced each (the schema library names them for the document). */
 const LEGACY_FIELDS: Record<(typeof LEGACY_NAME_FIELDS)[number], string> = {
@@ -23,23 +23,5 @@ export function validateApplicantInput(body: unknown): ApplicantInput {
     if (legacy) issues.push({ code: 'custom', message: legacy, path: [k] });
     else rest[k] = v;
   }
-  const parsed = applicantInput.safeParse(rest);
-  if (!parsed.success) {
-    for (const i of parsed.error.issues) {
-      if (i.code === 'unrecognized_keys') {
-        for (const key of i.keys) {
-          issues.push({ code: 'unrecognized_keys', message: `unknown field: ${key.slice(0, 100)}`, path: [...pathOf(i.path), key.slice(0, 100)] });
-        }
-      } else {
-        const path = pathOf(i.path);
-        issues.push({ code: i.code, message: `${path.join('.') || 'body'}: ${i.message}`, path });
-      }
-    }
-  }
-  if (issues.length > 0 || !parsed.success) throw DomainError.validation(issues);
-  return parsed.data;
-}
-
-function pathOf(p: PropertyKey[]): (string | number)[] {
-  return p.map((s) => (typeof s === 'number' ? s : String(s)));
+  return parseBody(applicantInput, rest, issues);
 }

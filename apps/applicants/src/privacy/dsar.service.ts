@@ -1,7 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { dsarCreateBody } from '@verity/api-schema';
 import { type DataSubjectRequest, type DsarArtifact, type ErasureKeySet, type Principal } from '@verity/contracts';
-import { DomainError, type Issue } from '@verity/errors';
+import { DomainError, parseBody } from '@verity/errors';
 import { isId, newId } from '@verity/keys';
 import { ApplicantsRepository } from '../applicants/applicants.repository.js';
 import { DsarRepository, type DsarRow } from './dsar.repository.js';
@@ -36,16 +36,7 @@ export class DsarService {
   ) {}
 
   async create(p: Principal, body: unknown): Promise<DataSubjectRequest> {
-    const parsed = dsarCreateBody.safeParse(body ?? {});
-    if (!parsed.success) {
-      const issues: Issue[] = parsed.error.issues.map((i) => {
-        const path = i.code === 'unrecognized_keys' ? [String(i.keys[0]).slice(0, 100)] : i.path.map(String);
-        const message = i.code === 'unrecognized_keys' ? `unknown field: ${path[0]}` : `${path.join('.') || 'body'}: ${i.message}`;
-        return { code: i.code, message, path };
-      });
-      throw DomainError.validation(issues);
-    }
-    const { type, applicant_id } = parsed.data;
+    const { type, applicant_id } = parseBody(dsarCreateBody, body ?? {});
     // an erased applicant is still found (its id stays): erasing it again is harmless, and access shows the erasure
     if (!isId('applicant', applicant_id) || !(await this.applicants.find(p, applicant_id))) throw DomainError.notFound('applicant_id');
     const row = await this.requests.insert({ id: newId('dataSubjectRequest'), type, applicant_id, principal: p });

@@ -5,9 +5,8 @@ import {
   templatePatchBody as patchSchema,
 } from '@verity/api-schema';
 import type { CheckType, DocumentPolicyFields, SigningDocument, WatchlistThresholds } from '@verity/contracts';
-import { DomainError, type Issue } from '@verity/errors';
+import { checkBody, DomainError, type Issue } from '@verity/errors';
 import { UNRESOLVABLE_FIELD_MESSAGE, validateScreeningRules, type ScreeningRule } from '@verity/screening-engine';
-import type { z } from 'zod';
 
 // The body schemas, defaults and limits live in the API's schema library (libs/api-schema), which the OpenAPI
 // document is generated from; the rules that span fields or need the screening engine stay here.
@@ -46,10 +45,10 @@ export function validateCreateBody(body: unknown): TemplateFields {
   const obj = requireObject(body);
   const tooBig = sizeIssues(obj);
   if (tooBig.length > 0) throw DomainError.validation(tooBig);
-  const parsed = createSchema.safeParse(obj);
-  const issues = parsed.success ? [] : zodIssues(parsed.error.issues);
+  const parsed = checkBody(createSchema, obj);
+  const issues = [...parsed.issues];
   const rules = checkRules(Object.hasOwn(obj, 'screening_rules') ? obj.screening_rules : [], issues);
-  if (issues.length > 0 || !parsed.success || rules === undefined) throw DomainError.validation(issues);
+  if (issues.length > 0 || !parsed.ok || rules === undefined) throw DomainError.validation(issues);
   const d = parsed.data;
   const out: TemplateFields = {
     name: d.name,
@@ -82,11 +81,11 @@ export function validatePatchBody(body: unknown): TemplatePatch {
   }
   const tooBig = sizeIssues(obj);
   if (tooBig.length > 0) throw DomainError.validation(tooBig);
-  const parsed = patchSchema.safeParse(obj);
-  const issues = parsed.success ? [] : zodIssues(parsed.error.issues);
+  const parsed = checkBody(patchSchema, obj);
+  const issues = [...parsed.issues];
   const sendsRules = Object.hasOwn(obj, 'screening_rules');
   const rules = sendsRules ? checkRules(obj.screening_rules, issues) : undefined;
-  if (issues.length > 0 || !parsed.success || (sendsRules && rules === undefined)) throw DomainError.validation(issues);
+  if (issues.length > 0 || !parsed.ok || (sendsRules && rules === undefined)) throw DomainError.validation(issues);
   const patch: TemplatePatch = {};
   const d = parsed.data;
   if (d.name !== undefined) patch.name = d.name;
@@ -167,22 +166,3 @@ function checkRules(input: unknown, issues: Issue[]): ScreeningRule[] | undefine
   });
 }
 
-function zodIssues(raw: z.ZodError['issues']): Issue[] {
-  const issues: Issue[] = [];
-  for (const i of raw) {
-    if (i.code === 'unrecognized_keys') {
-      for (const key of i.keys) {
-        const k = key.slice(0, 100);
-        issues.push({ code: 'unrecognized_keys', message: `unknown field: ${k}`, path: [...pathOf(i.path), k] });
-      }
-    } else {
-      const path = pathOf(i.path);
-      issues.push({ code: i.code, message: `${path.join('.') || 'body'}: ${i.message}`, path });
-    }
-  }
-  return issues;
-}
-
-function pathOf(p: PropertyKey[]): (string | number)[] {
-  return p.map((s) => (typeof s === 'number' ? s : String(s)));
-}

@@ -1,6 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import type { WatchlistScreenReply, WatchlistScreenRequest } from '@verity/contracts';
-import { DomainError } from '@verity/errors';
+import { parseBody } from '@verity/errors';
 import { CONFIG } from '@verity/platform';
 import { z } from 'zod';
 import type { ScreeningConfig } from '../config.js';
@@ -36,18 +36,13 @@ export class WatchlistCheck {
   ) {}
 
   async run(body: WatchlistScreenRequest): Promise<WatchlistScreenReply> {
-    const parsed = requestSchema.safeParse(body);
-    if (!parsed.success) {
-      const path = parsed.error.issues[0]?.path[0] === 'thresholds' ? 'thresholds' : 'person';
-      const message = path === 'thresholds' ? 'thresholds must be from 0.5 to 1' : 'person must hold the names read from the document';
-      throw DomainError.validation([{ code: 'invalid_type', message, path: [path] }]);
-    }
-    const p = parsed.data.person;
+    const req = parseBody(requestSchema, body);
+    const p = req.person;
     const name = [...p.given_names, p.family_name].join(' ').trim();
-    const t = parsed.data.thresholds;
+    const t = req.thresholds;
     const review = t?.review ?? this.cfg.WATCHLIST_REVIEW_THRESHOLD;
     const fail = t?.fail !== undefined ? t.fail : this.cfg.WATCHLIST_FAIL_THRESHOLD;
-    const list = parsed.data.list ?? null;
+    const list = req.list ?? null;
     const { versions, ...r } = await this.screening.screen({ names: name ? [name] : [], dateOfBirth: p.date_of_birth ?? null, nationality: p.nationality ?? null }, review, list);
     const outcome = r.lists === 0 ? null : r.hits.length === 0 ? 'pass' : fail !== null && r.hits[0]!.score >= fail ? 'fail' : 'review';
     const reply: WatchlistScreenReply = { ...r, outcome, review_threshold: review, fail_threshold: fail };

@@ -11,7 +11,7 @@ import {
   type WatchlistLoadCommitRequest,
   type WatchlistStatusReply,
 } from '@verity/contracts';
-import { DomainError, type Issue } from '@verity/errors';
+import { parseBody } from '@verity/errors';
 import { assertBeforeDeadline, LOGGER, type Logger, type RpcContext } from '@verity/platform';
 import { ENTITY_LIMITS, LIST_FORMATS, partyKeys } from '@verity/watchlist';
 import { z } from 'zod';
@@ -46,12 +46,6 @@ const commitSchema = z.strictObject({
 });
 const abortSchema = z.strictObject({ list, version, reason: z.string().max(2000) });
 
-function parse<T>(schema: z.ZodType<T>, body: unknown): T {
-  const r = schema.safeParse(body);
-  if (r.success) return r.data;
-  const issues: Issue[] = r.error.issues.map((i) => ({ code: i.code, message: i.message, path: i.path.map((p) => (typeof p === 'symbol' ? String(p) : p)) }));
-  throw DomainError.validation(issues);
-}
 
 /**
  * Loading lists (operator, docs/watchlist.md): the admin tool reads the file as a stream and sends its persons in
@@ -68,20 +62,20 @@ export class WatchlistsService {
   ) {}
 
   async begin(body: WatchlistLoadBeginRequest, ctx: RpcContext): Promise<WatchlistLoadBeginReply> {
-    const req = parse(beginSchema, body);
+    const req = parseBody(beginSchema, body);
     const v = await this.repo.begin(req.list, req.format, req.source, () => assertBeforeDeadline(ctx));
     this.log.info({ list: req.list, version: v, format: req.format, request_id: ctx.requestId }, 'watchlist load started');
     return { list: req.list, version: v };
   }
 
   async batch(body: WatchlistLoadBatchRequest): Promise<WatchlistLoadBatchReply> {
-    const req = parse(batchSchema, body);
+    const req = parseBody(batchSchema, body);
     const keyed = req.entities.map((e) => ({ ...e, keys: partyKeys(e.names, e.dates_of_birth) }));
     return { stored: await this.repo.insertBatch(req.list, req.version, req.first_seq, keyed) };
   }
 
   async commit(body: WatchlistLoadCommitRequest, ctx: RpcContext): Promise<WatchlistLoadCommitReply> {
-    const req = parse(commitSchema, body);
+    const req = parseBody(commitSchema, body);
     const { status, replaced } = await this.repo.commit(req.list, req.version, req.entities, { published_on: req.published_on, skipped: req.skipped }, () =>
       assertBeforeDeadline(ctx),
     );
@@ -93,7 +87,7 @@ export class WatchlistsService {
   }
 
   async abort(body: WatchlistLoadAbortRequest, ctx: RpcContext): Promise<{ abandoned: true }> {
-    const req = parse(abortSchema, body);
+    const req = parseBody(abortSchema, body);
     const was = await this.repo.abort(req.list, req.version);
     this.log.info({ list: req.list, version: req.version, was_open: was, reason: req.reason.slice(0, 300), request_id: ctx.requestId }, 'watchlist load abandoned');
     this.purger.kick();
