@@ -226,6 +226,8 @@ export class JobWorker<J> {
   private async runClaimed(job: J): Promise<void> {
     const def = this.def;
     const renew = def.renew;
+    // a job that keeps no lease and records its own outcomes (a webhook attempt): nothing to add around it
+    if (!renew && !def.failure) return def.run(job);
     let renewing: Promise<unknown> = Promise.resolve();
     const timer = renew
       ? setInterval(() => {
