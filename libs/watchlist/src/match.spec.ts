@@ -194,6 +194,13 @@ describe('nameKeys: candidates are found by a key they share', () => {
     assert.equal(ranked(index, q)[0], crowd.length - 1);
   });
 
+  it('finds a misspelt family name among namesakes of other years by its end and the year of birth', () => {
+    const crowd = [...Array.from({ length: 400 }, (_, i) => partyKeys(['Aleksandr Petrovsky'], [`${1940 + (i % 25)}-01-01`])), partyKeys(['Aleksandr Petrovsky'], ['1971-05-02'])];
+    const index = crowd.map((k) => new Set(k));
+    const q = nameKeys(prepareName('Aleksandr Pelrovsky'), true, birthYears(['1971-05-02']));
+    assert.equal(ranked(index, q)[0], crowd.length - 1);
+  });
+
   it('keeps the keys of a name bounded', () => {
     const n = nameKeys(prepareName('Aleksandr Ivanovich Konstantinovsky-Shcherbakov Petrovsky Sokolov'));
     assert.ok(n.length <= 60, `${n.length} keys`);

@@ -173,12 +173,13 @@ const AFFIX = 3;
 
 /**
  * The index keys of a name (docs/watchlist.md, "Finding candidates"), about a dozen: per word its Double Metaphone
- * codes (`p:MHMT`) and its consonant skeletons, plain and transliteration-folded (`s:MHMD`); for the longest word,
- * its folded skeleton with each other word's first letter (`i:PTRVSK:A`: what an initial matches, and what tells a
+ * codes (`p:MHMT`) and its transliteration-folded consonant skeletons (`s:MHMD`); for the keyed word (the family
+ * name where an article marks it, else the longest), its folded skeleton with each other word's first letter (`i:PTRVSK:A`: what an initial matches, and what tells a
  * common word's namesakes apart), its first and last three consonants (`a:PTR`, `z:VSK`: a misspelt consonant
  * leaves one of them), and its skeleton with each year of `birthYears` (`y:PTRVSK:1961`: the namesakes of a common
- * name told apart by the year). `query` gives the pair, typo and year keys of every word (the person screened does
- * not know which word of a listed name is its longest).
+ * name told apart by the year), and so its first and last three consonants (`b:PTR:1961`, `e:VSK:1961`: a misspelt
+ * word among them). `query` gives the pair, typo and year keys of every word (the person screened does
+ * not know which word of a listed name is keyed).
  */
 export function nameKeys(name: PreparedName, query = false, birthYears: readonly number[] = []): string[] {
   const keys = new Set<string>();
@@ -218,6 +219,17 @@ export function nameKeys(name: PreparedName, query = false, birthYears: readonly
   }
   // the words with a year of birth: what tells apart the many namesakes of a common name
   for (const t of query ? full : full.slice(0, KEYED_WORDS)) for (const y of birthYears) for (const k of keySkeletons(t)) keys.add(`y:${k}:${y}`);
+  // and their start or end with the year: a misspelt word among the namesakes of its start or end
+  for (const t of query ? full : full.slice(0, KEYED_WORDS)) {
+    for (const y of birthYears) {
+      for (const sk of keySkeletons(t)) {
+        if (sk.length > AFFIX) {
+          keys.add(`b:${sk.slice(0, AFFIX)}:${y}`);
+          keys.add(`e:${sk.slice(-AFFIX)}:${y}`);
+        }
+      }
+    }
+  }
   return [...keys];
 }
 
