@@ -17,7 +17,6 @@ export class EvidenceRpcController implements OnApplicationBootstrap {
   onApplicationBootstrap(): void {
     this.server.handle(SUBJECTS.evidenceStoreSynthetic, (p, ctx) => this.evidence.storeSynthetic(requirePrincipal(ctx), p));
     this.server.handle(SUBJECTS.evidenceAvailable, (p, ctx) => this.evidence.available(requirePrincipal(ctx), p.session_id));
-    this.server.handle(SUBJECTS.evidenceCaptureImages, (p, ctx) => this.capture.images(requirePrincipal(ctx), p.session_id));
     this.server.handle(SUBJECTS.evidenceCaptureVerify, (p, ctx) => this.capture.verify(requirePrincipal(ctx), p, ctx.deadline));
     // the gateway, for a capture's client secret: one stored image checked while the applicant waits
     this.server.handle(SUBJECTS.evidenceCaptureCheck, (p, ctx) => this.capture.check(requirePrincipal(ctx), p, ctx.deadline));

@@ -269,7 +269,8 @@ describe('live captures: uploads and the run that reads them', () => {
     assert.deepEqual([stranger.status, json(stranger).error?.code], [404, 'resource_not_found']);
     const notImage = await put(`/captures/${ses}/images/selfie`, signed(p), Buffer.from('GIF89a not a photo'));
     assert.deepEqual([notImage.status, json(notImage).error?.code], [415, 'unsupported_file_type']);
-    assert.deepEqual(await rpc.call(SUBJECTS.evidenceCaptureImages, { session_id: ses }, { principal: p, requestId: 'req_int' }), { images: { front: { width: 2048, height: 1536 }, back: null, selfie: null }, frames: 0 });
+    // the upload as recorded: the front only, at its normalized size
+    assert.deepEqual(await query(db.url, 'SELECT artifact, width, height FROM evidence.uploads WHERE session_id = $1', [ses]), [{ artifact: 'front', width: 2048, height: 1536 }]);
   });
 
   it('uploads beyond EVIDENCE_MAX_CONCURRENT_UPLOADS and its waiting room are 503 at once, unread; the slot frees when the slow one ends', async () => {

@@ -108,7 +108,7 @@ describe('retention', () => {
     assert.equal((await http.image(p, old, 'selfie')).status, 200);
     assert.equal(errorCode(await http.stored(p, old, 'upload', 'front')), 'artifact_not_available');
     assert.deepEqual(await rpc.call(SUBJECTS.evidenceAvailable, { session_id: old }, opts(p)), { available_images: ['selfie'], capture_acquisition: 'camera', back_stored: false });
-    assert.deepEqual(await rpc.call(SUBJECTS.evidenceCaptureImages, { session_id: old }, opts(p)), { images: { front: null, back: null, selfie: null }, frames: 0 });
+    assert.equal(await count('evidence.uploads WHERE session_id = $1', [old]), 0);
 
     // young: untouched
     assert.equal(await count('evidence.artifacts WHERE session_id = $1', [young]), 3);

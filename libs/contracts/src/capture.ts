@@ -189,14 +189,6 @@ export interface CaptureSkipRequest {
   body: unknown;
 }
 
-/** `evidence.capture.images.v1`: which capture images a session has, with their sizes, and how many challenge frames. */
-export interface CaptureImagesRequest {
-  session_id: string;
-}
-export interface CaptureImagesReply {
-  images: Capture['images'];
-  frames: number;
-}
 
 /**
  * `evidence.capture.verify.v1`: read the session's capture (document, portrait, face match, liveness), store its

@@ -171,7 +171,6 @@ const GRANTS = {
       S.screeningWatchlistScreen,
       S.evidenceStoreSynthetic,
       S.evidenceAvailable,
-      S.evidenceCaptureImages,
       S.evidenceCaptureVerify,
     ],
     // the runs (jobs), the capture flow (whose requests carry a client secret's caller, not a principal), the refund
@@ -185,7 +184,6 @@ const GRANTS = {
       S.screeningEvaluate,
       S.screeningWatchlistScreen,
       S.evidenceStoreSynthetic,
-      S.evidenceCaptureImages,
       S.evidenceCaptureVerify,
     ],
     publishes: [],

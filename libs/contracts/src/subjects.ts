@@ -191,7 +191,6 @@ export const SUBJECTS = {
   evidenceStoreSynthetic: 'evidence.synthetic.store.v1',
   evidenceAvailable: 'evidence.available.v1',
   evidenceActivityList: 'evidence.admin.activity.list.v1',
-  evidenceCaptureImages: 'evidence.capture.images.v1',
   evidenceCaptureVerify: 'evidence.capture.verify.v1',
   evidenceCaptureCheck: 'evidence.capture.check.v1',
   evidencePrivacyExport: 'evidence.privacy.export.v1',
@@ -377,7 +376,6 @@ export interface RpcContracts {
   [SUBJECTS.evidenceStoreSynthetic]: { req: E.StoreSyntheticRequest; res: E.EvidenceAvailability };
   [SUBJECTS.evidenceAvailable]: { req: { session_id: string }; res: E.EvidenceHoldings };
   [SUBJECTS.evidenceActivityList]: { req: E.ActivityListRequest; res: { data: E.ActivityEntry[] } };
-  [SUBJECTS.evidenceCaptureImages]: { req: C.CaptureImagesRequest; res: C.CaptureImagesReply };
   [SUBJECTS.evidenceCaptureVerify]: { req: C.CaptureVerifyRequest; res: C.CaptureVerifyReply };
   [SUBJECTS.evidenceCaptureCheck]: { req: C.CaptureCheckRequest; res: C.CaptureImageCheck };
   [SUBJECTS.evidencePrivacyExport]: { req: D.PrivacyExportRequest; res: D.EvidenceExportReply };

@@ -12,7 +12,6 @@ import {
   type CaptureFrameStored,
   type CaptureImage,
   type CaptureImageCheck,
-  type CaptureImagesReply,
   type CaptureImageStored,
   type CaptureVerifyReply,
   type CaptureVerifyRequest,
@@ -153,17 +152,6 @@ export class CaptureService {
       throw e;
     }
     if (replaced) await this.store.delete([replaced]);
-  }
-
-  /** `evidence.capture.images.v1`: what is uploaded for the session, with sizes, and how many challenge frames. */
-  async images(p: Principal, sessionId: string): Promise<CaptureImagesReply> {
-    const out: CaptureImagesReply = { images: { front: null, back: null, selfie: null }, frames: 0 };
-    if (!isId('session', sessionId)) return out;
-    for (const u of await this.uploads.list(p, sessionId)) {
-      if (isCaptureImage(u.artifact)) out.images[u.artifact] = { width: u.width, height: u.height };
-      else out.frames++;
-    }
-    return out;
   }
 
   /**
