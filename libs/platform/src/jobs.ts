@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import type { BeforeApplicationShutdown, OnApplicationBootstrap } from '@nestjs/common';
 import { DomainError } from '@verity/errors';
 import type { Logger } from './logger.js';
 import { addScrapeSampler, metrics } from './metrics.js';
@@ -292,5 +293,26 @@ export class Sweep {
 
   stop(): Promise<void> {
     return this.poller.stop();
+  }
+}
+
+/**
+ * The lifecycle every job class (`*.job.ts`) shares: its runner (a `JobWorker` or a `Sweep`) starts with the
+ * application, takes no new work once it shuts down and lets what is in flight finish, and `kick` looks for due
+ * work now rather than at the next pass.
+ */
+export abstract class JobHost implements OnApplicationBootstrap, BeforeApplicationShutdown {
+  protected abstract readonly runner: { start(): void; stop(): Promise<void>; kick(): void };
+
+  onApplicationBootstrap(): void {
+    this.runner.start();
+  }
+
+  beforeApplicationShutdown(): Promise<void> {
+    return this.runner.stop();
+  }
+
+  kick(): void {
+    this.runner.kick();
   }
 }

@@ -1,8 +1,8 @@
-import { Inject, Injectable, type BeforeApplicationShutdown, type OnApplicationBootstrap } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
 import { SUBJECTS, type Principal } from '@verity/contracts';
 import { DomainError } from '@verity/errors';
 import type { Region } from '@verity/keys';
-import { CONFIG, LOGGER, RpcClient, Sweep, type Logger } from '@verity/platform';
+import { CONFIG, JobHost, LOGGER, type Logger, RpcClient, Sweep } from '@verity/platform';
 import type { AccountsConfig } from '../config.js';
 import { billingOf, OrganizationsRepository } from '../organizations/organizations.repository.js';
 import { WalletDebitsRepository, type OpenDebit } from './wallet-debits.repository.js';
@@ -29,8 +29,8 @@ export interface SweepResult {
  * not answering) stays open for the next pass; each debit is closed once, whichever replica gets there first.
  */
 @Injectable()
-export class SettleDebitsJob implements OnApplicationBootstrap, BeforeApplicationShutdown {
-  private readonly sweeper: Sweep;
+export class SettleDebitsJob extends JobHost {
+  protected readonly runner: Sweep;
 
   constructor(
     private readonly debits: WalletDebitsRepository,
@@ -39,7 +39,8 @@ export class SettleDebitsJob implements OnApplicationBootstrap, BeforeApplicatio
     @Inject(CONFIG) private readonly cfg: AccountsConfig,
     @Inject(LOGGER) private readonly log: Logger,
   ) {
-    this.sweeper = new Sweep(
+    super();
+    this.runner = new Sweep(
       'billing settle sweep',
       async () => {
         const r = await this.sweep();
@@ -47,14 +48,6 @@ export class SettleDebitsJob implements OnApplicationBootstrap, BeforeApplicatio
       },
       { everyMs: SWEEP_EVERY_MS, log },
     );
-  }
-
-  onApplicationBootstrap(): void {
-    this.sweeper.start();
-  }
-
-  async beforeApplicationShutdown(): Promise<void> {
-    await this.sweeper.stop();
   }
 
   /** One pass over the debits open since before `now - BILLING_SETTLE_AFTER_MS`. */

@@ -1,8 +1,8 @@
-import { Inject, Injectable, type BeforeApplicationShutdown, type OnApplicationBootstrap } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
 import { SUBJECTS } from '@verity/contracts';
 import { DomainError } from '@verity/errors';
 import type { Region } from '@verity/keys';
-import { CONFIG, JobWorker, LOGGER, RpcClient, type CallOptions, type Logger, type RetryPolicy } from '@verity/platform';
+import { type CallOptions, CONFIG, JobHost, JobWorker, LOGGER, type Logger, type RetryPolicy, RpcClient } from '@verity/platform';
 import { ApplicantsRepository } from '../applicants/applicants.repository.js';
 import { toApplicant } from '../applicants/applicants.service.js';
 import type { ApplicantsConfig } from '../config.js';
@@ -28,8 +28,8 @@ export const DSAR_RETRY: RetryPolicy = { delaysMs: [500, 1000, 2000, 4000, 5000]
  * an erasure finished meanwhile. A failed step is tried again by `DSAR_RETRY`.
  */
 @Injectable()
-export class DsarJob implements OnApplicationBootstrap, BeforeApplicationShutdown {
-  private readonly worker: JobWorker<ClaimedDsar>;
+export class DsarJob extends JobHost {
+  protected readonly runner: JobWorker<ClaimedDsar>;
 
   constructor(
     private readonly requests: DsarRepository,
@@ -39,10 +39,11 @@ export class DsarJob implements OnApplicationBootstrap, BeforeApplicationShutdow
     @Inject(CONFIG) private readonly service: ApplicantsConfig,
     @Inject(LOGGER) private readonly log: Logger,
   ) {
+    super();
     // room for the three calls of a run, each up to the RPC timeout
     const leaseMs = 4 * service.RPC_TIMEOUT_MS + 5000;
     const release = (row: ClaimedDsar, delayMs: number, err: unknown) => this.requests.release(row.id, delayMs, err instanceof DomainError ? err.code : 'internal_error');
-    this.worker = new JobWorker<ClaimedDsar>(
+    this.runner = new JobWorker<ClaimedDsar>(
       {
         name: 'applicants_dsar',
         // one at a time per replica
@@ -68,19 +69,6 @@ export class DsarJob implements OnApplicationBootstrap, BeforeApplicationShutdow
         depth: { queue: 'applicants_dsar_overdue', count: () => this.requests.overdueCount(OVERDUE_MS) },
       },
     );
-  }
-
-  onApplicationBootstrap(): void {
-    this.worker.start();
-  }
-
-  beforeApplicationShutdown(): Promise<void> {
-    return this.worker.stop();
-  }
-
-  /** Runs every due request now (or right after the pass under way). */
-  kick(): void {
-    this.worker.kick();
   }
 
   private opts(row: DsarRow): CallOptions {

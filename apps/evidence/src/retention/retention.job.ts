@@ -1,5 +1,5 @@
-import { Inject, Injectable, type BeforeApplicationShutdown, type OnApplicationBootstrap } from '@nestjs/common';
-import { CONFIG, LOGGER, metrics, Sweep, type Logger } from '@verity/platform';
+import { Inject, Injectable } from '@nestjs/common';
+import { CONFIG, JobHost, LOGGER, type Logger, metrics, Sweep } from '@verity/platform';
 import { ARTIFACT_STORE, drainDeletions, type ArtifactStore } from '../artifacts/artifact-store.js';
 import type { RetentionConfig } from '../config.js';
 import { StoredImagesRepository } from '../privacy/stored-images.repository.js';
@@ -25,8 +25,8 @@ export interface RetentionCounts {
  * starts.
  */
 @Injectable()
-export class RetentionJob implements OnApplicationBootstrap, BeforeApplicationShutdown {
-  private readonly sweeper: Sweep;
+export class RetentionJob extends JobHost {
+  protected readonly runner: Sweep;
   private running: Promise<RetentionCounts> | null = null;
   /** Deleted by this process since it started (the retention count; also logged per pass). */
   readonly deleted: RetentionCounts = { artifacts: 0, uploads: 0, blobs: 0 };
@@ -37,7 +37,8 @@ export class RetentionJob implements OnApplicationBootstrap, BeforeApplicationSh
     @Inject(CONFIG) private readonly cfg: RetentionConfig,
     @Inject(LOGGER) private readonly log: Logger,
   ) {
-    this.sweeper = new Sweep(
+    super();
+    this.runner = new Sweep(
       'evidence retention',
       async () => {
         const r = await this.sweep();
@@ -47,12 +48,8 @@ export class RetentionJob implements OnApplicationBootstrap, BeforeApplicationSh
     );
   }
 
-  onApplicationBootstrap(): void {
-    this.sweeper.start();
-  }
-
-  async beforeApplicationShutdown(): Promise<void> {
-    await this.sweeper.stop();
+  override async beforeApplicationShutdown(): Promise<void> {
+    await super.beforeApplicationShutdown();
     await this.running?.catch(() => undefined);
   }
 
@@ -69,7 +66,7 @@ export class RetentionJob implements OnApplicationBootstrap, BeforeApplicationSh
     const out: RetentionCounts = { artifacts: 0, uploads: 0, blobs: 0 };
     for (const source of ['artifact', 'upload'] as const) {
       for (;;) {
-        if (this.sweeper.stopping) return out;
+        if (this.runner.stopping) return out;
         const r = await this.images.expire(source, days, batch);
         this.count(out, source === 'artifact' ? 'artifacts' : 'uploads', r.rows);
         this.count(out, 'blobs', r.blobs);
@@ -78,7 +75,7 @@ export class RetentionJob implements OnApplicationBootstrap, BeforeApplicationSh
       }
     }
     for (;;) {
-      if (this.sweeper.stopping) return out;
+      if (this.runner.stopping) return out;
       const n = await this.images.expireOrphanBlobs(days, batch);
       this.count(out, 'blobs', n);
       if (n < batch) break;

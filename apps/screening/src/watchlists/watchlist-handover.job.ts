@@ -1,7 +1,7 @@
-import { Inject, Injectable, type BeforeApplicationShutdown, type OnApplicationBootstrap } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
 import { SUBJECTS } from '@verity/contracts';
 import { newId } from '@verity/keys';
-import { LOGGER, RpcClient, Sweep, type Logger } from '@verity/platform';
+import { JobHost, LOGGER, type Logger, RpcClient, Sweep } from '@verity/platform';
 import { WatchlistsRepository } from './watchlists.repository.js';
 
 /** How often versions not yet handed over are looked for (a commit also starts a pass at once). */
@@ -17,27 +17,16 @@ const BATCH = 20;
  * once however often it is told. A `Sweep` of the platform's job helper.
  */
 @Injectable()
-export class WatchlistHandoverJob implements OnApplicationBootstrap, BeforeApplicationShutdown {
-  private readonly sweep: Sweep;
+export class WatchlistHandoverJob extends JobHost {
+  protected readonly runner: Sweep;
 
   constructor(
     private readonly repo: WatchlistsRepository,
     @Inject(RpcClient) private readonly rpc: RpcClient,
     @Inject(LOGGER) log: Logger,
   ) {
-    this.sweep = new Sweep('handing watchlist versions to monitoring', () => this.pass(), { everyMs: EVERY_MS, log });
-  }
-
-  onApplicationBootstrap(): void {
-    this.sweep.start();
-  }
-
-  async beforeApplicationShutdown(): Promise<void> {
-    await this.sweep.stop();
-  }
-
-  kick(): void {
-    this.sweep.kick();
+    super();
+    this.runner = new Sweep('handing watchlist versions to monitoring', () => this.pass(), { everyMs: EVERY_MS, log });
   }
 
   /** Hands every current version not yet handed over to sessions, oldest first; stops at the first failure. */
@@ -45,7 +34,7 @@ export class WatchlistHandoverJob implements OnApplicationBootstrap, BeforeAppli
     for (;;) {
       const due = await this.repo.toMonitor(BATCH);
       for (const v of due) {
-        if (this.sweep.stopping) return;
+        if (this.runner.stopping) return;
         await this.rpc.call(
           SUBJECTS.sessionsWatchlistMonitor,
           { list: v.list, version: v.version, committed_at: v.committed_at.toISOString() },

@@ -1,5 +1,5 @@
-import { Inject, Injectable, type BeforeApplicationShutdown, type OnApplicationBootstrap } from '@nestjs/common';
-import { CONFIG, LOGGER, Sweep, type Logger } from '@verity/platform';
+import { Inject, Injectable } from '@nestjs/common';
+import { CONFIG, JobHost, LOGGER, type Logger, Sweep } from '@verity/platform';
 import type { ScreeningConfig } from '../config.js';
 import { WatchlistsRepository } from './watchlists.repository.js';
 
@@ -12,36 +12,24 @@ const PURGE_EVERY_MS = 60_000;
  * platform's job helper, first 5 s after start.
  */
 @Injectable()
-export class WatchlistPurgeJob implements OnApplicationBootstrap, BeforeApplicationShutdown {
-  private readonly sweep: Sweep;
+export class WatchlistPurgeJob extends JobHost {
+  protected readonly runner: Sweep;
 
   constructor(
     private readonly repo: WatchlistsRepository,
     @Inject(CONFIG) private readonly cfg: ScreeningConfig,
     @Inject(LOGGER) private readonly log: Logger,
   ) {
-    this.sweep = new Sweep('clearing old watchlist versions', () => this.purge(), { everyMs: PURGE_EVERY_MS, firstAfterMs: 5000, log });
-  }
-
-  onApplicationBootstrap(): void {
-    this.sweep.start();
-  }
-
-  async beforeApplicationShutdown(): Promise<void> {
-    await this.sweep.stop();
-  }
-
-  /** A load was committed or abandoned: clear now rather than at the next pass. */
-  kick(): void {
-    this.sweep.kick();
+    super();
+    this.runner = new Sweep('clearing old watchlist versions', () => this.purge(), { everyMs: PURGE_EVERY_MS, firstAfterMs: 5000, log });
   }
 
   /** One pass of clearing: idle loads abandoned, then the rows of retired and abandoned versions deleted chunk by chunk. */
   async purge(): Promise<void> {
     const idle = await this.repo.abandonIdle(this.cfg.WATCHLIST_LOAD_IDLE_TIMEOUT);
     if (idle > 0) this.log.warn({ loads: idle }, 'watchlist loads abandoned: no batch for WATCHLIST_LOAD_IDLE_TIMEOUT');
-    for (let v = await this.repo.nextToPurge(); v !== null && !this.sweep.stopping; v = await this.repo.nextToPurge()) {
-      while ((await this.repo.purgeChunk(v)) > 0 && !this.sweep.stopping);
+    for (let v = await this.repo.nextToPurge(); v !== null && !this.runner.stopping; v = await this.repo.nextToPurge()) {
+      while ((await this.repo.purgeChunk(v)) > 0 && !this.runner.stopping);
     }
   }
 }

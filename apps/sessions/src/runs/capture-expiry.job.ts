@@ -1,5 +1,5 @@
-import { Inject, Injectable, type BeforeApplicationShutdown, type OnApplicationBootstrap } from '@nestjs/common';
-import { CONFIG, LOGGER, Sweep, type Logger } from '@verity/platform';
+import { Inject, Injectable } from '@nestjs/common';
+import { CONFIG, JobHost, LOGGER, type Logger, Sweep } from '@verity/platform';
 import type { SessionsConfig } from '../config.js';
 import { SessionsRepository } from '../sessions/sessions.repository.js';
 
@@ -12,26 +12,19 @@ const EXPIRY_BATCH = 500;
  * no other replica is settling (`FOR UPDATE SKIP LOCKED`). A submitted capture is never expired under its run.
  */
 @Injectable()
-export class CaptureExpiryJob implements OnApplicationBootstrap, BeforeApplicationShutdown {
-  private readonly sweep: Sweep;
+export class CaptureExpiryJob extends JobHost {
+  protected readonly runner: Sweep;
 
   constructor(
     private readonly repo: SessionsRepository,
     @Inject(CONFIG) private readonly cfg: SessionsConfig,
     @Inject(LOGGER) log: Logger,
   ) {
-    this.sweep = new Sweep('expiring capture links', () => this.expire(), { everyMs: cfg.JOBS_POLL_MS, firstAfterMs: cfg.JOBS_POLL_MS, log });
-  }
-
-  onApplicationBootstrap(): void {
-    this.sweep.start();
-  }
-
-  beforeApplicationShutdown(): Promise<void> {
-    return this.sweep.stop();
+    super();
+    this.runner = new Sweep('expiring capture links', () => this.expire(), { everyMs: cfg.JOBS_POLL_MS, firstAfterMs: cfg.JOBS_POLL_MS, log });
   }
 
   async expire(): Promise<void> {
-    while (!this.sweep.stopping && (await this.repo.expireDue(EXPIRY_BATCH)) === EXPIRY_BATCH);
+    while (!this.runner.stopping && (await this.repo.expireDue(EXPIRY_BATCH)) === EXPIRY_BATCH);
   }
 }

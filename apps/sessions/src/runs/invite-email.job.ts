@@ -1,7 +1,7 @@
-import { Inject, Injectable, type BeforeApplicationShutdown, type OnApplicationBootstrap } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
 import { SUBJECTS } from '@verity/contracts';
 import { newId } from '@verity/keys';
-import { CONFIG, isPassingFailure, LOGGER, retryDelay, RpcClient, type JobWorker, type Logger } from '@verity/platform';
+import { CONFIG, isPassingFailure, JobHost, type JobWorker, LOGGER, type Logger, retryDelay, RpcClient } from '@verity/platform';
 import type { SessionsConfig } from '../config.js';
 import { EmailLogRepository } from '../emails/email-log.repository.js';
 import { INVITE_TEMPLATE, inviteMessage, inviteMessageId } from '../emails/invite.js';
@@ -23,8 +23,8 @@ const SLOTS = 2;
  * retries used up, `failed`.
  */
 @Injectable()
-export class InviteEmailJob implements OnApplicationBootstrap, BeforeApplicationShutdown {
-  readonly worker: JobWorker<SessionJob>;
+export class InviteEmailJob extends JobHost {
+  protected readonly runner: JobWorker<SessionJob>;
   private readonly links: CaptureLinks;
 
   constructor(
@@ -36,27 +36,15 @@ export class InviteEmailJob implements OnApplicationBootstrap, BeforeApplication
     @Inject(CONFIG) private readonly cfg: SessionsConfig,
     @Inject(LOGGER) private readonly log: Logger,
   ) {
+    super();
     this.links = { baseUrl: cfg.CAPTURE_BASE_URL, secretKey: cfg.CAPTURE_SECRET_KEY };
-    this.worker = jobs.worker('invite_email', SLOTS, {
+    this.runner = jobs.worker('invite_email', SLOTS, {
       label: 'invitation',
       run: (j) => this.run(j),
       giveUp: (j) => this.settle(j, 'failed'),
       // a recipient the mail server refuses (5xx) is refused again
       passing: (err) => isPassingFailure(err) && !(Number((err as { responseCode?: unknown }).responseCode) >= 500),
     });
-  }
-
-  onApplicationBootstrap(): void {
-    this.worker.start();
-  }
-
-  beforeApplicationShutdown(): Promise<void> {
-    return this.worker.stop();
-  }
-
-  /** A live session was created: send its invitation now rather than at the next poll. */
-  kick(): void {
-    this.worker.kick();
   }
 
   private async run(job: SessionJob): Promise<void> {
@@ -87,7 +75,7 @@ export class InviteEmailJob implements OnApplicationBootstrap, BeforeApplication
         return;
       } catch (e) {
         const delay = retryDelay(JOB_RETRY, i);
-        if (status !== 'sent' || delay === null || this.worker.stopping) throw e;
+        if (status !== 'sent' || delay === null || this.runner.stopping) throw e;
         this.log.warn({ err: e, job: job.id, session_id: job.session_id }, 'invitation sent but not yet recorded; retrying');
         await new Promise((r) => setTimeout(r, delay));
       }

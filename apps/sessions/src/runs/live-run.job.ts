@@ -1,7 +1,7 @@
-import { Inject, Injectable, type BeforeApplicationShutdown, type OnApplicationBootstrap } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
 import { SUBJECTS } from '@verity/contracts';
 import { newId } from '@verity/keys';
-import { inStoredTrace, isPassingFailure, RpcClient, type JobWorker, type RetryPolicy } from '@verity/platform';
+import { inStoredTrace, isPassingFailure, JobHost, type JobWorker, type RetryPolicy, RpcClient } from '@verity/platform';
 import { SessionsRepository } from '../sessions/sessions.repository.js';
 import { LiveRun } from './live-run.js';
 import { awaitsRun, givenUpReason, RPC_TIMEOUT_MS, SessionJobs, type SessionJob } from './session-jobs.js';
@@ -28,8 +28,8 @@ export const LIVE_RUN_RETRY: RetryPolicy = { delaysMs: [2000, 10_000] };
  * `metadata.erroredReason` (no event).
  */
 @Injectable()
-export class LiveRunJob implements OnApplicationBootstrap, BeforeApplicationShutdown {
-  readonly worker: JobWorker<SessionJob>;
+export class LiveRunJob extends JobHost {
+  protected readonly runner: JobWorker<SessionJob>;
 
   constructor(
     private readonly jobs: SessionJobs,
@@ -37,20 +37,8 @@ export class LiveRunJob implements OnApplicationBootstrap, BeforeApplicationShut
     private readonly live: LiveRun,
     @Inject(RpcClient) private readonly rpc: RpcClient,
   ) {
-    this.worker = jobs.worker('live_run', SLOTS, { retry: LIVE_RUN_RETRY, run: (j) => this.run(j), giveUp: (j, err) => this.giveUp(j, err) });
-  }
-
-  onApplicationBootstrap(): void {
-    this.worker.start();
-  }
-
-  beforeApplicationShutdown(): Promise<void> {
-    return this.worker.stop();
-  }
-
-  /** A capture was submitted: run it now rather than at the next poll. */
-  kick(): void {
-    this.worker.kick();
+    super();
+    this.runner = jobs.worker('live_run', SLOTS, { retry: LIVE_RUN_RETRY, run: (j) => this.run(j), giveUp: (j, err) => this.giveUp(j, err) });
   }
 
   private async run(job: SessionJob): Promise<void> {

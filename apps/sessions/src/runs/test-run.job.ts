@@ -1,7 +1,7 @@
-import { Inject, Injectable, type BeforeApplicationShutdown, type OnApplicationBootstrap } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
 import { SUBJECTS, type Applicant, type CheckType, type EvaluationContextWire } from '@verity/contracts';
 import { newId } from '@verity/keys';
-import { inStoredTrace, isPassingFailure, RpcClient, type JobWorker } from '@verity/platform';
+import { inStoredTrace, isPassingFailure, JobHost, type JobWorker, RpcClient } from '@verity/platform';
 import { SessionsRepository, type SessionRow } from '../sessions/sessions.repository.js';
 import { awaitsRun, givenUpReason, RPC_TIMEOUT_MS, SessionJobs, type SessionJob } from './session-jobs.js';
 import { CREDIT_RECORDINGS, restingOf, syntheticChecks, syntheticFindings, syntheticIdv, syntheticWatchlist, type Resting } from './synthetic.js';
@@ -17,29 +17,16 @@ const SLOTS = 2;
  * to review) keeps its status: the run is dropped. A run given up rests `errored`.
  */
 @Injectable()
-export class TestRunJob implements OnApplicationBootstrap, BeforeApplicationShutdown {
-  readonly worker: JobWorker<SessionJob>;
+export class TestRunJob extends JobHost {
+  protected readonly runner: JobWorker<SessionJob>;
 
   constructor(
     private readonly jobs: SessionJobs,
     private readonly repo: SessionsRepository,
     @Inject(RpcClient) private readonly rpc: RpcClient,
   ) {
-    this.worker = jobs.worker('test_run', SLOTS, { run: (j) => this.run(j), giveUp: (j, err) => this.giveUp(j, err) });
-  }
-
-  onApplicationBootstrap(): void {
-    // unfinished jobs of a previous process first
-    this.worker.start();
-  }
-
-  beforeApplicationShutdown(): Promise<void> {
-    return this.worker.stop();
-  }
-
-  /** A test session was created: run it now rather than at the next poll. */
-  kick(): void {
-    this.worker.kick();
+    super();
+    this.runner = jobs.worker('test_run', SLOTS, { run: (j) => this.run(j), giveUp: (j, err) => this.giveUp(j, err) });
   }
 
   private async run(job: SessionJob): Promise<void> {

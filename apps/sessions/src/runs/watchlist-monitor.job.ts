@@ -1,4 +1,4 @@
-import { Inject, Injectable, type BeforeApplicationShutdown, type OnApplicationBootstrap } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
 import {
   SUBJECTS,
   WATCHLIST_ID_FORMAT,
@@ -13,7 +13,7 @@ import {
 } from '@verity/contracts';
 import { DomainError } from '@verity/errors';
 import { newId } from '@verity/keys';
-import { CONFIG, JobWorker, LOGGER, RpcClient, RpcServer, Sql, type Logger, type Queryable, type RetryPolicy, type RpcContext } from '@verity/platform';
+import { CONFIG, JobHost, JobWorker, LOGGER, type Logger, type Queryable, type RetryPolicy, RpcClient, type RpcContext, RpcServer, Sql } from '@verity/platform';
 import type { SessionsConfig } from '../config.js';
 import { Outbox } from '../events/outbox.js';
 import { watchlistHitEvent } from '../events/session-event.js';
@@ -80,8 +80,8 @@ export function monitorPrincipal(orgId: string, region: Principal['region']): Pr
  * nothing, so loading the same list again is silent. Test mode is never monitored.
  */
 @Injectable()
-export class WatchlistMonitorJob implements OnApplicationBootstrap, BeforeApplicationShutdown {
-  private readonly worker: JobWorker<MonitorRow>;
+export class WatchlistMonitorJob extends JobHost {
+  protected readonly runner: JobWorker<MonitorRow>;
 
   constructor(
     @Inject(Sql) private readonly db: Sql,
@@ -91,7 +91,8 @@ export class WatchlistMonitorJob implements OnApplicationBootstrap, BeforeApplic
     @Inject(CONFIG) private readonly cfg: SessionsConfig,
     @Inject(LOGGER) private readonly log: Logger,
   ) {
-    this.worker = new JobWorker<MonitorRow>(
+    super();
+    this.runner = new JobWorker<MonitorRow>(
       {
         name: 'sessions_watchlist_monitor',
         label: 'watchlist monitor page',
@@ -111,14 +112,10 @@ export class WatchlistMonitorJob implements OnApplicationBootstrap, BeforeApplic
     );
   }
 
-  onApplicationBootstrap(): void {
+  override onApplicationBootstrap(): void {
     // screening, on its own account: no principal
     this.server.handle(SUBJECTS.sessionsWatchlistMonitor, (p, ctx) => this.accept(p, ctx));
-    this.worker.start();
-  }
-
-  async beforeApplicationShutdown(): Promise<void> {
-    await this.worker.stop();
+    super.onApplicationBootstrap();
   }
 
   /** Takes a version to monitor; one known already is not taken again. */
@@ -134,7 +131,7 @@ export class WatchlistMonitorJob implements OnApplicationBootstrap, BeforeApplic
     );
     if (rows.length > 0) {
       ctx.log.info({ list: p.list, version: p.version }, 'watchlist monitoring started');
-      this.worker.kick();
+      this.runner.kick();
     }
     return { accepted: rows.length > 0 };
   }

@@ -1,6 +1,6 @@
-import { Inject, Injectable, type BeforeApplicationShutdown, type OnApplicationBootstrap } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
 import { newId } from '@verity/keys';
-import { CONFIG, JobWorker, LOGGER, Sql, type Logger } from '@verity/platform';
+import { CONFIG, JobHost, JobWorker, LOGGER, type Logger, Sql } from '@verity/platform';
 import type { WebhookConfig } from '../config.js';
 import { COPIED } from './ledger.js';
 import { maxAttempts } from './retry-schedule.js';
@@ -78,8 +78,8 @@ export async function claimDue(db: Sql, limit: number, maxAttempts: number): Pro
  * are free, and every `WEBHOOK_POLL_MS`.
  */
 @Injectable()
-export class DispatchJob implements OnApplicationBootstrap, BeforeApplicationShutdown {
-  private readonly worker: JobWorker<ClaimedAttempt>;
+export class DispatchJob extends JobHost {
+  protected readonly runner: JobWorker<ClaimedAttempt>;
 
   constructor(
     @Inject(Sql) private readonly db: Sql,
@@ -87,8 +87,9 @@ export class DispatchJob implements OnApplicationBootstrap, BeforeApplicationShu
     @Inject(CONFIG) cfg: WebhookConfig,
     @Inject(LOGGER) private readonly log: Logger,
   ) {
+    super();
     const max = maxAttempts(cfg.WEBHOOK_RETRY_SCHEDULE);
-    this.worker = new JobWorker<ClaimedAttempt>(
+    this.runner = new JobWorker<ClaimedAttempt>(
       {
         name: 'webhook_attempts',
         claim: (limit) => claimDue(this.db, limit, max),
@@ -112,18 +113,14 @@ export class DispatchJob implements OnApplicationBootstrap, BeforeApplicationShu
     );
   }
 
-  onApplicationBootstrap(): void {
-    this.worker.start();
-  }
-
   /** New deliveries are due: look now. */
   wake(): void {
-    this.worker.kick();
+    this.runner.kick();
   }
 
   /** Lets the attempts in flight finish and be recorded; a delivery not claimed yet waits in Postgres. */
-  async beforeApplicationShutdown(): Promise<void> {
-    await this.worker.stop();
+  override async beforeApplicationShutdown(): Promise<void> {
+    await super.beforeApplicationShutdown();
     await this.sender.drain();
   }
 }
