@@ -171,7 +171,7 @@ describe('internal HTTP: GET /sessions/{id}/images/{artifact}', () => {
     const ses = newId('session');
     await store(p, ses, ['front']);
     const bytes = Buffer.from([0xff, 0xd8, 0xff, 0xe0, 1, 2, 3, 0xff, 0xd9]);
-    const key = await app.get<ArtifactStore>(ARTIFACT_STORE).put(bytes);
+    const key = (await app.get<ArtifactStore>(ARTIFACT_STORE).put(bytes)).storage_key;
     await query(db.url, `INSERT INTO evidence.artifacts (session_id, artifact, content_type, storage_key, byte_size, sha256) VALUES ($1, 'back', 'image/jpeg', $2, $3, 'x')`, [ses, key, bytes.length]);
     // an API key: the same 404 as any value the API does not serve, and nothing logged
     assert.equal(json(await image(p, ses, 'back', 'req_back_key')).error!.code, 'resource_not_found');
@@ -191,7 +191,7 @@ describe('internal HTTP: GET /sessions/{id}/images/{artifact}', () => {
     const ses = newId('session');
     await store(p, ses, ['front']);
     const big = Buffer.concat([Buffer.from([0xff, 0xd8, 0xff, 0xe0]), randomBytes(5 * CHUNK + 123), Buffer.from([0xff, 0xd9])]);
-    const key = await app.get<ArtifactStore>(ARTIFACT_STORE).put(big);
+    const key = (await app.get<ArtifactStore>(ARTIFACT_STORE).put(big)).storage_key;
     await query(db.url, `UPDATE evidence.artifacts SET storage_key = $2, byte_size = $3 WHERE session_id = $1 AND artifact = 'front'`, [ses, key, big.length]);
     const g = await image(p, ses, 'front');
     assert.equal(g.status, 200);
@@ -204,7 +204,7 @@ describe('the Postgres artifact store', () => {
   it('reads in chunks, and cuts the stream when the bytes vanish mid-read (erasure) rather than end it short', async () => {
     const s = app.get<ArtifactStore>(ARTIFACT_STORE);
     const bytes = randomBytes(4 * CHUNK);
-    const key = await s.put(bytes);
+    const key = (await s.put(bytes)).storage_key;
     const whole: Buffer[] = [];
     for await (const c of (await s.open(key))!.stream) whole.push(c as Buffer);
     assert.ok(Buffer.concat(whole).equals(bytes));

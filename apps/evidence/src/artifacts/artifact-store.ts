@@ -15,9 +15,16 @@ export interface OpenedBlob {
  * session has, and who owns them, is recorded by the evidence repository, never by the store: a store only maps
  * keys to bytes.
  */
+/** Where `put` stored bytes: the new key, with the size and SHA-256 recorded for them. */
+export interface StoredBlob {
+  storage_key: string;
+  byte_size: number;
+  sha256: string;
+}
+
 export interface ArtifactStore {
-  /** Stores the bytes under a new key and returns it. */
-  put(bytes: Buffer): Promise<string>;
+  /** Stores the bytes under a new key; the digest is taken once, here, for the blob's row and the caller's. */
+  put(bytes: Buffer): Promise<StoredBlob>;
   /**
    * Opens the bytes of `key` for streaming, or null when the key holds nothing. The first part is read before
    * this returns, so that a missing object is known before anything is sent.
@@ -78,15 +85,15 @@ export class PostgresArtifactStore implements ArtifactStore {
     private readonly chunkBytes = DEFAULT_CHUNK_BYTES,
   ) {}
 
-  async put(bytes: Buffer): Promise<string> {
-    const key = randomUUID();
+  async put(bytes: Buffer): Promise<StoredBlob> {
+    const blob = { storage_key: randomUUID(), byte_size: bytes.length, sha256: sha256Hex(bytes) };
     await this.pool.query(`INSERT INTO evidence.blobs (id, byte_size, sha256, location, bytes) VALUES ($1, $2, $3, 'postgres', $4)`, [
-      key,
-      bytes.length,
-      sha256Hex(bytes),
+      blob.storage_key,
+      blob.byte_size,
+      blob.sha256,
       bytes,
     ]);
-    return key;
+    return blob;
   }
 
   async open(key: string): Promise<OpenedBlob | null> {

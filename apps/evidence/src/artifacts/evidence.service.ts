@@ -1,4 +1,3 @@
-import { createHash } from 'node:crypto';
 import { Inject, Injectable } from '@nestjs/common';
 import {
   isConsolePrincipal,
@@ -23,9 +22,6 @@ import { EvidenceRepository, type NewArtifact } from './evidence.repository.js';
 
 const ACQUISITIONS = ['camera', 'upload', null] as const;
 
-function sha256(b: Buffer): string {
-  return createHash('sha256').update(b).digest('hex');
-}
 
 @Injectable()
 export class EvidenceService {
@@ -92,7 +88,7 @@ export class EvidenceService {
       const images = missing.length > 0 ? await specimenImages() : null;
       for (const a of missing) {
         const bytes = images![a];
-        fresh.push({ artifact: a, storage_key: await this.store.put(bytes), byte_size: bytes.length, sha256: sha256(bytes) });
+        fresh.push({ artifact: a, ...(await this.store.put(bytes)) });
       }
       recorded = await this.repo.record(p, input.session_id, input.capture_acquisition, fresh);
     } catch (e) {

@@ -3,7 +3,7 @@ import { Readable } from 'node:stream';
 import { CreateBucketCommand, DeleteObjectsCommand, GetObjectCommand, HeadBucketCommand, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import { aead } from '@verity/keys';
 import type pg from 'pg';
-import { QUEUE_GONE_OBJECTS, sha256Hex, type ArtifactStore, type OpenedBlob, type PostgresArtifactStore } from './artifact-store.js';
+import { QUEUE_GONE_OBJECTS, sha256Hex, type ArtifactStore, type OpenedBlob, type PostgresArtifactStore, type StoredBlob } from './artifact-store.js';
 import type { ObjectStoreOptions } from './object-store-config.js';
 
 /** Objects deleted per request (the S3 API's limit for one DeleteObjects). */
@@ -56,9 +56,10 @@ export class S3ArtifactStore implements ArtifactStore {
     }
   }
 
-  async put(bytes: Buffer): Promise<string> {
+  async put(bytes: Buffer): Promise<StoredBlob> {
     const id = randomUUID();
-    await this.pool.query(`INSERT INTO evidence.blobs (id, byte_size, sha256, location) VALUES ($1, $2, $3, 's3')`, [id, bytes.length, sha256Hex(bytes)]);
+    const blob = { storage_key: id, byte_size: bytes.length, sha256: sha256Hex(bytes) };
+    await this.pool.query(`INSERT INTO evidence.blobs (id, byte_size, sha256, location) VALUES ($1, $2, $3, 's3')`, [id, blob.byte_size, blob.sha256]);
     try {
       await this.s3.send(
         new PutObjectCommand({ Bucket: this.opts.bucket, Key: this.objectKey(id), Body: aead.seal(this.opts.key, bytes, aad(id)), ContentType: 'application/octet-stream' }),
@@ -67,7 +68,7 @@ export class S3ArtifactStore implements ArtifactStore {
       await this.delete([id]).catch(() => undefined);
       throw e;
     }
-    return id;
+    return blob;
   }
 
   async open(id: string): Promise<OpenedBlob | null> {

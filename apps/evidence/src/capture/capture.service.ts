@@ -1,4 +1,3 @@
-import { createHash } from 'node:crypto';
 import type { Readable } from 'node:stream';
 import { Inject, Injectable } from '@nestjs/common';
 import {
@@ -36,9 +35,6 @@ export const CAPTURE_DECODER = Symbol('CAPTURE_DECODER');
 
 const ACQUISITIONS = ['camera', 'upload'] as const;
 
-function sha256(b: Buffer): string {
-  return createHash('sha256').update(b).digest('hex');
-}
 
 /** The body of an image check: `{ "document_type"? }` (an object, or nothing). */
 function checkBody(body: unknown): CaptureDocumentType | null {
@@ -143,12 +139,12 @@ export class CaptureService {
 
   /** Stores an upload's bytes and records it in place of an earlier one of its kind (whose bytes go). */
   private async store$(owner: Principal, sessionId: string, u: Pick<UploadRow, 'artifact' | 'width' | 'height' | 'offset_ms'>, jpeg: Buffer): Promise<void> {
-    const key = await this.store.put(jpeg);
+    const blob = await this.store.put(jpeg);
     let replaced: string | null;
     try {
-      replaced = await this.uploads.put(owner, sessionId, { ...u, storage_key: key, byte_size: jpeg.length, sha256: sha256(jpeg) });
+      replaced = await this.uploads.put(owner, sessionId, { ...u, ...blob });
     } catch (e) {
-      await this.store.delete([key]).catch(() => undefined);
+      await this.store.delete([blob.storage_key]).catch(() => undefined);
       throw e;
     }
     if (replaced) await this.store.delete([replaced]);
@@ -212,7 +208,7 @@ export class CaptureService {
     try {
       for (const [artifact, b] of made) {
         if (!b || already?.artifacts.includes(artifact)) continue;
-        fresh.push({ artifact, storage_key: await this.store.put(b), byte_size: b.length, sha256: sha256(b) });
+        fresh.push({ artifact, ...(await this.store.put(b)) });
       }
       const recorded = await this.evidence.record(p, req.session_id, req.acquisition, fresh);
       await this.store.delete(recorded.unused);
