@@ -7,6 +7,7 @@ import { subjectRoot, SUBJECTS, type CreatedApiKey, type NatsIdentity, type Orga
 import { connectNats, RpcClient } from '@verity/platform';
 import { REPO_ROOT } from '@verity/stack';
 import { api, query, type ApiResponse } from '@verity/testing';
+export { freshWindow } from '@verity/testing';
 
 export type Region = 'us' | 'eu';
 
@@ -160,15 +161,6 @@ export function rows<R extends Record<string, unknown> = Record<string, unknown>
 export async function applicantRows(region: Region, orgId: string): Promise<number> {
   const [r] = await rows<{ n: number }>(region, 'SELECT count(*)::int AS n FROM applicants.applicants WHERE org_id = $1', [orgId]);
   return r!.n;
-}
-
-/**
- * Rate-limit windows are fixed and aligned to the epoch minute: a test that counts within one window waits for
- * the next minute when fewer than `seconds` remain in the current one.
- */
-export async function freshWindow(seconds = 15): Promise<void> {
-  const left = 60_000 - (Date.now() % 60_000);
-  if (left < seconds * 1000) await new Promise((r) => setTimeout(r, left + 50));
 }
 
 /** Runs `fn` `n` times with at most `concurrency` calls in flight; results in call order. */

@@ -10,7 +10,7 @@ import type { NatsConnection } from '@nats-io/transport-node';
 import { subjectRoot, SUBJECTS, type Principal } from '@verity/contracts';
 import { generateApiKey, hashApiKey } from '@verity/keys';
 import { connectNats, createLogger, createRedis, RpcServer } from '@verity/platform';
-import { isolationPrefix, testPrincipal, TEST_NATS_URL, TEST_REDIS_URL, TEST_SERVER_ENV, testPrincipalVerifier } from '@verity/testing';
+import { freshWindow, isolationPrefix, testPrincipal, TEST_NATS_URL, TEST_REDIS_URL, TEST_SERVER_ENV, testPrincipalVerifier } from '@verity/testing';
 import type { Redis } from 'ioredis';
 import { loadGatewayConfig } from '../src/config.js';
 import { REGION_SERVICES } from '../src/health/health.controller.js';
@@ -149,6 +149,7 @@ describe('gateway edge: every spelling of a path is one route, authenticated and
   });
 
   it('the pre-authentication IP limit counts every spelling', async () => {
+    await freshWindow();
     const ip = newIp();
     const spellings = ['/v1/me', '/%761/me', '/v%31/me', '/v%31/sessions/x'];
     const statuses: number[] = [];
@@ -291,6 +292,7 @@ describe('gateway edge: readiness is cheap and says little', () => {
   });
 
   it('GET /v1/openapi.json needs no key (and reads none), and counts against the pre-authentication IP limit', async () => {
+    await freshWindow();
     const ip = newIp();
     const first = await raw('GET', '/v1/openapi.json', { authorization: 'Bearer idv_sk_us_test_not-a-key' }, ip);
     assert.equal(first.status, 200, first.text.slice(0, 200));
@@ -307,6 +309,7 @@ describe('gateway edge: readiness is cheap and says little', () => {
   });
 
   it('counts against the pre-authentication IP limit: 429 in the envelope past the budget', async () => {
+    await freshWindow();
     const ip = newIp();
     const statuses: number[] = [];
     for (let i = 0; i < IP_LIMIT + 1; i++) statuses.push((await raw('GET', '/health/ready', {}, ip)).status);

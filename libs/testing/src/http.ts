@@ -40,3 +40,12 @@ export async function waitFor<T>(fn: () => Promise<T | undefined | false>, timeo
     await new Promise((r) => setTimeout(r, intervalMs));
   }
 }
+
+/**
+ * Rate-limit windows are fixed and aligned to the epoch minute: a test that counts within one window waits for
+ * the next minute when fewer than `seconds` remain in the current one.
+ */
+export async function freshWindow(seconds = 15): Promise<void> {
+  const left = 60_000 - (Date.now() % 60_000);
+  if (left < seconds * 1000) await new Promise((r) => setTimeout(r, left + 50));
+}
