@@ -1,9 +1,10 @@
 import type { Mode } from '@verity/keys';
+import type { CheckOutcome, EvaluationContext } from '@verity/screening-engine';
 
 /** Check types of a workflow (docs/screening.md); `document`, `face_match` and `liveness` together are the identity check. */
 export const CHECK_TYPES = ['document', 'face_match', 'liveness', 'credit_history', 'watchlist', 'adverse_media', 'device', 'document_signing'] as const;
 export type CheckType = (typeof CHECK_TYPES)[number];
-export type CheckOutcome = 'pass' | 'fail' | 'review' | 'error';
+export type { CheckOutcome };
 
 /** Variables a signing document can place (docs/screening.md), each fed by the session metadata key of the same name. */
 export const SIGNING_VARIABLES = ['start_datetime', 'end_datetime', 'amount', 'currency', 'location'] as const;
@@ -78,50 +79,11 @@ export interface WorkflowTemplate extends DocumentPolicyFields {
 /** What a verification run needs of a template, pinned to one version. */
 export type TemplateVersion = Omit<WorkflowTemplate, 'object' | 'created_at' | 'updated_at'>;
 
-/** The resolved facts of one run, as the screening engine reads them (see libs/screening-engine). */
-export interface EvaluationContextWire {
-  applicant: {
-    legalName?: string;
-    familyName?: string;
-    givenNames?: string[];
-    email?: string;
-    dateOfBirth?: string;
-    address?: { country?: string };
-    phone?: string;
-  };
-  findings: Array<{
-    id: string;
-    subjectType: string;
-    severity: 'high' | 'medium' | 'low';
-    sourceAuthority: string;
-    findingType: string;
-    evidence: Record<string, unknown>;
-  }>;
-  checks: Partial<Record<CheckType, CheckOutcome>>;
-  /**
-   * Live runs: what the document says (`document.*` fields of docs/screening.md), beside `applicant.*`; absent in
-   * test mode and when the document could not be read.
-   */
-  document?: {
-    type?: string;
-    issuingCountry?: string;
-    familyName?: string;
-    givenNames?: string[];
-    dateOfBirth?: string;
-    nationality?: string;
-    /** Whether the applicant's names and date of birth (where it has them) are the holder's. */
-    applicantMatch?: boolean;
-  };
-  fraud?: Record<string, string | number | boolean>;
-  device?: Record<string, unknown>;
-  /**
-   * What the `watchlist` check found (`watchlist.*` of docs/screening.md): the best score of any listed person (0 to 1)
-   * and the hits at or above the review threshold. Absent when the check did not run or no list is loaded.
-   */
-  watchlist?: { bestScore: number; hitCount: number };
-  /** ISO 8601: the instant the run is evaluated at (for applicant.age). */
-  now: string;
-}
+/**
+ * The resolved facts of one run as they travel to the screening service: the engine's own type
+ * (libs/screening-engine), with `now` an ISO 8601 instant.
+ */
+export type EvaluationContextWire = EvaluationContext<string>;
 
 export interface EvaluateRequest {
   template_id: string;

@@ -50,18 +50,18 @@ export interface DeviceIntelInput {
   lists?: OperatorLists | null;
 }
 
-export interface VelocityFields {
+export type VelocityFields = {
   distinctIps?: number;
   sessionCount?: number;
-}
+};
 
-export interface BehaviorFields {
+export type BehaviorFields = {
   pasteCount?: number;
   totalSeconds?: number;
   minStepSeconds?: number;
   headless?: boolean;
   collectionAbsent?: boolean;
-}
+};
 
 export interface DeviceIntel {
   /** `fraud.<name>`: only the fields that could be computed. */

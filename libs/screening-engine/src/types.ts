@@ -96,8 +96,12 @@ export type CheckOutcome = 'pass' | 'fail' | 'review' | 'error';
 
 export type SignalValue = string | number | boolean | undefined;
 
-/** What a verification run resolved. Anything that can be missing is optional. */
-export interface EvaluationContext {
+/**
+ * What a verification run resolved. Anything that can be missing is optional. The one type of a run's facts: the
+ * sessions service builds it and sends it with `now` as an ISO 8601 string (`EvaluationContextWire` in
+ * @verity/contracts is `EvaluationContext<string>`); the screening service turns `now` into a Date.
+ */
+export interface EvaluationContext<Now extends Date | string = Date | string> {
   applicant: {
     legalName?: string;
     familyName?: string;
@@ -135,7 +139,7 @@ export interface EvaluationContext {
     behavior?: Record<string, SignalValue>;
   };
   /** The instant `applicant.age` is computed at (a Date, or an ISO 8601 string). */
-  now: Date | string;
+  now: Now;
 }
 
 export interface FiredRule {

@@ -8,7 +8,7 @@ import { INVITE_TEMPLATE, inviteMessage, inviteMessageId } from '../emails/invit
 import { Mailer } from '../emails/mailer.js';
 import { captureLink, type CaptureLinks } from '../sessions/capture-link.js';
 import { SessionsRepository } from '../sessions/sessions.repository.js';
-import { JOB_RETRY, RPC_TIMEOUT_MS, SessionJobs, type SessionJob } from './session-jobs.js';
+import { JOB_RETRY, SessionJobs, type SessionJob } from './session-jobs.js';
 
 /** Invitations sent at once per process. */
 const SLOTS = 2;
@@ -52,7 +52,7 @@ export class InviteEmailJob extends JobHost {
     const s = await this.repo.findForJob(db, job.session_id);
     if (!s) return this.jobs.drop(job);
     if (s.status !== 'pending') return this.settle(job, 'skipped');
-    const applicant = await this.rpc.call(SUBJECTS.applicantsGet, { id: s.applicant_id }, { principal: job.principal, requestId: newId('request'), timeoutMs: RPC_TIMEOUT_MS });
+    const applicant = await this.rpc.call(SUBJECTS.applicantsGet, { id: s.applicant_id }, { principal: job.principal, requestId: newId('request') });
     if (!applicant.email) return this.settle(job, 'skipped');
     const { url } = captureLink(s, this.links);
     if (!url) return this.settle(job, 'skipped');

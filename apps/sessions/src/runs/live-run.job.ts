@@ -4,7 +4,7 @@ import { newId } from '@verity/keys';
 import { inStoredTrace, isPassingFailure, JobHost, type JobWorker, type RetryPolicy, RpcClient } from '@verity/platform';
 import { SessionsRepository } from '../sessions/sessions.repository.js';
 import { LiveRun } from './live-run.js';
-import { awaitsRun, givenUpReason, RPC_TIMEOUT_MS, SessionJobs, type SessionJob } from './session-jobs.js';
+import { awaitsRun, givenUpReason, SessionJobs, type SessionJob } from './session-jobs.js';
 import { restingOf } from './synthetic.js';
 
 /** Live runs at once per process. */
@@ -49,7 +49,7 @@ export class LiveRunJob extends JobHost {
       const reply = await this.rpc.call(
         SUBJECTS.screeningEvaluate,
         { template_id: s.workflow_template_id, version: s.template_version, context: found.context },
-        { principal: job.principal, requestId: newId('request'), timeoutMs: RPC_TIMEOUT_MS },
+        { principal: job.principal, requestId: newId('request') },
       );
       const emitted = await this.jobs.settle(job, async (q) => {
         const rested = await this.jobs.rest(q, s, restingOf(found.checks, reply), found.checks, found.idv, {

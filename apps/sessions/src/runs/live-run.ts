@@ -21,6 +21,7 @@ import type { SessionsConfig } from '../config.js';
 import { SessionsRepository, type SessionRow } from '../sessions/sessions.repository.js';
 import { challengeSteps } from '../capture/challenge.js';
 import { compareApplicant, judgeDocument, policyOf, type ApplicantComparison } from './policy.js';
+import { screeningContext } from './screening-context.js';
 import { hasIdentityCheck, type CheckResult } from './synthetic.js';
 
 /** The reason of a check that needs what the region has not configured (a data provider, signing). */
@@ -30,7 +31,6 @@ export const WATCHLIST_HIT = 'watchlist_hit';
 
 type Finding = EvaluationContextWire['findings'][number];
 
-const RPC_TIMEOUT_MS = 4000;
 /** Verifications a ring walk visits at most; a larger group is reported as truncated. */
 export const RING_WALK_LIMIT = 50;
 /**
@@ -73,7 +73,7 @@ export class LiveRun implements OnApplicationBootstrap {
 
   async findings(q: Queryable, s: SessionRow, principal: Principal): Promise<LiveFindings> {
     const types = s.checks.map((c) => c.type);
-    const opts = { principal, requestId: newId('request'), timeoutMs: RPC_TIMEOUT_MS };
+    const opts = { principal, requestId: newId('request') };
     // the pinned version: its document policy and threshold overrides are what this run applies
     const [template, applicant] = await Promise.all([
       this.rpc.call(SUBJECTS.templatesVersion, { id: s.workflow_template_id, version: s.template_version }, opts),
@@ -140,7 +140,7 @@ export class LiveRun implements OnApplicationBootstrap {
     read: CaptureVerifyReply | null,
     a: Applicant,
     template: Pick<TemplateVersion, 'watchlist_thresholds'>,
-    opts: { principal: Principal; requestId: string; timeoutMs: number },
+    opts: { principal: Principal; requestId: string },
   ): Promise<WatchlistScreenReply> {
     const h = read?.holder;
     const person = h
@@ -239,37 +239,17 @@ export function liveContext(
   comparison: ApplicantComparison | null = null,
 ): EvaluationContextWire {
   const holder = read?.holder ?? null;
-  const applicant: EvaluationContextWire['applicant'] = {
-    legalName: '',
-    familyName: holder?.family_name ?? a.family_name ?? '',
-    givenNames: holder?.given_names ?? a.given_names ?? [],
-  };
-  const dob = holder?.date_of_birth ?? a.date_of_birth;
-  if (dob) applicant.dateOfBirth = dob;
-  if (a.email) applicant.email = a.email;
-  if (a.address?.country) applicant.address = { country: a.address.country };
-  if (a.phone) applicant.phone = a.phone;
-  const context: EvaluationContextWire = {
-    applicant,
-    findings: [],
-    checks: Object.fromEntries(checks.map((c) => [c.type, c.outcome])),
-    now: new Date().toISOString(),
-  };
+  let document: EvaluationContextWire['document'];
   if (read?.document && holder) {
-    const d: NonNullable<EvaluationContextWire['document']> = {
+    document = {
       type: read.document.type,
       familyName: holder.family_name,
       givenNames: [...holder.given_names],
       dateOfBirth: holder.date_of_birth,
     };
-    if (read.document.issuing_country) d.issuingCountry = read.document.issuing_country;
-    if (holder.nationality) d.nationality = holder.nationality;
-    if (comparison) d.applicantMatch = comparison.match;
-    context.document = d;
+    if (read.document.issuing_country) document.issuingCountry = read.document.issuing_country;
+    if (holder.nationality) document.nationality = holder.nationality;
+    if (comparison) document.applicantMatch = comparison.match;
   }
-  if (intel) {
-    context.fraud = intel.fraud;
-    context.device = intel.device;
-  }
-  return context;
+  return screeningContext(a, checks, { holder, document, ...(intel ? { fraud: intel.fraud, device: intel.device } : {}) });
 }

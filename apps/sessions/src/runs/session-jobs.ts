@@ -16,9 +16,6 @@ export type SessionJob = Leased<JobRow>;
 export const JOB_LEASE_MS = 10_000;
 /** A job failing for a passing reason (a service not answering) is retried with these delays, then given up. */
 export const JOB_RETRY: RetryPolicy = { delaysMs: [200, 500, 1000, 2000, 5000, 10_000, 30_000, 60_000] };
-/** Calls of a job to another service wait this long. */
-export const RPC_TIMEOUT_MS = 4000;
-
 const JOB_COLUMNS = 'id, kind, session_id, principal, attempts, trace_context';
 
 /** What a session's run records beside its resting status. */

@@ -1,9 +1,10 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { SUBJECTS, type Applicant, type CheckType, type EvaluationContextWire } from '@verity/contracts';
+import { SUBJECTS } from '@verity/contracts';
 import { newId } from '@verity/keys';
 import { inStoredTrace, isPassingFailure, JobHost, type JobWorker, RpcClient } from '@verity/platform';
 import { SessionsRepository, type SessionRow } from '../sessions/sessions.repository.js';
-import { awaitsRun, givenUpReason, RPC_TIMEOUT_MS, SessionJobs, type SessionJob } from './session-jobs.js';
+import { screeningContext } from './screening-context.js';
+import { awaitsRun, givenUpReason, SessionJobs, type SessionJob } from './session-jobs.js';
 import { CREDIT_RECORDINGS, restingOf, syntheticChecks, syntheticFindings, syntheticIdv, syntheticWatchlist, type Resting } from './synthetic.js';
 
 /** Test runs at once per process. */
@@ -65,7 +66,7 @@ export class TestRunJob extends JobHost {
       resting = { status: 'errored', outcome: null, reason: givenUp };
       screening = null;
     } else {
-      const opts = { principal: job.principal, requestId: newId('request'), timeoutMs: RPC_TIMEOUT_MS };
+      const opts = { principal: job.principal, requestId: newId('request') };
       // The synthetic artifacts are stored before the resting status commits, so a client that sees the
       // status can fetch the images. The call is idempotent: a run retried after a failure stores nothing twice.
       const stored = idv
@@ -76,7 +77,7 @@ export class TestRunJob extends JobHost {
         .then((applicant) =>
           this.rpc.call(
             SUBJECTS.screeningEvaluate,
-            { template_id: s.workflow_template_id, version: s.template_version, context: evaluationContext(applicant, results, findings) },
+            { template_id: s.workflow_template_id, version: s.template_version, context: screeningContext(applicant, results, { findings, watchlist: syntheticWatchlist(results) }) },
             opts,
           ),
         );
@@ -97,30 +98,4 @@ export class TestRunJob extends JobHost {
       },
     };
   }
-}
-
-/**
- * What screening reads of a run. In test mode the names "from the document" are the applicant's own; the
- * name arrived as components, so the verbatim legal name is empty. No device or network signals are
- * collected in test mode, so `fraud.*` and `device.*` resolve to nothing.
- */
-export function evaluationContext(
-  a: Applicant,
-  checks: ReadonlyArray<{ type: CheckType; outcome: EvaluationContextWire['checks'][CheckType] }>,
-  findings: EvaluationContextWire['findings'],
-): EvaluationContextWire {
-  const applicant: EvaluationContextWire['applicant'] = { legalName: '', familyName: a.family_name ?? '', givenNames: a.given_names ?? [] };
-  if (a.email) applicant.email = a.email;
-  if (a.date_of_birth) applicant.dateOfBirth = a.date_of_birth;
-  if (a.address?.country) applicant.address = { country: a.address.country };
-  if (a.phone) applicant.phone = a.phone;
-  const context: EvaluationContextWire = {
-    applicant,
-    findings,
-    checks: Object.fromEntries(checks.map((c) => [c.type, c.outcome])),
-    now: new Date().toISOString(),
-  };
-  const watchlist = syntheticWatchlist(checks);
-  if (watchlist) context.watchlist = watchlist;
-  return context;
 }

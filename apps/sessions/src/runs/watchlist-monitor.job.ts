@@ -26,7 +26,6 @@ export const MONITOR_PAGE = 100;
 const CONCURRENCY = 4;
 /** How long a claimed page is left to its worker before another may take it (the worker died). */
 const LEASE_MS = 120_000;
-const RPC_TIMEOUT_MS = 5000;
 /** A page that failed is done again after 2 s, doubling to a minute, for as long as it takes. */
 export const MONITOR_RETRY: RetryPolicy = { delaysMs: [2000, 4000, 8000, 16_000, 32_000, 60_000], forever: true };
 const DAY_MS = 86_400_000;
@@ -179,7 +178,7 @@ export class WatchlistMonitorJob extends JobHost {
             .call(
               SUBJECTS.templatesVersion,
               { id: s.workflow_template_id, version: s.template_version },
-              { principal: monitorPrincipal(s.org_id, this.cfg.REGION), requestId: newId('request'), timeoutMs: RPC_TIMEOUT_MS },
+              { principal: monitorPrincipal(s.org_id, this.cfg.REGION), requestId: newId('request') },
             )
             // a version that is gone cannot hold the page up: the region's thresholds, as for a template that sets none
             .catch((e: unknown) => {
@@ -198,7 +197,7 @@ export class WatchlistMonitorJob extends JobHost {
           const reply = await this.rpc.call(
             SUBJECTS.screeningWatchlistScreen,
             { ...watchlistRequest(person, await templateOf(s)), list: job.list },
-            { principal: monitorPrincipal(s.org_id, this.cfg.REGION), requestId: newId('request'), timeoutMs: RPC_TIMEOUT_MS },
+            { principal: monitorPrincipal(s.org_id, this.cfg.REGION), requestId: newId('request') },
           );
           // the list was replaced (or dropped) since: the later version has a monitor of its own
           if (reply.list_version !== version) superseded = true;
@@ -282,7 +281,7 @@ export class WatchlistMonitorJob extends JobHost {
       const a = await this.rpc.call(
         SUBJECTS.applicantsGet,
         { id: s.applicant_id },
-        { principal: monitorPrincipal(s.org_id, this.cfg.REGION), requestId: newId('request'), timeoutMs: RPC_TIMEOUT_MS },
+        { principal: monitorPrincipal(s.org_id, this.cfg.REGION), requestId: newId('request') },
       );
       if (a.erased) return null;
       return { family_name: a.family_name ?? '', given_names: [...(a.given_names ?? [])], date_of_birth: a.date_of_birth ?? null, nationality: null };
