@@ -13,7 +13,8 @@
 // a project's unit files share one.
 // Files that work the CPU (lint, unit, integration, and the end-to-end files on the shared two-region stack) run
 // two at a time; end-to-end files with a stack of their own (crashes, outages, faults), which spend most of their
-// time waiting for a lease to end or a process to come back, run two at a time beside them. The servers, the
+// time waiting for a lease to end or a process to come back, run two at a time beside them, and once those are
+// done their two places take CPU files too. The servers, the
 // migrated template database and the shared stack start while the unit tests run. The replicas test (24
 // processes) runs alone at the end.
 import { execFileSync, spawn } from 'node:child_process';
@@ -235,17 +236,21 @@ function record(label, name, r, startedAt) {
   process.stdout.write(`${r.output}${r.output.endsWith('\n') ? '' : '\n'}-- ${label} ${name}: ${r.pass} passed, ${r.fail} failed, ${r.seconds.toFixed(1)} s, ${r.cpu.toFixed(0)} s CPU\n`);
 }
 
-/** Runs tasks `concurrency` at a time, in order; a task's `ready()` is awaited before it runs (its servers, its stack). */
-async function pool(concurrency, tasks) {
-  const queue = [...tasks];
-  const worker = async () => {
-    for (let task = queue.shift(); task; task = queue.shift()) {
+/**
+ * Runs tasks from queues, in order; a task's `ready()` is awaited before it runs (its servers, its stack). Each of
+ * `workers` takes from the queues it is given, the first first: a worker of the waiting files that has none left
+ * takes the next CPU file, so that as many files run at the end of the run as at its start.
+ */
+async function pool(workers) {
+  const worker = async (queues) => {
+    const next = () => queues.find((q) => q.length > 0)?.shift();
+    for (let task = next(); task; task = next()) {
       const env = await task.ready();
       const t = Date.now();
       record(task.label, task.name, await task.run(env), t);
     }
   };
-  await Promise.all(Array.from({ length: Math.min(concurrency, queue.length) }, worker));
+  await Promise.all(workers.map(worker));
 }
 
 const fileTask = (label, ready) => (f) => ({ label, name: path.relative(root, f), ready, run: (env) => runFile(f, env) });
@@ -437,11 +442,11 @@ try {
     ...files.e2e.map(fileTask('e2e', () => shared.then((s) => s.env))),
   ];
   const waitTasks = files['e2e-own'].map(fileTask('e2e-own', () => servers));
-  await Promise.all([pool(CONCURRENCY.cpu, cpuTasks), pool(CONCURRENCY.waits, waitTasks)]);
+  await pool([...Array(CONCURRENCY.cpu).fill([cpuTasks]), ...Array(CONCURRENCY.waits).fill([waitTasks, cpuTasks])]);
   if (shared) await (await shared).stack.stop();
 
   // three processes of every app of a region (24 of its own): alone, after everything else
-  if (files.replicas.length) await pool(1, files.replicas.map(fileTask('replicas', () => servers)));
+  if (files.replicas.length) await pool([[files.replicas.map(fileTask('replicas', () => servers))]]);
 } catch (e) {
   await finish(e.stack ?? e.message);
 }
