@@ -11,7 +11,7 @@ const TEST_FILES = ['**/*.spec.ts', '**/*.int-spec.ts', '**/*.e2e-spec.ts', '**/
 const LINT_FIXTURES = 'tools/deploy-check/lint-fixtures';
 
 /**
- * The house's dependency rules between projects (ARCHITECTURE.md). `type:testing` projects (libs/testing, e2e,
+ * The house's dependency rules between projects (ARCHITECTURE.md). `type:testing` projects (libs/testing/*, e2e,
  * tools/bench) exist only to test or measure the system: production sources never import them, test files may.
  */
 const boundaries = ({ tests }) => {
@@ -21,13 +21,14 @@ const boundaries = ({ tests }) => {
     {
       enforceBuildableLibDependency: false,
       depConstraints: [
-        // kind: apps may use every kind of lib; libs never use apps
-        { sourceTag: 'type:app', onlyDependOnLibsWithTags: ['type:contracts', 'type:core', 'type:platform', ...testing] },
-        { sourceTag: 'type:tool', onlyDependOnLibsWithTags: ['type:contracts', 'type:core', 'type:platform', 'type:tool', ...testing] },
-        { sourceTag: 'type:platform', onlyDependOnLibsWithTags: ['type:contracts', 'type:core', 'type:platform', ...testing] },
-        { sourceTag: 'type:contracts', onlyDependOnLibsWithTags: ['type:contracts', 'type:core', ...testing] },
-        { sourceTag: 'type:core', onlyDependOnLibsWithTags: ['type:core', ...testing] },
-        { sourceTag: 'type:testing', onlyDependOnLibsWithTags: ['type:contracts', 'type:core', 'type:platform', 'type:tool', 'type:testing'] },
+        // kind (libs/<kind>/, docs/architecture.md "Libraries by kind"): apps may use every kind of lib; libs never
+        // use apps; the domain uses nothing but the domain; the platform and the web build on the domain
+        { sourceTag: 'type:app', onlyDependOnLibsWithTags: ['type:domain', 'type:platform', 'type:web', ...testing] },
+        { sourceTag: 'type:tool', onlyDependOnLibsWithTags: ['type:domain', 'type:platform', 'type:web', 'type:tool', ...testing] },
+        { sourceTag: 'type:platform', onlyDependOnLibsWithTags: ['type:domain', 'type:platform', ...testing] },
+        { sourceTag: 'type:web', onlyDependOnLibsWithTags: ['type:domain', 'type:web', ...testing] },
+        { sourceTag: 'type:domain', onlyDependOnLibsWithTags: ['type:domain', ...testing] },
+        { sourceTag: 'type:testing', onlyDependOnLibsWithTags: ['type:domain', 'type:platform', 'type:web', 'type:tool', 'type:testing'] },
         // scope: a service's code uses shared libs and its own scope only
         { sourceTag: 'scope:shared', onlyDependOnLibsWithTags: ['scope:shared'] },
         { sourceTag: 'scope:gateway', onlyDependOnLibsWithTags: ['scope:shared', 'scope:gateway'] },
@@ -60,10 +61,10 @@ export default [
     },
   },
   {
-    // one way to validate a request body or an RPC's request: parseBody (libs/errors), which maps zod's issues to
+    // one way to validate a request body or an RPC's request: parseBody (libs/domain/errors), which maps zod's issues to
     // the error envelope (docs/architecture.md, "One of each")
     files: ['apps/**/*.ts', 'libs/**/*.ts'],
-    ignores: ['libs/errors/src/parse-body.ts', 'libs/platform/src/config.ts', ...TEST_FILES],
+    ignores: ['libs/domain/errors/src/parse-body.ts', 'libs/platform/service/src/config.ts', ...TEST_FILES],
     rules: {
       'no-restricted-syntax': [
         'error',

@@ -45,7 +45,7 @@ cat >"$dir/tsconfig.json" <<EOF
   "extends": "../../tsconfig.base.json",
   "compilerOptions": { "rootDir": ".", "outDir": "dist", "tsBuildInfoFile": "dist/tsconfig.tsbuildinfo" },
   "include": ["src", "test"],
-  "references": [{ "path": "../../libs/contracts" },{ "path": "../../libs/errors" },{ "path": "../../libs/platform" }]
+  "references": [{ "path": "../../libs/domain/contracts" },{ "path": "../../libs/domain/errors" },{ "path": "../../libs/platform/service" }]
 }
 EOF
 
@@ -63,7 +63,7 @@ export const ${const}_SERVICE: ServiceDefinition<typeof ${camel}Env> = {
   name: '$name',
   migrations: ${const}_MIGRATIONS,
   // Health subject: add \`${camel}Health: '$name.health.v1'\` to SUBJECTS and its RpcContracts entry in
-  // libs/contracts/src/subjects.ts (docs/architecture.md, "Adding a service"), then write SUBJECTS.${camel}Health here.
+  // libs/domain/contracts/src/subjects.ts (docs/architecture.md, "Adding a service"), then write SUBJECTS.${camel}Health here.
   healthSubject: '$name.health.v1' as Subject,
   env: ${camel}Env,
 };
@@ -146,9 +146,9 @@ fi
 cat <<EOF
 apps/$name created, and referenced from tsconfig.json. Next (docs/architecture.md, "Adding a service"):
   1. npm install                                  links @verity/$name into the workspace
-  2. libs/contracts/src/subjects.ts               ${camel}Health: '$name.health.v1' in SUBJECTS and RpcContracts;
+  2. libs/domain/contracts/src/subjects.ts               ${camel}Health: '$name.health.v1' in SUBJECTS and RpcContracts;
                                                   then SUBJECTS.${camel}Health in apps/$name/src/config.ts
-  3. libs/contracts/src/nats-permissions.ts       its NATS identity and grants, and its health subject in HEALTH
+  3. libs/domain/contracts/src/nats-permissions.ts       its NATS identity and grants, and its health subject in HEALTH
   4. eslint.config.mjs                            a depConstraint for scope:$name
   5. apps/gateway/src/health/health.controller.ts its health subject in REGION_SERVICES (readiness)
   6. tools/stack/src/stack.ts                     '$name' in SERVICES (npm start, the e2e stacks)

@@ -6,7 +6,7 @@
  * looking ahead, turning to each side in the challenge's order on the page's timeline, and back. The run then
  * passes document, face match and liveness.
  *
- * The faces of the video are one public-domain photograph turned in 3D from its face mesh (libs/specimens,
+ * The faces of the video are one public-domain photograph turned in 3D from its face mesh (libs/testing/specimens,
  * `posedFace`): frames of a person turning, but not a person (docs/reading.md says what that shows).
  *
  * Screenshots land in e2e-screenshots/capture-challenge/ (ignored by git).
@@ -92,7 +92,7 @@ function camera(video: Buffer): void {
 }
 
 /**
- * The challenge's video, on the page's timeline from the first picture (libs/capture-page `challengeSchedule`):
+ * The challenge's video, on the page's timeline from the first picture (libs/web/capture-page `challengeSchedule`):
  * the head follows each prompt 0.3 s late, as a person would, and stays until the next; 5 s of looking ahead at
  * the end. A turn to the person's left turns the nose to the camera's right: `posedFace`'s positive yaw.
  */

@@ -126,5 +126,5 @@ export const LAYOUT_PROBLEMS = `(() => {
   return problems;
 })()`;
 
-/** The serious and critical axe-core violations of the page shown (libs/testing, shared with the capture page's test). */
+/** The serious and critical axe-core violations of the page shown (libs/testing/support, shared with the capture page's test). */
 export { accessibilityProblems } from '@verity/testing';

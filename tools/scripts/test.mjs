@@ -7,7 +7,7 @@
 //   npm test                          everything
 //   npm test -- unit|int|e2e|replicas only that layer (build first, no lint)
 //   npm test -- e2e capture idem      only the layer's files whose path contains "capture" or "idem"
-//   npm test -- --project sessions    every layer of one project (apps/, libs/ or tools/<name>)
+//   npm test -- --project sessions    every layer of one project (apps/<name>, libs/<kind>/<name> or tools/<name>)
 //
 // How the layers share two cores (docs/architecture.md, "Tests"): each test file runs in a process of its own, but
 // a project's unit files share one.
@@ -146,12 +146,16 @@ function find(dir, suffix, out = []) {
   return out;
 }
 
+/** The project folders: apps/<name>, tools/<name>, libs/<kind>/<name> (docs/architecture.md, "Libraries by kind"), e2e. */
+const projectDirs = () => [
+  ...['apps', 'tools'].flatMap((top) => readdirSync(path.join(root, top)).map((p) => path.join(top, p))),
+  ...readdirSync(path.join(root, 'libs')).flatMap((kind) => readdirSync(path.join(root, 'libs', kind)).map((p) => path.join('libs', kind, p))),
+];
+
 function projects() {
   const out = [];
-  for (const top of ['libs', 'apps', 'tools']) {
-    for (const p of readdirSync(path.join(root, top))) {
-      if (!project || p === project) out.push(path.join(root, top, p));
-    }
+  for (const dir of projectDirs()) {
+    if (!project || path.basename(dir) === project) out.push(path.join(root, dir));
   }
   if (!project || project === 'e2e') out.push(path.join(root, 'e2e'));
   return out;
@@ -261,7 +265,8 @@ const fileTask = (label, ready) => (f) => ({ label, name: path.relative(root, f)
 const projectTasks = (label, fileList) => {
   const byProject = new Map();
   for (const f of fileList) {
-    const p = path.relative(root, f).split(path.sep).slice(0, 2).join('/');
+    const parts = path.relative(root, f).split(path.sep);
+    const p = parts.slice(0, parts[0] === 'libs' ? 3 : 2).join('/');
     byProject.set(p, [...(byProject.get(p) ?? []), f]);
   }
   return [...byProject].map(([p, fs]) => ({ label, name: `${p} (${fs.length} files)`, ready: none, run: (env) => runFile(fs, env) }));

@@ -10,7 +10,7 @@
  *
  * - same/solvay-NN: one person's face in each of the two photographs (faces found in overlapping tiles, people
  *   paired by where they sit, not by their faces);
- * - copy/<person>-<how>: the photographed specimen passport of Collins and of Hopper (libs/specimens) and a copy of
+ * - copy/<person>-<how>: the photographed specimen passport of Collins and of Hopper (libs/testing/specimens) and a copy of
  *   its portrait: the portrait cropped, mirrored, brightened and re-encoded; a photo of the printed page; blurred;
  *   small and heavily compressed; shown on a screen (moiré, glare); cut out and held up;
  * - genuine: the two portraits as their cameras took them, and mirrored and rescaled as a front camera would;

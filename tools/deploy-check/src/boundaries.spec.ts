@@ -43,11 +43,12 @@ interface Manifest {
 
 /** Every workspace's package.json (apps, libs, tools, e2e). */
 function workspaces(): { dir: string; manifest: Manifest }[] {
-  const dirs = ['apps', 'libs', 'tools'].flatMap((top) =>
+  const folders = (top: string) =>
     readdirSync(path.join(REPO_ROOT, top), { withFileTypes: true })
       .filter((e) => e.isDirectory())
-      .map((e) => path.join(top, e.name)),
-  );
+      .map((e) => path.join(top, e.name));
+  // libs/<kind>/<name>
+  const dirs = [...folders('apps'), ...folders('tools'), ...folders('libs').flatMap(folders)];
   return [...dirs, 'e2e'].flatMap((dir) => {
     try {
       return [{ dir, manifest: JSON.parse(readFileSync(path.join(REPO_ROOT, dir, 'package.json'), 'utf8')) as Manifest }];

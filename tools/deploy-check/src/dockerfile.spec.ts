@@ -43,7 +43,7 @@ describe('docker/Dockerfile', () => {
 
 describe('.dockerignore', () => {
   it('keeps dependencies, builds, git and screenshots out of the build context', () => {
-    for (const p of ['node_modules/pg/package.json', 'apps/gateway/node_modules/x/index.js', 'apps/gateway/dist/src/main.js', 'libs/platform/dist/src/index.js', '.git/HEAD', 'e2e-screenshots/capture/a.png', 'tools/stack/dist/tsconfig.tsbuildinfo']) {
+    for (const p of ['node_modules/pg/package.json', 'apps/gateway/node_modules/x/index.js', 'apps/gateway/dist/src/main.js', 'libs/platform/service/dist/src/index.js', '.git/HEAD', 'e2e-screenshots/capture/a.png', 'tools/stack/dist/tsconfig.tsbuildinfo']) {
       assert.equal(ignored(p), true, p);
     }
   });

@@ -33,7 +33,7 @@ export async function containerEnvSchemas(): Promise<Record<string, EnvShape>> {
     'webhook-delivery': { ...service, ...(await exported('apps/webhook-delivery/dist/src/config.js', 'webhookEnv')) },
     evidence: { ...service, ...(await exported('apps/evidence/dist/src/config.js', 'evidenceEnv')) },
     'id-scan': { ...service, ...(await exported('apps/id-scan/dist/src/config.js', 'idScanEnv')) },
-    // the migrate Job (libs/platform/src/migrate.ts)
+    // the migrate Job (libs/platform/service/src/migrate.ts)
     migrate: { ...(baseEnv as unknown as EnvShape), ...(postgresEnv as unknown as EnvShape) },
   };
 }

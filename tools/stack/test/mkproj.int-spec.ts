@@ -27,7 +27,7 @@ function run(cmd: string, args: string[], vars: Record<string, string> = {}) {
 before(() => {
   root = mkdtempSync(path.join(os.tmpdir(), 'verity-mkproj-'));
   for (const shared of ['tsconfig.base.json', 'libs', 'node_modules']) symlinkSync(path.join(REPO_ROOT, shared), path.join(root, shared));
-  writeFileSync(path.join(root, 'tsconfig.json'), JSON.stringify({ files: [], references: [{ path: 'libs/platform' }] }));
+  writeFileSync(path.join(root, 'tsconfig.json'), JSON.stringify({ files: [], references: [{ path: 'libs/platform/service' }] }));
 });
 
 after(() => rmSync(root, { recursive: true, force: true }));
@@ -47,7 +47,7 @@ describe('tools/mkproj.sh', () => {
       assert.ok(config.includes(part), part);
     }
     const refs = (JSON.parse(readFileSync(path.join(root, 'tsconfig.json'), 'utf8')) as { references: { path: string }[] }).references;
-    assert.deepEqual(refs.map((r) => r.path), ['libs/platform', 'apps/risk-scores']);
+    assert.deepEqual(refs.map((r) => r.path), ['libs/platform/service', 'apps/risk-scores']);
 
     const built = run(process.execPath, [TSC, '-b', app]);
     assert.equal(built.status, 0, built.out);

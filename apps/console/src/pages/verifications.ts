@@ -13,9 +13,9 @@ import { reasonWords } from './reasons.js';
 import { hitTally, screenedPerson, watchlistPanel, type HitForm } from './watchlist-hits.js';
 import { applicantCell, filterForm, listFilters, namesOf } from './names.js';
 
-/** A note's limit in characters, as the API's POST /v1/sessions/{id}/notes takes it (libs/api-schema NOTE_MAX). */
+/** A note's limit in characters, as the API's POST /v1/sessions/{id}/notes takes it (libs/domain/api-schema NOTE_MAX). */
 export const NOTE_MAX = 2000;
-/** A decision reason's limit in characters (libs/api-schema REASON_MAX). */
+/** A decision reason's limit in characters (libs/domain/api-schema REASON_MAX). */
 export const REASON_MAX = 500;
 const PAGE_SIZE = 20;
 
@@ -339,7 +339,7 @@ function markCell(m: Mark): Html {
 
 /**
  * The applicant as the integrator named them beside the holder the document names, field by field, each marked
- * the same or different by the comparison live runs make (libs/names: transliteration, diacritics, order, initials
+ * the same or different by the comparison live runs make (libs/domain/names: transliteration, diacritics, order, initials
  * tolerated). The applicant's data is the applicant's; the document's is the document's; neither stands for the other.
  */
 function personPanel(s: Session, holder: IdvHolder, a: Applicant | 'gone' | 'unavailable'): Html {

@@ -3,7 +3,8 @@ import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { ERROR_CATALOGUE, toEnvelope } from '@verity/errors';
-import { blocks, ERRORS_MD_PATH, explanations, inline, loadErrorsPage, renderErrorsPage } from './errors-page.js';
+import { blocks, ERRORS_MD_PATH, explanations, loadErrorsPage, renderErrorsPage } from './errors-page.js';
+import { inline } from './markdown.js';
 
 const md = readFileSync(ERRORS_MD_PATH, 'utf8');
 

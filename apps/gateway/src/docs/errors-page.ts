@@ -12,7 +12,8 @@ import { STATUS_CODES } from 'node:http';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { CatalogueEntry } from '@verity/errors';
-import { escapeHtml, html, join, pageHead, raw, type Html } from '@verity/html';
+import { html, join, pageHead, raw, type Html } from '@verity/html';
+import { inline } from './markdown.js';
 
 /** docs/errors.md of the repository (or of the image, where the Dockerfile copies it): dist/src/docs is five up. */
 export const ERRORS_MD_PATH = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../../../../docs/errors.md');
@@ -27,24 +28,6 @@ export interface ErrorsPage {
 
 /** Cached for a while by browsers and proxies; the page only changes with a release. */
 export const ERRORS_PAGE_CACHE_CONTROL = 'public, max-age=300';
-
-/**
- * Inline Markdown of docs/errors.md: code spans, bold, links. A link to another page of docs/ keeps its text only
- * (that page is not served); a link within the page and an absolute http(s) link stay links.
- */
-export function inline(md: string): Html {
-  const parts = md.split(/(`[^`]*`)/).map((part, i) => {
-    if (i % 2 === 1) return html`<code>${part.slice(1, -1)}</code>`;
-    // the text is escaped first; only the Markdown's own marks become markup
-    let s = escapeHtml(part.replace(/\\\|/g, '|'));
-    s = s.replace(/\*\*([^*]+)\*\*/g, '<strong>$1</strong>');
-    s = s.replace(/\[([^\]]+)\]\(([^)\s]+)\)/g, (_m, text: string, href: string) =>
-      /^https?:\/\//.test(href) ? `<a href="${href}" rel="noopener noreferrer">${text}</a>` : href.startsWith('#') ? `<a href="${href}">${text}</a>` : text,
-    );
-    return raw(s);
-  });
-  return html`${parts}`;
-}
 
 /** A heading's anchor as GitHub makes it, so that the file's own `#…` links work on the page too. */
 function slug(title: string): string {

@@ -6,7 +6,7 @@ import { CallerOf, type Caller } from '../http/caller.js';
 /** GET /v1/me: the API key object, exactly the fields of docs/authentication.md. Answered from the principal. */
 @Controller()
 export class MeController {
-  // typed by the schema the OpenAPI document publishes (libs/api-schema), so the two cannot drift
+  // typed by the schema the OpenAPI document publishes (libs/domain/api-schema), so the two cannot drift
   @Route('GET /v1/me', {
     access: { scope: null, rateClass: 'reads', publishable: true, billingExempt: true },
     tag: 'Account',

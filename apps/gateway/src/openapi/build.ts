@@ -1,9 +1,10 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { buildOpenApiDocument, renderReference, type OpenApiDocument } from '@verity/api-schema';
+import { buildOpenApiDocument, type OpenApiDocument } from '@verity/api-schema';
 import { routeTable } from '../access/routes.js';
 import { GATEWAY_CONTROLLERS } from '../app.module.js';
+import { renderReference } from './reference.js';
 
 const ROOT_PACKAGE = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../../../../package.json');
 

@@ -5,7 +5,7 @@ import { fileURLToPath } from 'node:url';
 
 /**
  * The OpenAPI document of this gateway and its HTML reference: generated from the routes' declarations and the schemas of
- * libs/api-schema by `npm run build` (build.ts, generate.ts), kept in apps/gateway/openapi/ (committed, shipped
+ * libs/domain/api-schema by `npm run build` (build.ts, generate.ts), kept in apps/gateway/openapi/ (committed, shipped
  * with the app), read once at start: the gateway itself never loads the generator. A unit test fails when the
  * files differ from what the code generates.
  */

@@ -1,5 +1,5 @@
 /**
- * Writes apps/gateway/openapi/openapi.json and reference.html from the routes' declarations (`@Route`) and libs/api-schema.
+ * Writes apps/gateway/openapi/openapi.json and reference.html from the routes' declarations (`@Route`) and libs/domain/api-schema.
  * Run by `npm run build` after the compile, or alone: `npm run openapi` (docs/openapi.md).
  */
 import { writeFileSync } from 'node:fs';

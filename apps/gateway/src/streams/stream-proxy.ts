@@ -10,7 +10,7 @@ import type { Caller } from '../http/caller.js';
 /**
  * Streams bytes between clients and the services that handle them (ID-scan uploads, evidence images) over the
  * region's internal HTTP, never buffering a whole body in the gateway. Every request is signed over its method,
- * path, time and body by the platform's `InternalHttpClient` (libs/platform/src/internal-http-client.ts), which
+ * path, time and body by the platform's `InternalHttpClient` (libs/platform/service/src/internal-http-client.ts), which
  * also makes the GETs: an upload's body signature follows its bytes as an HTTP trailer, which is why uploads go
  * through Node's HTTP client (undici sends no request trailers).
  */

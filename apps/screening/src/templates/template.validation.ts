@@ -8,7 +8,7 @@ import type { CheckType, DocumentPolicyFields, SigningDocument, WatchlistThresho
 import { checkBody, DomainError, type Issue } from '@verity/errors';
 import { UNRESOLVABLE_FIELD_MESSAGE, validateScreeningRules, type ScreeningRule } from '@verity/screening-engine';
 
-// The body schemas, defaults and limits live in the API's schema library (libs/api-schema), which the OpenAPI
+// The body schemas, defaults and limits live in the API's schema library (libs/domain/api-schema), which the OpenAPI
 // document is generated from; the rules that span fields or need the screening engine stay here.
 
 /** Everything a version of a workflow template holds (docs/screening.md), after defaults. */

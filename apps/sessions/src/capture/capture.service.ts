@@ -231,7 +231,7 @@ function storedOf(s: CaptureImageStoredRequest['stored'] | undefined): { artifac
 
 /**
  * The body of a submit: `acquisition` (default `camera`) and `signals` (what the page measured; unknown keys are
- * ignored, a known key of the wrong shape is refused: libs/device-intel).
+ * ignored, a known key of the wrong shape is refused: libs/domain/device-intel).
  */
 function submitBody(body: unknown): { acquisition: Acquisition; signals: Record<string, unknown> | null } {
   const b = body === undefined || body === null ? {} : body;

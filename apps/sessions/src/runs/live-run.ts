@@ -149,7 +149,7 @@ export class LiveRun implements OnApplicationBootstrap {
     return this.rpc.call(SUBJECTS.screeningWatchlistScreen, watchlistRequest(person, template), opts);
   }
 
-  /** Device intelligence of the run (libs/device-intel): what the capture saw, and the organization's history. */
+  /** Device intelligence of the run (libs/domain/device-intel): what the capture saw, and the organization's history. */
   private async device(q: Queryable, s: SessionRow, read: CaptureVerifyReply | null, a: Applicant): Promise<DeviceIntel> {
     const c = s.capture_context;
     const deviceId = c.device_id ?? null;

@@ -1,6 +1,6 @@
 /**
  * The hand-written validators of the session bodies against the schemas the OpenAPI document publishes
- * (libs/api-schema): what a validator accepts, the document accepts; what the document refuses, the validator
+ * (libs/domain/api-schema): what a validator accepts, the document accepts; what the document refuses, the validator
  * refuses. Where only the validator refuses, it is for a rule the document states in words (blank text, the
  * whole-object metadata rules, calendar and ISO 4217 checks).
  */

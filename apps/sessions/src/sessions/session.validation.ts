@@ -7,7 +7,7 @@ import { isStorableText } from '@verity/platform';
 
 /*
  * Checked by hand, for the exact order, messages and paths docs/sessions.md states; the shapes (field names, values,
- * limits) come from the schemas of libs/api-schema, which the OpenAPI document describes.
+ * limits) come from the schemas of libs/domain/api-schema, which the OpenAPI document describes.
  */
 export const EXPECTED_OUTCOMES: readonly ExpectedOutcome[] = OUTCOMES;
 

@@ -1,7 +1,7 @@
 import type { MigrationInterface, QueryRunner } from 'typeorm';
 
 /**
- * A job is claimed with a lease (libs/platform `LeasedJobTable`): the holder's token and when it was taken. While it
+ * A job is claimed with a lease (libs/platform/service `LeasedJobTable`): the holder's token and when it was taken. While it
  * is held, `run_after` is when the lease runs out.
  */
 export class JobLease1765100000000 implements MigrationInterface {
