@@ -102,7 +102,7 @@ describe('personal-data canary audit', () => {
     const down = await call(test, 'POST', '/v1/applicants', applicant);
     assert.equal(down.status, 503, down.text);
     stack.startService('us', 'applicants');
-    await stack.waitReady('us', 30_000);
+    await stack.waitReady('us', 60_000);
 
     // everything has happened: the test run rested, the invitation was refused by the mail server
     await waitFor(async () => {

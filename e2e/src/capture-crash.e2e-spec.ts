@@ -121,7 +121,7 @@ describe('live runs crash safety', () => {
     const killedAt = Date.now();
     stack.startService('us', service);
     lastStart = Date.now();
-    await stack.waitReady('us', 30_000);
+    await stack.waitReady('us', 60_000);
     t.diagnostic(`${service} SIGKILLed ${((killedAt - started) / 1000).toFixed(1)} s after submit with ${n} run(s) reading; ready again after ${((Date.now() - killedAt) / 1000).toFixed(1)} s`);
     return true;
   }
@@ -274,7 +274,7 @@ describe('live runs crash safety', () => {
       assert.equal(link.status, 409, link.text);
     } finally {
       stack.startService('us', 'evidence');
-      await stack.waitReady('us', 30_000);
+      await stack.waitReady('us', 60_000);
     }
   });
 });

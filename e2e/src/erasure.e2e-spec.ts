@@ -372,7 +372,7 @@ describe('erasure', () => {
         await own.stack.stopService('us', service, 'SIGKILL');
       }
       own.stack.startService('us', service);
-      await own.stack.waitReady('us', 30_000);
+      await own.stack.waitReady('us', 60_000);
       const done = await completed(test, request.id);
       await verifyCertificate(done);
       assert.deepEqual(await search(needles), [], `after ${service} was killed, no table holds the person`);

@@ -73,7 +73,7 @@ describe('sessions crash safety', () => {
       await stack.stopService('us', 'sessions', 'SIGKILL');
       await sleep(200);
       stack.startService('us', 'sessions');
-      await stack.waitReady('us', 30_000);
+      await stack.waitReady('us', 60_000);
     }
     await sleep(1000);
     creating = false;

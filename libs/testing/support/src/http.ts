@@ -33,11 +33,13 @@ export async function api<T = Record<string, unknown>>(
 
 export async function waitFor<T>(fn: () => Promise<T | undefined | false>, timeoutMs: number, intervalMs = 50): Promise<T> {
   const deadline = Date.now() + timeoutMs;
-  for (;;) {
+  // the pause grows by half each time, up to half a second: a quick condition is seen at once, and a long wait
+  // (a lease running out, a retry's delay) does not ask the services hundreds of times meanwhile
+  for (let pause = intervalMs; ; pause = Math.min(Math.max(intervalMs, 500), pause * 1.5)) {
     const v = await fn();
     if (v) return v;
     if (Date.now() > deadline) throw new Error(`condition not met within ${timeoutMs} ms`);
-    await new Promise((r) => setTimeout(r, intervalMs));
+    await new Promise((r) => setTimeout(r, pause));
   }
 }
 
