@@ -10,6 +10,7 @@ import {
 } from '@verity/metadata';
 import { z } from 'zod';
 import { id, mode, timestamp } from './common.js';
+import { isStorableText, UNSTORABLE_TEXT_MESSAGE } from './text.js';
 
 export const EXPECTED_OUTCOMES = ['pass', 'review', 'fail', 'doc_quality'] as const;
 
@@ -78,8 +79,17 @@ export const sessionCreateBody = z.strictObject({
     .meta({ description: 'Test mode only: the synthetic result of every check, default `pass`. Dropped silently in live mode, whatever it holds.' }),
 });
 
-/** The text of a note or reason: not blank, storable text, at most `max` characters. */
-const actionText = (max: number) => z.string().min(1).max(max).meta({ description: `1 to ${max} characters, not blank, without NUL characters or unpaired surrogates.` });
+/**
+ * The text of a note or reason: not blank, storable text, at most `max` characters (code points, as JSON Schema's
+ * `maxLength` counts them; zod's own `max` would count UTF-16 units and refuse 2000 emoji).
+ */
+export const actionText = (max: number) =>
+  z
+    .string()
+    .refine((s) => s.trim() !== '', 'must not be empty or blank')
+    .refine((s) => [...s].length <= max, `must be at most ${max} characters`)
+    .refine(isStorableText, UNSTORABLE_TEXT_MESSAGE)
+    .meta({ minLength: 1, maxLength: max, description: `1 to ${max} characters, not blank, without NUL characters or unpaired surrogates.` });
 
 /** `POST /v1/sessions/{id}/notes` */
 export const sessionNoteBody = z.strictObject({ note: actionText(NOTE_MAX) });
