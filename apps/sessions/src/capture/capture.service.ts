@@ -1,6 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
 import {
-  ACQUISITIONS,
   capturePrincipal,
   CAPTURE_IMAGES,
   CAPTURE_STEPS,
@@ -20,7 +19,8 @@ import {
   type CheckType,
 } from '@verity/contracts';
 import { parseSignals, SIGNAL_KEYS } from '@verity/device-intel';
-import { DomainError, type Issue } from '@verity/errors';
+import { DomainError, parseBody, type Issue } from '@verity/errors';
+import { captureSubmitBody } from '@verity/api-schema';
 import type { Region } from '@verity/keys';
 import { assertBeforeDeadline, CONFIG, type Queryable, type RpcContext } from '@verity/platform';
 import type { SessionsConfig } from '../config.js';
@@ -229,21 +229,18 @@ function storedOf(s: CaptureImageStoredRequest['stored'] | undefined): { artifac
   throw new DomainError('internal_error', { message: 'an image-stored notice names an image with its size, or a frame by its index' });
 }
 
+/** What the schema checks of a submit's body: an object, and `acquisition` (unknown members are ignored). */
+const submitAcquisition = captureSubmitBody.pick({ acquisition: true });
+
 /**
  * The body of a submit: `acquisition` (default `camera`) and `signals` (what the page measured; unknown keys are
  * ignored, a known key of the wrong shape is refused: libs/domain/device-intel).
  */
 function submitBody(body: unknown): { acquisition: Acquisition; signals: Record<string, unknown> | null } {
-  const b = body === undefined || body === null ? {} : body;
-  if (typeof b !== 'object' || Array.isArray(b)) throw DomainError.validation([{ code: 'invalid_type', message: 'the body must be a JSON object', path: [] }]);
-  const { acquisition, signals } = b as { acquisition?: unknown; signals?: unknown };
-  const issues: Issue[] = [];
-  if (acquisition !== undefined && !(ACQUISITIONS as readonly unknown[]).includes(acquisition)) {
-    issues.push({ code: 'invalid_enum_value', message: 'acquisition must be camera or upload', path: ['acquisition'] });
-  }
-  if (issues.length) throw DomainError.validation(issues);
+  const { acquisition } = parseBody(submitAcquisition, body ?? {});
+  const signals = (body as { signals?: unknown } | null | undefined)?.signals;
   parseSignals(signals);
   // kept as sent, known keys only: the live run reads them again
   const known = signals && typeof signals === 'object' ? Object.fromEntries(Object.entries(signals).filter(([k]) => (SIGNAL_KEYS as readonly string[]).includes(k))) : null;
-  return { acquisition: (acquisition as Acquisition | undefined) ?? 'camera', signals: known };
+  return { acquisition: acquisition ?? 'camera', signals: known };
 }
