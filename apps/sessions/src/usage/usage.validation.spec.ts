@@ -26,7 +26,7 @@ describe('sessions.admin.usage.v1 request', () => {
   it('names the field at fault', () => {
     assert.equal(param({ org_id: 'org_nope', from: '2026-01-01', to: '2026-01-02' }), 'org_id');
     assert.equal(param({ from: '2026-01-01', to: '2026-01-02' }), 'org_id');
-    assert.equal(param(null), 'org_id');
+    assert.equal(param(null), undefined, 'not an object: the whole body is at fault');
     for (const bad of ['2026-02-30', '2026-1-01', '20260101', '2026-01-01T00:00:00Z', '', 20260101, null]) {
       assert.equal(param({ org_id: org, from: bad, to: '2026-01-02' }), 'from', String(bad));
       assert.equal(param({ org_id: org, from: '2026-01-01', to: bad }), 'to', String(bad));

@@ -1,6 +1,7 @@
 import type { UsageRequest } from '@verity/contracts';
-import { DomainError, type Issue } from '@verity/errors';
+import { parseBody } from '@verity/errors';
 import { isId } from '@verity/keys';
+import { z } from 'zod';
 
 /** The most days one usage request spans, both ends included (a leap year). */
 export const USAGE_MAX_DAYS = 366;
@@ -14,24 +15,28 @@ function dayOf(v: unknown): number | null {
   return Number.isNaN(t) || new Date(t).toISOString().slice(0, 10) !== v ? null : t;
 }
 
+const day = z.string().refine((v) => dayOf(v) !== null, 'must be a date as YYYY-MM-DD');
+
+/** `from` ≤ `to`, spanning at most `USAGE_MAX_DAYS` days (both included); checked once both are days. */
+const usageRequest = z
+  .object({
+    org_id: z.string().refine((v) => isId('org', v), 'must be an organization id'),
+    from: day,
+    to: day,
+  })
+  .superRefine((r, ctx) => {
+    const from = dayOf(r.from);
+    const to = dayOf(r.to);
+    if (from === null || to === null) return;
+    if (to < from) ctx.addIssue({ code: 'custom', message: 'must not be before from', path: ['to'] });
+    else if ((to - from) / DAY_MS + 1 > USAGE_MAX_DAYS) ctx.addIssue({ code: 'custom', message: `from and to may span at most ${USAGE_MAX_DAYS} days, both included`, path: ['to'] });
+  });
+
 /**
  * The request of `sessions.admin.usage.v1`: an organization id, and `from` ≤ `to` as `YYYY-MM-DD` (UTC days, both
  * included) spanning at most `USAGE_MAX_DAYS` days. 422 `validation_error` naming the first field at fault.
  */
 export function validateUsageRequest(req: unknown): UsageRequest {
-  const r = (typeof req === 'object' && req !== null && !Array.isArray(req) ? req : {}) as Record<string, unknown>;
-  const issues: Issue[] = [];
-  if (!isId('org', r.org_id)) issues.push({ code: 'invalid_value', message: 'org_id must be an organization id', path: ['org_id'] });
-  const from = dayOf(r.from);
-  const to = dayOf(r.to);
-  if (from === null) issues.push({ code: 'invalid_value', message: 'from must be a date as YYYY-MM-DD', path: ['from'] });
-  if (to === null) issues.push({ code: 'invalid_value', message: 'to must be a date as YYYY-MM-DD', path: ['to'] });
-  if (from !== null && to !== null) {
-    if (to < from) issues.push({ code: 'invalid_value', message: 'to must not be before from', path: ['to'] });
-    else if ((to - from) / DAY_MS + 1 > USAGE_MAX_DAYS) {
-      issues.push({ code: 'invalid_value', message: `from and to may span at most ${USAGE_MAX_DAYS} days, both included`, path: ['to'] });
-    }
-  }
-  if (issues.length > 0) throw DomainError.validation(issues);
-  return { org_id: r.org_id as string, from: r.from as string, to: r.to as string };
+  const { org_id, from, to } = parseBody(usageRequest, req);
+  return { org_id, from, to };
 }
