@@ -1,7 +1,6 @@
 import type { Readable } from 'node:stream';
 import { Inject, Injectable } from '@nestjs/common';
 import {
-  CAPTURE_DOCUMENT_TYPES,
   CAPTURE_IMAGES,
   CHALLENGE_FRAME_ARTIFACTS,
   CHALLENGE_FRAME_LIMITS,
@@ -19,7 +18,8 @@ import {
   type CheckVerdict,
   type Principal,
 } from '@verity/contracts';
-import { DomainError } from '@verity/errors';
+import { captureCheckBody } from '@verity/api-schema';
+import { DomainError, parseBody } from '@verity/errors';
 import { ImageDecoder, readImageBody } from '@verity/images';
 import { isId } from '@verity/keys';
 import { Admission, CONFIG, type InternalCaller } from '@verity/platform';
@@ -37,15 +37,8 @@ const ACQUISITIONS = ['camera', 'upload'] as const;
 
 
 /** The body of an image check: `{ "document_type"? }` (an object, or nothing). */
-function checkBody(body: unknown): CaptureDocumentType | null {
-  if (body === undefined || body === null) return null;
-  if (typeof body !== 'object' || Array.isArray(body)) throw DomainError.validation([{ code: 'invalid_type', message: 'the body must be a JSON object', path: [] }]);
-  const t = (body as { document_type?: unknown }).document_type;
-  if (t === undefined) return null;
-  if (!(CAPTURE_DOCUMENT_TYPES as readonly unknown[]).includes(t)) {
-    throw DomainError.validation([{ code: 'invalid_enum_value', message: `document_type must be one of ${CAPTURE_DOCUMENT_TYPES.join(', ')}`, path: ['document_type'] }]);
-  }
-  return t as CaptureDocumentType;
+function imageCheckBody(body: unknown): CaptureDocumentType | null {
+  return parseBody(captureCheckBody, body ?? {}).document_type ?? null;
 }
 
 function isCaptureImage(a: string): a is CaptureImage {
@@ -157,7 +150,7 @@ export class CaptureService {
   async check(p: Principal, req: CaptureCheckRequest, deadline: number): Promise<CaptureImageCheck> {
     const artifact = req?.artifact;
     if (typeof artifact !== 'string' || !isCaptureImage(artifact) || !isId('session', req.session_id)) throw DomainError.notFound();
-    const documentType = checkBody(req.body);
+    const documentType = imageCheckBody(req.body);
     const row = (await this.uploads.list(p, req.session_id)).find((u) => u.artifact === artifact);
     const blob = row && (await this.store.open(row.storage_key));
     if (!blob) throw new DomainError('resource_not_found', { message: `No ${artifact} image is uploaded for this capture.`, param: 'artifact' });

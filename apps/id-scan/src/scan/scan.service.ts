@@ -1,7 +1,9 @@
 import type { Readable } from 'node:stream';
 import { Inject, Injectable } from '@nestjs/common';
 import type { ActivityEntry, ActivityListRequest, ExpectedOutcome, IdScanResult, PurgeTestDataReply, PurgeTestDataRequest } from '@verity/contracts';
-import { DomainError, type Issue } from '@verity/errors';
+import { idScanUpload } from '@verity/api-schema';
+import { DomainError, parseBody, type Issue } from '@verity/errors';
+import { z } from 'zod';
 import { isId } from '@verity/keys';
 import { assertBeforeDeadline, CONFIG, Semaphore, type InternalCaller, type RpcContext } from '@verity/platform';
 import { AuditRepository } from '../audit/audit.repository.js';
@@ -10,7 +12,8 @@ import { EXTRACTORS, type Extractors } from './extractor.js';
 import { ImageDecoder, MAX_IMAGE_BYTES } from '@verity/images';
 import { readUpload, type UploadLimits, type UploadPolicy } from './multipart.js';
 
-const EXPECTED_OUTCOMES: readonly ExpectedOutcome[] = ['pass', 'review', 'fail', 'doc_quality'];
+/** The one field of the upload besides the images (test mode): the synthetic result, `pass` when left out. */
+const expectedOutcomeField = z.object({ expected_outcome: idScanUpload.shape.expected_outcome.unwrap().default('pass') });
 
 const TEST_POLICY: UploadPolicy = { files: ['front', 'back'], fields: ['expected_outcome'] };
 const LIVE_POLICY: UploadPolicy = {
@@ -75,9 +78,7 @@ export class ScanService {
   }
 
   private expectedOutcome(v: string | undefined): ExpectedOutcome {
-    if (v === undefined) return 'pass';
-    if ((EXPECTED_OUTCOMES as readonly string[]).includes(v)) return v as ExpectedOutcome;
-    throw DomainError.validation([{ code: 'invalid_enum_value', message: 'expected_outcome must be one of pass, review, fail, doc_quality', path: ['expected_outcome'] }]);
+    return parseBody(expectedOutcomeField, { expected_outcome: v }).expected_outcome;
   }
 
   /** `id-scan.admin.audit.list.v1`: newest first. */
