@@ -1,8 +1,9 @@
 import { Injectable } from '@nestjs/common';
 import { CONSOLE_NAME_SEARCH_MAX, CONSOLE_NAMES_MAX_IDS, type Applicant, type ApplicantName, type ApplicantNamesReply, type ListQuery, type Owner, type Page } from '@verity/contracts';
-import { DomainError } from '@verity/errors';
+import { DomainError, parseBody } from '@verity/errors';
 import { isId, newId } from '@verity/keys';
 import { assertBeforeDeadline, parseListQuery, toPage, type RpcContext } from '@verity/platform';
+import { z } from 'zod';
 import { validateApplicantInput } from './applicant.validation.js';
 import { ApplicantsRepository, type ApplicantRow, type NameRow } from './applicants.repository.js';
 
@@ -54,21 +55,30 @@ export class ApplicantsService {
    * match a search, for the owner of the principal only (docs/decisions.md, "Names in the console's lists").
    */
   async names(owner: Owner, req: unknown): Promise<ApplicantNamesReply> {
-    const r = (req ?? {}) as { ids?: unknown; search?: unknown };
+    const r = parseBody(namesRequest, req ?? {});
     if (r.search !== undefined) {
-      const terms = typeof r.search === 'string' ? searchTerms(r.search) : null;
-      if (!terms) throw DomainError.validation([{ code: 'invalid_value', message: 'search is 1 to 100 characters of a name', path: ['search'] }]);
-      const rows = await this.repo.searchNames(owner, terms, CONSOLE_NAME_SEARCH_MAX);
+      const rows = await this.repo.searchNames(owner, r.search, CONSOLE_NAME_SEARCH_MAX);
       return { data: rows.slice(0, CONSOLE_NAME_SEARCH_MAX).map(toName), truncated: rows.length > CONSOLE_NAME_SEARCH_MAX };
     }
-    if (!Array.isArray(r.ids) || r.ids.length > CONSOLE_NAMES_MAX_IDS || !r.ids.every((id) => typeof id === 'string')) {
-      throw DomainError.validation([{ code: 'invalid_value', message: `ids is a list of at most ${CONSOLE_NAMES_MAX_IDS} applicant ids`, path: ['ids'] }]);
-    }
-    const ids = [...new Set(r.ids.filter((id) => isId('applicant', id)))];
+    const ids = [...new Set((r.ids ?? []).filter((id) => isId('applicant', id)))];
     const rows = ids.length > 0 ? await this.repo.names(owner, ids) : [];
     return { data: rows.map(toName), truncated: false };
   }
 }
+
+/**
+ * The request of `applicants.console.names.v1`: a search (1 to 100 characters of a name, as its words), or the ids of
+ * a list's applicants (at most `CONSOLE_NAMES_MAX_IDS`; what is not an applicant id names nobody).
+ */
+const namesRequest = z
+  .object({
+    search: z
+      .string()
+      .transform((v, ctx) => searchTerms(v) ?? (ctx.addIssue({ code: 'custom', message: 'must be 1 to 100 characters of a name' }), z.NEVER))
+      .optional(),
+    ids: z.array(z.string()).max(CONSOLE_NAMES_MAX_IDS).optional(),
+  })
+  .refine((r) => r.search !== undefined || r.ids !== undefined, { message: `a search, or a list of at most ${CONSOLE_NAMES_MAX_IDS} applicant ids`, path: ['ids'] });
 
 function toName(r: NameRow): ApplicantName {
   const erased = r.erased_at !== null;
