@@ -141,7 +141,7 @@ describe('erasure', () => {
     return ok(await call<{ data: DataSubjectRequest }>(key, 'POST', '/v1/data_subject_requests', { type, applicant_id: applicantId }), 202).data;
   }
 
-  async function completed(key: string, id: string, ms = 60_000): Promise<DataSubjectRequest> {
+  async function completed(key: string, id: string, ms = 120_000): Promise<DataSubjectRequest> {
     return waitFor(async () => {
       const r = await call<{ data: DataSubjectRequest }>(key, 'GET', `/v1/data_subject_requests/${id}`);
       return r.status === 200 && r.body.data.status === 'completed' ? r.body.data : undefined;
