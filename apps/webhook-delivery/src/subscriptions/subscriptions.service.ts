@@ -5,14 +5,14 @@ import {
   SUBJECTS,
   type Owner,
   type Page,
-  type SessionEventType,
   type WebhookSecretRotation,
   type WebhookSubscription,
   type WebhookSubscriptionCreateRequest,
   type WebhookSubscriptionListRequest,
   type WebhookSubscriptionWithSecret,
 } from '@verity/contracts';
-import { DomainError, type Issue } from '@verity/errors';
+import { checkBody, DomainError } from '@verity/errors';
+import { z } from 'zod';
 import { isId, newId, type Mode } from '@verity/keys';
 import { CONFIG, parseListQuery, RpcClient, toPage, type RpcContext } from '@verity/platform';
 import { DestinationError, DestinationGuard, parseReceiverUrl } from '@verity/ssrf';
@@ -31,30 +31,24 @@ function toSubscription({ seq: _, previous_secret_expires_at: _expires, ...row }
 
 const isMode = (v: unknown): v is Mode => v === 'test' || v === 'live';
 
-/** Shape checks of a create request; the address check needs DNS and comes after. */
-function validateSubscriptionInput(req: Partial<WebhookSubscriptionCreateRequest>): {
-  issues: Issue[];
-  url?: ReturnType<typeof parseReceiverUrl>;
-  eventTypes: SessionEventType[];
-} {
-  const issues: Issue[] = [];
-  if (!isMode(req.mode)) issues.push({ code: 'invalid_value', message: 'mode must be test or live', path: ['mode'] });
-  const url = parseReceiverUrl(req.url);
-  if (!url.ok) issues.push({ code: url.problem, message: url.message, path: ['url'] });
-  const eventTypes: SessionEventType[] = [];
-  if (!Array.isArray(req.event_types) || req.event_types.length === 0) {
-    issues.push({ code: 'invalid_value', message: `event_types must list at least one of ${SESSION_EVENT_TYPES.join(', ')}`, path: ['event_types'] });
-  } else {
-    req.event_types.forEach((t, i) => {
-      if (!(SESSION_EVENT_TYPES as readonly unknown[]).includes(t)) {
-        issues.push({ code: 'invalid_value', message: `unknown event type; use ${SESSION_EVENT_TYPES.join(', ')}`, path: ['event_types', i] });
-      }
-    });
-    // stored once each, in the order of the Events table
-    eventTypes.push(...SESSION_EVENT_TYPES.filter((t) => req.event_types!.includes(t)));
-  }
-  return { issues, url, eventTypes };
-}
+/**
+ * The shape of a create request (the address check needs DNS and comes after): a mode, an https receiver URL (its
+ * problem as the issue's code: `https_required`, `credentials_not_allowed`, …), and the event types, stored once each
+ * in the order of the Events table.
+ */
+const subscriptionCreate = z.object({
+  mode: z.enum(['test', 'live']),
+  url: z.unknown().transform((raw, ctx) => {
+    const url = parseReceiverUrl(raw);
+    if (url.ok) return url;
+    ctx.addIssue({ code: 'custom', message: url.message, params: { code: url.problem } });
+    return z.NEVER;
+  }),
+  event_types: z
+    .array(z.enum(SESSION_EVENT_TYPES, { message: `unknown event type; use ${SESSION_EVENT_TYPES.join(', ')}` }))
+    .min(1, `must list at least one of ${SESSION_EVENT_TYPES.join(', ')}`)
+    .transform((ts) => SESSION_EVENT_TYPES.filter((t) => ts.includes(t))),
+});
 
 /**
  * Webhook subscriptions, managed by operators (docs/webhooks.md): https only, the SSRF guard at registration,
@@ -71,12 +65,11 @@ export class SubscriptionsService {
   ) {}
 
   async create(req: WebhookSubscriptionCreateRequest, ctx: RpcContext): Promise<WebhookSubscriptionWithSecret> {
-    const { issues, url, eventTypes } = validateSubscriptionInput(req ?? {});
-    if (issues.length === 0 && url?.ok) {
-      const refusal = await this.refusal(url.hostname);
-      if (refusal) issues.push({ code: 'blocked_destination', message: refusal, path: ['url'] });
-    }
-    if (issues.length > 0 || !url?.ok) throw DomainError.validation(issues);
+    const shape = checkBody(subscriptionCreate, req ?? {});
+    if (!shape.ok) throw DomainError.validation(shape.issues);
+    const { url, event_types: eventTypes } = shape.data;
+    const refusal = await this.refusal(url.hostname);
+    if (refusal) throw DomainError.validation([{ code: 'blocked_destination', message: refusal, path: ['url'] }]);
     await this.assertOrg(req.org_id, ctx);
     const id = newId('webhookSubscription');
     const secret = generateSigningSecret();

@@ -57,4 +57,16 @@ describe('parseBody', () => {
     assert.equal(r.ok, false);
     assert.equal(r.issues[0]!.message, `unknown field: ${'k'.repeat(100)}`);
   });
+
+  it('a refinement names its own code with params.code; other refinements stay custom', () => {
+    const url = z.string().superRefine((v, ctx) => {
+      if (v.startsWith('http:')) ctx.addIssue({ code: 'custom', message: 'must use https', params: { code: 'https_required' } });
+      if (v.includes('#')) ctx.addIssue({ code: 'custom', message: 'no fragment' });
+    });
+    const r = checkBody(z.object({ url }), { url: 'http://x/#a' });
+    assert.deepEqual(r.issues, [
+      { code: 'https_required', message: 'url: must use https', path: ['url'] },
+      { code: 'custom', message: 'url: no fragment', path: ['url'] },
+    ]);
+  });
 });

@@ -4,6 +4,8 @@ import { DomainError, type Issue } from './domain-error.js';
 /**
  * zod's issues as the error envelope's `details.issues` (docs/errors.md): an unknown field once per key,
  * `unknown field: <key>` (the key cut at 100 characters); anything else `<path>: <message>` (`body` for the whole).
+ * A refinement names a code of its own with `params: { code }` (a receiver URL's `https_required`); else the issue
+ * keeps zod's.
  */
 export function bodyIssues(raw: z.ZodError['issues']): Issue[] {
   const issues: Issue[] = [];
@@ -15,7 +17,8 @@ export function bodyIssues(raw: z.ZodError['issues']): Issue[] {
         issues.push({ code: 'unrecognized_keys', message: `unknown field: ${k}`, path: [...path, k] });
       }
     } else {
-      issues.push({ code: i.code, message: `${path.join('.') || 'body'}: ${i.message}`, path });
+      const own = i.code === 'custom' ? (i.params as { code?: unknown } | undefined)?.code : undefined;
+      issues.push({ code: typeof own === 'string' ? own : i.code, message: `${path.join('.') || 'body'}: ${i.message}`, path });
     }
   }
   return issues;
