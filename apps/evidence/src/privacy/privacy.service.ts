@@ -12,7 +12,7 @@ import {
 } from '@verity/contracts';
 import { DomainError, type Issue } from '@verity/errors';
 import { isId } from '@verity/keys';
-import { LOGGER, type InternalCaller, type Logger } from '@verity/platform';
+import { type InternalCaller, LOGGER, type Logger, purgeTarget } from '@verity/platform';
 import { ActivityRepository } from '../activity/activity.repository.js';
 import { ARTIFACT_STORE, drainDeletions, type ArtifactStore, type OpenedBlob } from '../artifacts/artifact-store.js';
 import { StoredImagesRepository, type ImageSource } from './stored-images.repository.js';
@@ -68,10 +68,10 @@ export class PrivacyService {
 
   /** `evidence.admin.purge-test-data.v1` (operator): every test-mode row of the organization. */
   async purgeTestData(req: PurgeTestDataRequest): Promise<PurgeTestDataReply> {
-    if (!isId('org', req?.org_id)) throw DomainError.validation([{ code: 'invalid_string', message: 'org_id must be an organization id', path: ['org_id'] }]);
-    const removed = await this.images.purgeTestData(req.org_id);
+    const orgId = purgeTarget(req);
+    const removed = await this.images.purgeTestData(orgId);
     await drainDeletions(this.store);
-    this.log.info({ org_id: req.org_id, ...removed }, 'evidence test data purged');
+    this.log.info({ org_id: orgId, ...removed }, 'evidence test data purged');
     return { removed: { ...removed } };
   }
 

@@ -5,7 +5,7 @@ import { idScanUpload } from '@verity/api-schema';
 import { DomainError, parseBody, type Issue } from '@verity/errors';
 import { z } from 'zod';
 import { isId } from '@verity/keys';
-import { assertBeforeDeadline, CONFIG, Semaphore, type InternalCaller, type RpcContext } from '@verity/platform';
+import { assertBeforeDeadline, CONFIG, type InternalCaller, purgeTarget, type RpcContext, Semaphore } from '@verity/platform';
 import { AuditRepository } from '../audit/audit.repository.js';
 import type { IdScanConfig } from '../config.js';
 import { EXTRACTORS, type Extractors } from './extractor.js';
@@ -93,8 +93,7 @@ export class ScanService {
 
   /** The test-data purge (operator, docs/privacy.md): the organization's test-mode audit entries, gone for good. */
   async purgeTestData(req: PurgeTestDataRequest, ctx: RpcContext): Promise<PurgeTestDataReply> {
-    const orgId: unknown = req?.org_id;
-    if (!isId('org', orgId)) throw DomainError.validation([{ code: 'invalid_string', message: 'org_id must be an organization id', path: ['org_id'] }]);
+    const orgId = purgeTarget(req);
     assertBeforeDeadline(ctx);
     return { removed: { audit: await this.audit.purgeTestData(orgId) } };
   }

@@ -1,8 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { EVENTS, type PurgeTestDataReply, type PurgeTestDataRequest } from '@verity/contracts';
-import { DomainError } from '@verity/errors';
-import { isId } from '@verity/keys';
-import { assertBeforeDeadline, RpcClient, type RpcContext } from '@verity/platform';
+import { assertBeforeDeadline, purgeTarget, RpcClient, type RpcContext } from '@verity/platform';
 import { EvaluationService } from '../evaluation/evaluation.service.js';
 import { TemplatesRepository } from './templates.repository.js';
 
@@ -20,8 +18,7 @@ export class TemplatesPurgeService {
   ) {}
 
   async purgeTestData(req: PurgeTestDataRequest, ctx: RpcContext): Promise<PurgeTestDataReply> {
-    const orgId: unknown = req?.org_id;
-    if (!isId('org', orgId)) throw DomainError.validation([{ code: 'invalid_string', message: 'org_id must be an organization id', path: ['org_id'] }]);
+    const orgId = purgeTarget(req);
     assertBeforeDeadline(ctx);
     const { ids, ...removed } = await this.repo.purgeTestData(orgId, () => assertBeforeDeadline(ctx));
     const owner = { org_id: orgId, mode: 'test' as const };

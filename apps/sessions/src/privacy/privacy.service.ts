@@ -10,7 +10,7 @@ import type {
 } from '@verity/contracts';
 import { DomainError } from '@verity/errors';
 import { isId } from '@verity/keys';
-import { assertBeforeDeadline, type RpcContext } from '@verity/platform';
+import { assertBeforeDeadline, purgeTarget, type RpcContext } from '@verity/platform';
 import { EmailLogRepository } from '../emails/email-log.repository.js';
 import { Outbox } from '../events/outbox.js';
 import { SessionsService } from '../sessions/sessions.service.js';
@@ -73,8 +73,7 @@ export class PrivacyService {
 
   /** `sessions.admin.purge-test-data.v1` (operator): every test-mode row of the organization, in one transaction. */
   async purgeTestData(req: PurgeTestDataRequest, ctx: RpcContext): Promise<PurgeTestDataReply> {
-    const orgId: unknown = req?.org_id;
-    if (!isId('org', orgId)) throw DomainError.validation([{ code: 'invalid_value', message: 'org_id must be an organization id', path: ['org_id'] }]);
+    const orgId = purgeTarget(req);
     const removed = await this.repo.db.tx(async (q) => {
       const counts = await this.repo.purgeTestData(q, orgId);
       assertBeforeDeadline(ctx);

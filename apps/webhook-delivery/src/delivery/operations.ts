@@ -2,7 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import type { PurgeTestDataReply, PurgeTestDataRequest, WebhookReplayRequest, WebhookReplayResult } from '@verity/contracts';
 import { DomainError, type Issue } from '@verity/errors';
 import { isId } from '@verity/keys';
-import { assertBeforeDeadline, Sql, type RpcContext } from '@verity/platform';
+import { assertBeforeDeadline, purgeTarget, type RpcContext, Sql } from '@verity/platform';
 import { SubscriptionsRepository } from '../subscriptions/subscriptions.repository.js';
 import { DispatchJob } from './dispatch.job.js';
 import { deliveryIdSql } from './fanout.js';
@@ -84,8 +84,7 @@ export class DeliveryOperations {
 
   /** The test-data purge (docs/privacy.md): every test-mode delivery and attempt of the organization. Subscriptions stay. */
   async purgeTestData(req: PurgeTestDataRequest, ctx: RpcContext): Promise<PurgeTestDataReply> {
-    const orgId: unknown = req?.org_id;
-    if (!isId('org', orgId)) throw DomainError.validation([{ code: 'invalid_string', message: 'org_id must be an organization id', path: ['org_id'] }]);
+    const orgId = purgeTarget(req);
     assertBeforeDeadline(ctx);
     return { removed: await this.purge(orgId, () => assertBeforeDeadline(ctx)) };
   }

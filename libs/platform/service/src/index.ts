@@ -24,3 +24,4 @@ export * from './semaphore.js';
 export * from './unnest.js';
 export * from './http-observer.js';
 export * from './http-app.js';
+export * from './purge-test-data.js';
