@@ -42,7 +42,7 @@ export class DsarJob extends JobHost {
     super();
     // room for the three calls of a run, each up to the RPC timeout
     const leaseMs = 4 * service.RPC_TIMEOUT_MS + 5000;
-    const release = (row: ClaimedDsar, delayMs: number, err: unknown) => this.requests.release(row.id, delayMs, err instanceof DomainError ? err.code : 'internal_error');
+    const release = (row: ClaimedDsar, delayMs: number, err: unknown) => this.requests.release(row, delayMs, err instanceof DomainError ? err.code : 'internal_error');
     this.runner = new JobWorker<ClaimedDsar>(
       {
         name: 'applicants_dsar',
@@ -52,10 +52,10 @@ export class DsarJob extends JobHost {
           return row ? [row] : [];
         },
         run: (row) => (row.type === 'erasure' ? this.erase(row) : this.exportOf(row)),
+        renew: { leaseMs, renew: (row) => this.requests.renew(row, leaseMs) },
         failure: {
           retry: DSAR_RETRY,
-          // the claim counted this try
-          attempts: (row) => row.attempts - 1,
+          attempts: (row) => row.attempts,
           retryLater: release,
           giveUp: (row, err) => release(row, DSAR_RETRY.delaysMs.at(-1)!, err),
           passing: () => true,
@@ -75,7 +75,7 @@ export class DsarJob extends JobHost {
     return { principal: row.principal, requestId: `req_${row.id}` };
   }
 
-  private async erase(row: DsarRow): Promise<void> {
+  private async erase(row: ClaimedDsar): Promise<void> {
     const steps = { ...row.steps };
     const step = async (name: string, run: () => Promise<DsarStepResult>): Promise<DsarStepResult> => {
       if (!steps[name]) {
@@ -104,7 +104,7 @@ export class DsarJob extends JobHost {
       mode: row.mode,
       erased: Object.fromEntries(Object.entries(steps).map(([service, r]) => [service, r.erased])),
     });
-    await this.requests.completeErasure(row.id, certificate, completedAt);
+    await this.requests.completeErasure(row, certificate, completedAt);
     this.log.info({ dsar_id: row.id }, 'erasure completed');
   }
 
@@ -118,7 +118,7 @@ export class DsarJob extends JobHost {
     ]);
     const applicant = await this.applicants.find(row, row.applicant_id);
     if (!applicant) throw new DomainError('internal_error', { message: 'the applicant of an access request is gone' });
-    const done = await this.requests.completeAccess(row.id, row.claimed_at, {
+    const done = await this.requests.completeAccess(row, {
       applicant: toApplicant(applicant),
       sessions: sessions.sessions,
       email_log: sessions.email_log,
@@ -127,6 +127,6 @@ export class DsarJob extends JobHost {
       webhook_events: webhooks.webhook_events,
     });
     // an erasure of the applicant finished while this export was assembled: assemble it again, from what is left
-    if (!done) await this.requests.release(row.id, 0, 'erased_meanwhile');
+    if (!done) await this.requests.release(row, 0, 'erased_meanwhile');
   }
 }

@@ -1,6 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import type { DataSubjectRequest, DsarArtifact, DsarExport, DsarType, ErasureCounts, Owner, Principal } from '@verity/contracts';
-import { Sql, type WithDates } from '@verity/platform';
+import { LeasedJobTable, Sql, type Leased, type WithDates } from '@verity/platform';
 
 /** A row of `applicants.data_subject_requests`: the request as on the wire, and how its run is going. */
 export interface DsarRow extends WithDates<Omit<DataSubjectRequest, 'object' | 'export' | 'certificate'>, 'created_at' | 'completed_at'> {
@@ -14,10 +14,8 @@ export interface DsarRow extends WithDates<Omit<DataSubjectRequest, 'object' | '
   attempts: number;
 }
 
-/** A request as the runner claimed it: with the database's time of the claim. */
-export interface ClaimedDsar extends DsarRow {
-  claimed_at: Date;
-}
+/** A request as the runner claimed it: with its lease, and the database's time of the claim. */
+export type ClaimedDsar = Leased<DsarRow & { claimed_at: Date }>;
 
 export interface DsarStepResult {
   erased: ErasureCounts;
@@ -29,7 +27,12 @@ const COLUMNS = `seq, id, org_id, mode, type, applicant_id, status, principal, s
 /** Data subject requests: every read is scoped by organization and mode, except the runner's claim. */
 @Injectable()
 export class DsarRepository {
-  constructor(@Inject(Sql) private readonly db: Sql) {}
+  /** The requests still to be worked on, claimed as jobs are: a request is its own job row. */
+  private readonly jobs: LeasedJobTable<DsarRow & { claimed_at: Date }>;
+
+  constructor(@Inject(Sql) private readonly db: Sql) {
+    this.jobs = new LeasedJobTable(db, 'applicants.data_subject_requests', `${COLUMNS}, leased_at AS claimed_at`, { due: `status = 'pending'`, errorColumn: 'last_error' });
+  }
 
   async insert(r: { id: string; type: DsarType; applicant_id: string; principal: Principal }): Promise<DsarRow> {
     const [row] = await this.db.rows<DsarRow>(
@@ -63,16 +66,13 @@ export class DsarRepository {
    * lease runs out and another takes it over.
    */
   async claim(leaseMs: number): Promise<ClaimedDsar | null> {
-    const [row] = await this.db.rows<ClaimedDsar>(
-      `UPDATE applicants.data_subject_requests d
-          SET lease_until = now() + make_interval(secs => $1::double precision / 1000), attempts = d.attempts + 1
-        WHERE d.id = (SELECT id FROM applicants.data_subject_requests
-                       WHERE status = 'pending' AND run_after <= now() AND (lease_until IS NULL OR lease_until < now())
-                       ORDER BY run_after LIMIT 1 FOR UPDATE SKIP LOCKED)
-       RETURNING ${COLUMNS.split(', ').map((c) => `d.${c}`).join(', ')}, now() AS claimed_at`,
-      [leaseMs],
-    );
+    const [row] = await this.jobs.claim(1, leaseMs);
     return row ?? null;
+  }
+
+  /** Keeps the lease another `leaseMs`; false when it is no longer this holder's. */
+  renew(row: ClaimedDsar, leaseMs: number): Promise<boolean> {
+    return this.jobs.renew(row, leaseMs);
   }
 
   /** Requests still pending `ms` after they were made. */
@@ -94,39 +94,34 @@ export class DsarRepository {
     ]);
   }
 
-  /** Gives the request back, to be tried again after `delayMs`. */
-  async release(id: string, delayMs: number, error: string): Promise<void> {
-    await this.db.rows(
-      `UPDATE applicants.data_subject_requests
-          SET lease_until = NULL, run_after = now() + make_interval(secs => $2::double precision / 1000), last_error = $3
-        WHERE id = $1 AND status = 'pending'`,
-      [id, delayMs, error],
-    );
+  /** Counts a failed try and gives the request back, to be tried again after `delayMs`. */
+  async release(row: ClaimedDsar, delayMs: number, error: string): Promise<void> {
+    await this.jobs.retryLater(row, delayMs, error);
   }
 
   /**
    * Completes an access request with its export, unless the applicant was erased since `since` (the export may
    * hold what the erasure removed): then nothing is written and the answer is false.
    */
-  async completeAccess(id: string, since: Date, exported: DsarExport): Promise<boolean> {
+  async completeAccess(row: ClaimedDsar, exported: DsarExport): Promise<boolean> {
     const rows = await this.db.rows(
       `UPDATE applicants.data_subject_requests d
-          SET status = 'completed', export = $2, completed_at = now(), lease_until = NULL, last_error = NULL
-        WHERE d.id = $1 AND d.status = 'pending'
+          SET status = 'completed', export = $2, completed_at = now(), lease = NULL, leased_at = NULL, last_error = NULL
+        WHERE d.id = $1 AND d.lease = $4 AND d.status = 'pending'
           AND NOT EXISTS (SELECT 1 FROM applicants.applicants a
                            WHERE a.id = d.applicant_id AND a.org_id = d.org_id AND a.mode = d.mode AND a.erased_at >= $3)
        RETURNING d.id`,
-      [id, JSON.stringify(exported), since],
+      [row.id, JSON.stringify(exported), row.claimed_at, row.lease],
     );
     return rows.length > 0;
   }
 
-  async completeErasure(id: string, certificate: string, completedAt: Date): Promise<void> {
+  async completeErasure(row: ClaimedDsar, certificate: string, completedAt: Date): Promise<void> {
     await this.db.rows(
       `UPDATE applicants.data_subject_requests
-          SET status = 'completed', certificate = $2, completed_at = $3, lease_until = NULL, last_error = NULL
-        WHERE id = $1 AND status = 'pending'`,
-      [id, certificate, completedAt],
+          SET status = 'completed', certificate = $2, completed_at = $3, lease = NULL, leased_at = NULL, last_error = NULL
+        WHERE id = $1 AND lease = $4 AND status = 'pending'`,
+      [row.id, certificate, completedAt, row.lease],
     );
   }
 

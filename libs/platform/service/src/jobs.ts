@@ -43,28 +43,45 @@ export type Leased<R> = R & { lease: string };
  * transaction stays open while the job works. A process that dies leaves its job to whoever claims it once the
  * lease has run out. Every later write of the job names its lease token, so a holder whose lease ran out (and was
  * taken over) changes nothing.
+ *
+ * A job row is deleted when its job is done (`complete`), unless the row is the thing the job works on (a data
+ * subject request): then `due` names the rows still to be worked on, and the job settles the row itself, with
+ * `lease = <token>` in its statement's condition.
  */
 export class LeasedJobTable<R extends { id: string; attempts: number }> {
+  private readonly due: string;
+  private readonly errorColumn: string | null;
+
   constructor(
     private readonly db: Sql,
     /** Schema-qualified table name. */
     private readonly table: string,
     /** The select list of a claimed row (without `lease`). */
     private readonly columns: string,
-  ) {}
+    opts: {
+      /** A condition a row must meet to be claimed besides being due (`status = 'pending'`). */
+      due?: string;
+      /** A text column that keeps why the last try failed (`retryLater`'s `error`). */
+      errorColumn?: string;
+    } = {},
+  ) {
+    this.due = opts.due ? ` AND (${opts.due})` : '';
+    this.errorColumn = opts.errorColumn ?? null;
+  }
 
   /** Up to `limit` due jobs (of `kinds` when given), oldest due first, each leased for `leaseMs`. */
   async claim(limit: number, leaseMs: number, kinds?: readonly string[]): Promise<Array<Leased<R>>> {
+    const ofKinds = kinds ? ' AND kind = ANY($4::text[])' : '';
     return this.db.rows<Leased<R>>(
       `UPDATE ${this.table} j SET lease = $1, leased_at = now(), run_after = now() + make_interval(secs => $2::double precision / 1000)
-         FROM (SELECT id FROM ${this.table} WHERE run_after <= now() AND ($3::text[] IS NULL OR kind = ANY($3::text[]))
-                ORDER BY run_after, id LIMIT $4 FOR UPDATE SKIP LOCKED) due
+         FROM (SELECT id FROM ${this.table} WHERE run_after <= now()${this.due}${ofKinds}
+                ORDER BY run_after, id LIMIT $3 FOR UPDATE SKIP LOCKED) due
         WHERE j.id = due.id
        RETURNING ${this.columns
          .split(',')
          .map((c) => `j.${c.trim()}`)
          .join(', ')}, j.lease`,
-      [randomUUID(), leaseMs, kinds ?? null, limit],
+      [randomUUID(), leaseMs, limit, ...(kinds ? [kinds] : [])],
     );
   }
 
@@ -91,12 +108,13 @@ export class LeasedJobTable<R extends { id: string; attempts: number }> {
     await q.rows(`DELETE FROM ${this.table} WHERE id = $1 AND lease = $2`, [job.id, job.lease]);
   }
 
-  /** Counts a failed try and makes the job due again in `delayMs`, free for any process. */
-  async retryLater(job: Leased<R>, delayMs: number): Promise<void> {
+  /** Counts a failed try (`error`: why, where the table keeps it) and makes the job due again in `delayMs`, free for any process. */
+  async retryLater(job: Leased<R>, delayMs: number, error?: string): Promise<void> {
+    const noted = this.errorColumn ? `, ${this.errorColumn} = $4` : '';
     await this.db.rows(
-      `UPDATE ${this.table} SET attempts = attempts + 1, lease = NULL, leased_at = NULL, run_after = now() + make_interval(secs => $3::double precision / 1000)
+      `UPDATE ${this.table} SET attempts = attempts + 1, lease = NULL, leased_at = NULL, run_after = now() + make_interval(secs => $3::double precision / 1000)${noted}
         WHERE id = $1 AND lease = $2`,
-      [job.id, job.lease, delayMs],
+      [job.id, job.lease, delayMs, ...(this.errorColumn ? [error ?? null] : [])],
     );
   }
 }
