@@ -1,5 +1,6 @@
 import { CHECK_TYPES, SUBJECTS, type ApplicantName, type ConsoleSessionListRequest, type Session } from '@verity/contracts';
-import { DomainError } from '@verity/errors';
+import { checkForm, DomainError } from '@verity/errors';
+import { z } from 'zod';
 import type { PageContext } from '../app.js';
 import { html, type Html } from '@verity/html';
 
@@ -55,6 +56,24 @@ export interface ListFilters {
 }
 
 const DAY = /^\d{4}-\d{2}-\d{2}$/;
+/** A `YYYY-MM-DD` that names a day of the calendar. */
+const isDay = (v: string) => DAY.test(v) && new Date(Date.parse(`${v}T00:00:00Z`) || 0).toISOString().slice(0, 10) === v;
+const OUTCOMES = ['pass', 'review', 'fail', 'error'];
+
+/** A list's filter form as typed (each field '' when left empty), with what a person is told when it is wrong. */
+const filterFields = z
+  .object({
+    check: z.string().refine((v) => v === '' || (CHECK_TYPES as readonly string[]).includes(v), 'Choose a check from the list.'),
+    check_outcome: z.string().refine((v) => v === '' || OUTCOMES.includes(v), 'Choose a result from the list.'),
+    from: z.string().refine((v) => v === '' || isDay(v), 'From is a day (YYYY-MM-DD).'),
+    to: z.string().refine((v) => v === '' || isDay(v), 'To is a day (YYYY-MM-DD).'),
+    applicant_id: z.string().max(100, 'An applicant id is at most 100 characters.'),
+    q: z.string().max(100, 'A name to search is at most 100 characters.'),
+  })
+  .superRefine((f, ctx) => {
+    if (f.check_outcome && !f.check) ctx.addIssue({ code: 'custom', message: 'Choose the check whose result you filter by.', path: ['check_outcome'] });
+    if (isDay(f.from) && isDay(f.to) && f.from > f.to) ctx.addIssue({ code: 'custom', message: 'The From day comes after the To day.', path: ['to'] });
+  });
 
 /**
  * Reads a list's filters, and turns a name search into the ids of the applicants it matches (applicants searches).
@@ -65,33 +84,22 @@ export async function listFilters(ctx: PageContext, pageSize: number, fixedStatu
   const get = (k: string, max = 100) => (q.get(k) ?? '').trim().slice(0, max + 1);
   const form = { status: fixedStatus ?? get('status'), check: get('check'), check_outcome: get('check_outcome'), from: get('from'), to: get('to'), q: get('q'), applicant_id: get('applicant_id') };
   const request: ConsoleSessionListRequest = { limit: pageSize };
-  const errors: string[] = [];
   const cursor = q.get('cursor');
   if (cursor) request.cursor = cursor;
   if (form.status) request.status = form.status;
-  if (form.check) {
-    if ((CHECK_TYPES as readonly string[]).includes(form.check)) request.check = form.check;
-    else errors.push('Choose a check from the list.');
-  }
-  if (form.check_outcome) {
-    if (!form.check) errors.push('Choose the check whose result you filter by.');
-    else if (['pass', 'review', 'fail', 'error'].includes(form.check_outcome)) request.check_outcome = form.check_outcome;
-    else errors.push('Choose a result from the list.');
-  }
-  for (const [k, label] of [['from', 'From'], ['to', 'To']] as const) {
-    if (!form[k]) continue;
-    if (DAY.test(form[k]) && new Date(Date.parse(`${form[k]}T00:00:00Z`) || 0).toISOString().slice(0, 10) === form[k]) request[k === 'from' ? 'created_from' : 'created_to'] = form[k];
-    else errors.push(`${label} is a day (YYYY-MM-DD).`);
-  }
-  if (form.from && form.to && form.from > form.to) errors.push('The From day comes after the To day.');
-  if (form.applicant_id) {
-    if (form.applicant_id.length <= 100) request.applicant_ids = [form.applicant_id];
-    else errors.push('An applicant id is at most 100 characters.');
+  const checked = checkForm(filterFields, form);
+  const errors = checked.ok ? [] : checked.messages;
+  if (checked.ok) {
+    const f = checked.data;
+    if (f.check) request.check = f.check;
+    if (f.check_outcome) request.check_outcome = f.check_outcome;
+    if (f.from) request.created_from = f.from;
+    if (f.to) request.created_to = f.to;
+    if (f.applicant_id) request.applicant_ids = [f.applicant_id];
   }
   let truncated = false;
   if (form.q) {
-    if (form.q.length > 100) errors.push('A name to search is at most 100 characters.');
-    else if (errors.length === 0) {
+    if (errors.length === 0) {
       try {
         const found = await ctx.call(SUBJECTS.applicantsConsoleNames, { search: form.q });
         truncated = found.truncated;

@@ -2,7 +2,7 @@ import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { z } from 'zod';
 import { DomainError, httpStatusOf } from './domain-error.js';
-import { checkBody, parseBody } from './parse-body.js';
+import { checkBody, checkForm, parseBody } from './parse-body.js';
 
 const schema = z.strictObject({ name: z.string().min(1), address: z.strictObject({ city: z.string() }).optional(), tags: z.array(z.string()).max(2).default([]) });
 
@@ -68,5 +68,11 @@ describe('parseBody', () => {
       { code: 'https_required', message: 'url: must use https', path: ['url'] },
       { code: 'custom', message: 'url: no fragment', path: ['url'] },
     ]);
+  });
+
+  it('a form gives each issue’s own message, for a person, without the path', () => {
+    const form = z.object({ from: z.string().regex(/^\d{4}-\d{2}-\d{2}$/, 'From is a day (YYYY-MM-DD).'), q: z.string().max(3, 'At most 3 characters.') });
+    assert.deepEqual(checkForm(form, { from: 'x', q: 'abcd' }), { ok: false, messages: ['From is a day (YYYY-MM-DD).', 'At most 3 characters.'] });
+    assert.deepEqual(checkForm(form, { from: '2026-01-01', q: 'ab' }), { ok: true, data: { from: '2026-01-01', q: 'ab' } });
   });
 });

@@ -41,3 +41,12 @@ export function parseBody<T>(schema: z.ZodType<T>, input: unknown, earlier: read
   if (!r.ok || issues.length > 0) throw DomainError.validation(issues);
   return r.data;
 }
+
+/**
+ * A form a person filled in (the console's filters): the value as the schema turns it out, or each issue's own
+ * message, written for people and shown above the form, without the field's path.
+ */
+export function checkForm<T>(schema: z.ZodType<T>, input: unknown): { ok: true; data: T } | { ok: false; messages: string[] } {
+  const r = schema.safeParse(input);
+  return r.success ? { ok: true, data: r.data } : { ok: false, messages: r.error.issues.map((i) => i.message) };
+}
