@@ -1,5 +1,6 @@
 import { CHECK_TYPES, SUBJECTS, type ApplicantName, type ConsoleSessionListRequest, type Session } from '@verity/contracts';
 import { checkForm, DomainError } from '@verity/errors';
+import { isCalendarDay } from '@verity/metadata';
 import { z } from 'zod';
 import type { PageContext } from '../app.js';
 import { html, type Html } from '@verity/html';
@@ -55,9 +56,6 @@ export interface ListFilters {
   truncated: boolean;
 }
 
-const DAY = /^\d{4}-\d{2}-\d{2}$/;
-/** A `YYYY-MM-DD` that names a day of the calendar. */
-const isDay = (v: string) => DAY.test(v) && new Date(Date.parse(`${v}T00:00:00Z`) || 0).toISOString().slice(0, 10) === v;
 const OUTCOMES = ['pass', 'review', 'fail', 'error'];
 
 /** A list's filter form as typed (each field '' when left empty), with what a person is told when it is wrong. */
@@ -65,14 +63,14 @@ const filterFields = z
   .object({
     check: z.string().refine((v) => v === '' || (CHECK_TYPES as readonly string[]).includes(v), 'Choose a check from the list.'),
     check_outcome: z.string().refine((v) => v === '' || OUTCOMES.includes(v), 'Choose a result from the list.'),
-    from: z.string().refine((v) => v === '' || isDay(v), 'From is a day (YYYY-MM-DD).'),
-    to: z.string().refine((v) => v === '' || isDay(v), 'To is a day (YYYY-MM-DD).'),
+    from: z.string().refine((v) => v === '' || isCalendarDay(v), 'From is a day (YYYY-MM-DD).'),
+    to: z.string().refine((v) => v === '' || isCalendarDay(v), 'To is a day (YYYY-MM-DD).'),
     applicant_id: z.string().max(100, 'An applicant id is at most 100 characters.'),
     q: z.string().max(100, 'A name to search is at most 100 characters.'),
   })
   .superRefine((f, ctx) => {
     if (f.check_outcome && !f.check) ctx.addIssue({ code: 'custom', message: 'Choose the check whose result you filter by.', path: ['check_outcome'] });
-    if (isDay(f.from) && isDay(f.to) && f.from > f.to) ctx.addIssue({ code: 'custom', message: 'The From day comes after the To day.', path: ['to'] });
+    if (isCalendarDay(f.from) && isCalendarDay(f.to) && f.from > f.to) ctx.addIssue({ code: 'custom', message: 'The From day comes after the To day.', path: ['to'] });
   });
 
 /**

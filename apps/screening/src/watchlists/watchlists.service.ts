@@ -46,7 +46,6 @@ const commitSchema = z.strictObject({
 });
 const abortSchema = z.strictObject({ list, version, reason: z.string().max(2000) });
 
-
 /**
  * Loading lists (operator, docs/watchlist.md): the admin tool reads the file as a stream and sends its persons in
  * batches into a new version of the list, then commits it; screening reads only committed versions. Retired and

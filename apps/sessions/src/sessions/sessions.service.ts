@@ -21,7 +21,7 @@ import {
 } from '@verity/contracts';
 import { DomainError, type Issue } from '@verity/errors';
 import { captureSecretFor, hashCaptureSecret, isId, MODES, newId, type IdKind, type Mode } from '@verity/keys';
-import { esignMissingMessage, missingSigningKeys } from '@verity/metadata';
+import { esignMissingMessage, isCalendarDay, missingSigningKeys } from '@verity/metadata';
 import { assertBeforeDeadline, CONFIG, parseListQuery, RpcClient, toPage, type RpcContext } from '@verity/platform';
 import { debitLiveCreate, refundUnwritten } from '../billing/live-billing.js';
 import type { SessionsConfig } from '../config.js';
@@ -286,12 +286,11 @@ export class SessionsService {
     } else if (r.check_outcome !== undefined) bad('check_outcome', 'check_outcome needs a check');
     const day = (v: unknown, path: string): Date | null => {
       if (v === undefined) return null;
-      const d = typeof v === 'string' && /^\d{4}-\d{2}-\d{2}$/.test(v) ? new Date(`${v}T00:00:00Z`) : null;
-      if (!d || Number.isNaN(d.getTime()) || d.toISOString().slice(0, 10) !== v) {
+      if (!isCalendarDay(v)) {
         bad(path, `${path} is a day, YYYY-MM-DD`);
         return null;
       }
-      return d;
+      return new Date(`${v}T00:00:00Z`);
     };
     f.from = day(r.created_from, 'created_from');
     const to = day(r.created_to, 'created_to');

@@ -1,6 +1,7 @@
 import type { UsageRequest } from '@verity/contracts';
 import { parseBody } from '@verity/errors';
 import { isId } from '@verity/keys';
+import { isCalendarDay } from '@verity/metadata';
 import { z } from 'zod';
 
 /** The most days one usage request spans, both ends included (a leap year). */
@@ -8,14 +9,10 @@ export const USAGE_MAX_DAYS = 366;
 
 const DAY_MS = 86_400_000;
 
-/** A `YYYY-MM-DD` that names a day of the calendar (not `2026-02-30`): its UTC midnight, in ms; null otherwise. */
-function dayOf(v: unknown): number | null {
-  if (typeof v !== 'string' || !/^\d{4}-\d{2}-\d{2}$/.test(v)) return null;
-  const t = Date.parse(`${v}T00:00:00Z`);
-  return Number.isNaN(t) || new Date(t).toISOString().slice(0, 10) !== v ? null : t;
-}
+/** A calendar day's UTC midnight, in ms; null when `v` is not one. */
+const dayOf = (v: unknown): number | null => (isCalendarDay(v) ? Date.parse(`${v}T00:00:00Z`) : null);
 
-const day = z.string().refine((v) => dayOf(v) !== null, 'must be a date as YYYY-MM-DD');
+const day = z.string().refine(isCalendarDay, 'must be a date as YYYY-MM-DD');
 
 /** `from` ≤ `to`, spanning at most `USAGE_MAX_DAYS` days (both included); checked once both are days. */
 const usageRequest = z

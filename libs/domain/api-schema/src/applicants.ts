@@ -1,4 +1,5 @@
 import countries from 'i18n-iso-countries';
+import { isCalendarDay } from '@verity/metadata';
 import { z } from 'zod';
 import { id, mode, timestamp } from './common.js';
 import { isStorableText, UNSTORABLE_TEXT_MESSAGE } from './text.js';
@@ -19,14 +20,8 @@ const nonBlank = (max: number) =>
 const isoDate = z
   .string()
   .regex(/^\d{4}-\d{2}-\d{2}$/, { message: 'must be a date as YYYY-MM-DD' })
-  .refine(
-    (s) => {
-      // there is no year 0000 (1 BC is followed by AD 1), and Postgres refuses it
-      const d = new Date(`${s}T00:00:00Z`);
-      return s >= '0001-01-01' && !Number.isNaN(d.getTime()) && d.toISOString().slice(0, 10) === s;
-    },
-    { message: 'must be a real calendar date' },
-  )
+  // there is no year 0000 (1 BC is followed by AD 1), and Postgres refuses it
+  .refine(isCalendarDay, { message: 'must be a real calendar date' })
   .refine((s) => s <= new Date().toISOString().slice(0, 10), { message: 'must not be in the future' });
 
 const addressInput = z.strictObject({

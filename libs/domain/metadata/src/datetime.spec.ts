@@ -1,7 +1,7 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { parseOffsetDatetime } from './index.js';
-import { compareInstants, formatDatetimeForDocument, parseDatetimeDetailed, type ParsedDatetime } from './datetime.js';
+import { compareInstants, formatDatetimeForDocument, isCalendarDay, parseDatetimeDetailed, type ParsedDatetime } from './datetime.js';
 
 function parsed(s: string): ParsedDatetime {
   const r = parseDatetimeDetailed(s);
@@ -188,4 +188,13 @@ describe('formatDatetimeForDocument', () => {
       assert.equal(formatDatetimeForDocument(parsed(s)), printed);
     });
   }
+});
+
+describe('isCalendarDay', () => {
+  it('takes a day of the calendar as YYYY-MM-DD, and nothing else', () => {
+    for (const d of ['2026-03-14', '2024-02-29', '2000-02-29', '0001-01-01', '9999-12-31']) assert.equal(isCalendarDay(d), true, d);
+    for (const d of ['2026-02-29', '1900-02-29', '2026-02-30', '2026-04-31', '2026-13-01', '2026-00-10', '2026-01-00', '0000-01-01', '2026-1-01', '20260101', '2026-01-01T00:00:00Z', '', 20260101, null, undefined]) {
+      assert.equal(isCalendarDay(d), false, String(d));
+    }
+  });
 });

@@ -19,5 +19,5 @@ export {
   renderDocumentVariable,
   type DocumentVariable,
 } from './document.js';
-export { DATETIME_RE, parseOffsetDatetime } from './datetime.js';
+export { DATETIME_RE, isCalendarDay, parseOffsetDatetime } from './datetime.js';
 export { LOCATION_CHAR_RULES, LOCATION_MAX_CHARACTERS } from './location.js';
